@@ -1,0 +1,215 @@
+//! The god's-eye history of one run: every event with its true (virtual) time.
+//!
+//! The simulator records; the checker (`fencesim-check`) and the reports only read. The
+//! trace hash is computed over the serialized events, so two runs are identical exactly when
+//! their hashes match.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{fence::Verdict, lease::Denial, NodeName, OpId, Scope, Token};
+
+/// One recorded event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// True time in nanoseconds since the run began.
+    pub t_ns: u64,
+    /// The node where it happened (the network's events use `"net"`, the nemesis `"nemesis"`).
+    pub node: NodeName,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// Which process-stopping fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PauseKind {
+    /// The process runs no code; its clocks keep running.
+    Gc,
+    /// The VM runs no code and its monotonic clock stops; wall re-syncs on resume.
+    VmSuspend,
+}
+
+/// Why a worker stopped believing it holds a lease.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BeliefEnd {
+    /// Finished its writes and released.
+    Released,
+    /// A renewal was refused or timed out and `stop_on_renew_failure` is set.
+    RenewFailed,
+    /// Its local deadline (by its own clock) passed.
+    DeadlinePassed,
+    /// A check-before-write found the lease gone.
+    CheckFailed,
+    /// The storage rejected its write as stale.
+    WriteRejected,
+    /// The process crashed.
+    Crashed,
+}
+
+/// How an external side effect was produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EffectVia {
+    /// The worker called the external sink directly (nothing checks its token).
+    Direct,
+    /// The effect was recorded in the fenced store with the write and relayed after commit.
+    Outbox,
+}
+
+/// What happened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "event")]
+pub enum EventKind {
+    // --- run boundaries -------------------------------------------------------------------
+    /// The run began. `liveness_bound_ms` is the I5 bound derived from the configuration.
+    RunStarted { seed: u64, liveness_bound_ms: u64 },
+    /// All faults healed (end of the safety phase); I5 is measured from here.
+    FaultsHealed,
+    /// The run ended.
+    RunEnded,
+
+    // --- lease service (recorded at the coordinator) ---------------------------------------
+    /// A new lease with a freshly issued token. `expires_mono_ms` is by the coordinator's clock.
+    Granted { scope: Scope, holder: NodeName, token: Token, expires_mono_ms: f64 },
+    /// An acquire by the current holder (a retry) or a renewal extended the lease.
+    Renewed { scope: Scope, holder: NodeName, token: Token },
+    /// A renewal or acquire was refused.
+    Refused { scope: Scope, holder: NodeName, token: Option<Token>, reason: String },
+    /// An acquire was denied because the scope is taken or in lock-delay.
+    Denied { scope: Scope, holder: NodeName, denial: Denial },
+    /// The service expired a lease by its own monotonic clock.
+    Expired { scope: Scope, holder: NodeName, token: Token },
+    Released { scope: Scope, holder: NodeName, token: Token },
+    /// A restart forgot this lease (`on_restart = "drop"`).
+    Dropped { scope: Scope, holder: NodeName, token: Token },
+    /// A restart kept this lease and re-extended it.
+    Extended { scope: Scope, holder: NodeName, token: Token, expires_mono_ms: f64 },
+    /// A restart lost the token counters (`volatile-counter`).
+    CountersLost,
+
+    // --- storage ----------------------------------------------------------------------------
+    /// A write arrived at the storage (before the decision).
+    WritePresented { op: OpId, resource: Scope, lease_scope: Scope, writer: NodeName, token: Token },
+    /// The storage accepted (committed) a write.
+    WriteAccepted {
+        op: OpId,
+        resource: Scope,
+        lease_scope: Scope,
+        writer: NodeName,
+        token: Token,
+        previous: Option<Token>,
+    },
+    /// The storage rejected a write; `accepted` is the token it compared against.
+    WriteRejected {
+        op: OpId,
+        resource: Scope,
+        lease_scope: Scope,
+        writer: NodeName,
+        token: Token,
+        accepted: Option<Token>,
+        reason: String,
+    },
+    /// A read of the stored token (read-then-write).
+    TokenRead { op: OpId, resource: Scope, writer: NodeName, stored: Option<Token> },
+    /// A fence (epoch bump) request and the storage's verdict.
+    Fence { resource: Scope, writer: NodeName, token: Token, verdict: Verdict },
+    /// The storage process lost its volatile state.
+    StorageStateLost,
+
+    // --- workers ----------------------------------------------------------------------------
+    /// The worker received a grant and now believes it holds `scope`.
+    BeliefStarted { scope: Scope, token: Token, local_deadline_mono_ms: f64 },
+    /// The worker stopped believing it holds `scope`.
+    BeliefEnded { scope: Scope, token: Token, why: BeliefEnd, local_mono_ms: f64 },
+    /// The worker sent a write.
+    WriteSent { op: OpId, resource: Scope, token: Token },
+    /// The worker abandoned a write on its own (read-then-write saw a newer token).
+    WriteAbandoned { op: OpId, resource: Scope, token: Token, stored: Option<Token> },
+    /// A renewal failed from the worker's point of view (refused or timed out).
+    RenewFailed { scope: Scope, token: Token, reason: String },
+    /// An external side effect happened for work done under `token`.
+    SideEffect { op: OpId, resource: Scope, lease_scope: Scope, worker: NodeName, token: Token, via: EffectVia },
+
+    // --- faults (recorded by the nemesis on the affected node) ------------------------------
+    Paused { kind: PauseKind, planned_ms: f64 },
+    Resumed { kind: PauseKind },
+    /// The node's wall clock stepped; readings after the step are given.
+    ClockStepped { delta_ms: f64, wall_ms: f64, mono_ms: f64 },
+    Crashed,
+    Restarted,
+    /// Messages `from` → `to` are dropped (both directions when `one_way` is false).
+    PartitionStarted { from: Vec<NodeName>, to: Vec<NodeName>, one_way: bool },
+    PartitionHealed { from: Vec<NodeName>, to: Vec<NodeName>, one_way: bool },
+    /// Messages `from` → `to` are held in the network...
+    HoldStarted { from: NodeName, to: NodeName },
+    /// ...and delivered now, late.
+    HoldReleased { from: NodeName, to: NodeName, released: u64 },
+    /// A node's code panicked (a bug in the system under test, or an injected one).
+    Panicked { message: String },
+}
+
+/// A run's history.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct History {
+    pub events: Vec<Event>,
+}
+
+impl History {
+    pub fn push(&mut self, t_ns: u64, node: impl Into<NodeName>, kind: EventKind) {
+        debug_assert!(
+            self.events.last().is_none_or(|last| last.t_ns <= t_ns),
+            "history must be recorded in time order"
+        );
+        self.events.push(Event { t_ns, node: node.into(), kind });
+    }
+
+    /// One JSON object per line, in order.
+    pub fn to_jsonl(&self) -> String {
+        let mut out = String::new();
+        for event in &self.events {
+            out.push_str(&serde_json::to_string(event).expect("events serialize"));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// FNV-1a 64 over the JSON lines: equal exactly when the serialized histories are equal
+    /// (up to hash collisions). Stable across platforms and releases.
+    pub fn trace_hash(&self) -> String {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for event in &self.events {
+            let line = serde_json::to_string(event).expect("events serialize");
+            for byte in line.as_bytes().iter().chain(b"\n") {
+                hash ^= u64::from(*byte);
+                hash = hash.wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        format!("{hash:016x}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_changes_with_any_event_field() {
+        let mut a = History::default();
+        a.push(1, "worker-0", EventKind::Crashed);
+        let mut b = a.clone();
+        assert_eq!(a.trace_hash(), b.trace_hash());
+        b.events[0].t_ns = 2;
+        assert_ne!(a.trace_hash(), b.trace_hash());
+    }
+
+    #[test]
+    fn events_round_trip_through_jsonl() {
+        let mut h = History::default();
+        h.push(5, "coordinator", EventKind::Granted { scope: "job-1".into(), holder: "worker-0".into(), token: 41, expires_mono_ms: 10.0 });
+        let line = h.to_jsonl();
+        let back: Event = serde_json::from_str(line.trim()).unwrap();
+        assert_eq!(back, h.events[0]);
+        assert!(line.contains("\"event\":\"granted\""));
+    }
+}

@@ -1,0 +1,420 @@
+//! The validated scenario: every value resolved, every default made explicit.
+//!
+//! This is what the simulator consumes and what reports print (with its hash). The TOML
+//! boundary that produces it lives in `parse`.
+
+use std::collections::BTreeMap;
+
+use fencesim_model::{
+    lease::{OnRestart, TokenScope, TokenSource},
+    Invariant,
+};
+use rand::Rng as _;
+use rand_distr::{Distribution, LogNormal};
+use serde::{Deserialize, Serialize};
+
+/// A distribution of durations in milliseconds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "dist")]
+pub enum Dist {
+    Const { value: f64 },
+    Uniform { min: f64, max: f64 },
+    /// Log-normal given by its median and 99th percentile (both > 0, p99 >= median).
+    Lognormal { median: f64, p99: f64 },
+    Exponential { mean: f64 },
+}
+
+/// z-score of the 99th percentile of the standard normal distribution.
+const Z_P99: f64 = 2.326_347_874_040_841;
+
+impl Dist {
+    /// Draws one value (milliseconds, never negative).
+    pub fn sample(&self, rng: &mut fencesim_model::rng::Rng) -> f64 {
+        let value = match *self {
+            Dist::Const { value } => value,
+            Dist::Uniform { min, max } => {
+                if max > min {
+                    rng.gen_range(min..=max)
+                } else {
+                    min
+                }
+            }
+            Dist::Lognormal { median, p99 } => {
+                let sigma = ((p99 / median).ln() / Z_P99).max(0.0);
+                if sigma == 0.0 {
+                    median
+                } else {
+                    LogNormal::new(median.ln(), sigma).expect("validated").sample(rng)
+                }
+            }
+            Dist::Exponential { mean } => -mean * (1.0 - rng.gen::<f64>()).ln(),
+        };
+        value.max(0.0)
+    }
+
+    /// A value the distribution rarely exceeds (its max, or its 99th percentile), used to
+    /// derive bounds such as the liveness bound.
+    pub fn high(&self) -> f64 {
+        match *self {
+            Dist::Const { value } => value,
+            Dist::Uniform { max, .. } => max,
+            Dist::Lognormal { p99, .. } => p99,
+            Dist::Exponential { mean } => mean * 4.6,
+        }
+    }
+}
+
+/// Seeds `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeedRange {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl SeedRange {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+    pub fn iter(&self) -> std::ops::Range<u64> {
+        self.start..self.end
+    }
+}
+
+impl std::fmt::Display for SeedRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeaseSpec {
+    /// Requested TTL.
+    pub ttl_ms: u64,
+    /// Minimum TTL the service enforces (etcd: 2 s); the effective TTL is the larger.
+    pub min_ttl_ms: u64,
+    pub lock_delay_ms: u64,
+    /// Added to kept leases' TTL after a restart (etcd leader change), and the default
+    /// coordinator downtime.
+    pub election_timeout_ms: u64,
+    pub token_source: TokenSource,
+    pub token_scope: TokenScope,
+    pub on_restart: OnRestart,
+}
+
+impl LeaseSpec {
+    pub fn effective_ttl_ms(&self) -> u64 {
+        self.ttl_ms.max(self.min_ttl_ms)
+    }
+}
+
+/// The storage's fencing mode (see BRIEF.md "Storage").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FencingMode {
+    None,
+    MaxToken,
+    /// `... AND fence_token <= ?`, rows affected checked (same token may write again).
+    Sql,
+    /// The seeds' own `... AND fence_token < ?`: one write per epoch.
+    SqlStrict,
+    /// `sql` but rows affected ignored: a zero-row update is reported as committed.
+    SqlIgnoreRows,
+    ReadThenWrite,
+    FenceOnAcquire,
+    SameStoreTxn,
+    /// A fencing mediator (max-token) in front of a store that checks nothing.
+    Proxy,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Durability {
+    Durable,
+    Volatile,
+}
+
+/// Which writes a store compares a token against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CompareScope {
+    /// Each resource keeps its own highest token (matches per-resource leases).
+    PerResource,
+    /// One highest token across all resources.
+    Global,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StorageSpec {
+    pub fencing: FencingMode,
+    /// Whether the store's (or the proxy's) highest-token state survives a restart.
+    pub max_token: Durability,
+    pub compare_scope: CompareScope,
+    /// Workers whose writes bypass the proxy and reach the unchecked store directly
+    /// (a misconfigured path). Only with `fencing = "proxy"`.
+    pub proxy_bypass: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeadlineFrom {
+    /// Local deadline = when the acquire/renew request was sent + TTL (safe side).
+    RequestSent,
+    /// Local deadline = when the reply arrived + TTL (ignores the request's own delay).
+    ReplyReceived,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SideEffects {
+    None,
+    /// The worker calls an external sink that checks nothing, after each write is sent.
+    Direct,
+    /// The effect is recorded in the fenced store with the write and relayed after commit.
+    Outbox,
+}
+
+/// Which lease scope protects a write to a resource.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind", content = "name")]
+pub enum LeaseScopeSpec {
+    /// One lease per resource, named after it.
+    PerResource,
+    /// One lease for everything, with this name.
+    Single(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkerSpec {
+    pub count: usize,
+    /// Resources the workers compete for; each lease period a worker picks one.
+    pub resources: Vec<String>,
+    pub lease_scope: LeaseScopeSpec,
+    pub work_ms: Dist,
+    pub writes_per_lease: u32,
+    pub renew_every_ms: u64,
+    pub stop_on_renew_failure: bool,
+    pub check_lease_before_write: bool,
+    pub deadline_from: DeadlineFrom,
+    /// How long a worker waits for any reply (by its own clock) before giving up.
+    pub request_timeout_ms: u64,
+    /// Pause between failed acquire attempts.
+    pub acquire_retry_ms: u64,
+    pub side_effects: SideEffects,
+}
+
+/// Network latency: a base distribution plus rare retransmit spikes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencySpec {
+    pub base: Dist,
+    /// Probability that a message suffers one extra spike.
+    pub spike_probability: f64,
+    /// Spike sizes, chosen uniformly (e.g. TCP retransmits 200/400/800 ms).
+    pub spikes_ms: Vec<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetworkSpec {
+    pub latency: LatencySpec,
+    /// Probability each message is lost.
+    pub loss: f64,
+    /// Probability each message is delivered twice.
+    pub duplicate: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClockSpec {
+    pub offset_ms: f64,
+    pub drift_ppm: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClocksSpec {
+    /// Nodes without an explicit entry draw drift uniformly in `±random_drift_ppm`...
+    pub random_drift_ppm: f64,
+    /// ...and offset uniformly in `±random_offset_ms`.
+    pub random_offset_ms: f64,
+    /// Explicit clocks by node name.
+    pub nodes: BTreeMap<String, ClockSpec>,
+}
+
+/// One fault, fully specified.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Fault {
+    GcPause { node: String, duration_ms: f64 },
+    VmSuspend { node: String, duration_ms: f64 },
+    ClockStep { node: String, delta_ms: f64 },
+    /// Messages between `nodes` and `peers` are dropped (only `nodes` → `peers` when
+    /// `one_way`). Empty `peers` means every other node.
+    Partition { nodes: Vec<String>, peers: Vec<String>, one_way: bool, duration_ms: f64 },
+    /// Messages `from` → `to` are held, then all delivered at once.
+    HoldRelease { from: String, to: String, duration_ms: f64 },
+    CoordinatorRestart { duration_ms: f64 },
+    StorageRestart { duration_ms: f64 },
+    WorkerCrash { node: String, duration_ms: f64 },
+    /// The node's code panics (a bug in the system under test).
+    Panic { node: String },
+}
+
+impl Fault {
+    /// The kind's name as written in scenario files.
+    pub fn kind(&self) -> FaultKind {
+        match self {
+            Fault::GcPause { .. } => FaultKind::GcPause,
+            Fault::VmSuspend { .. } => FaultKind::VmSuspend,
+            Fault::ClockStep { .. } => FaultKind::ClockStep,
+            Fault::Partition { .. } => FaultKind::Partition,
+            Fault::HoldRelease { .. } => FaultKind::HoldRelease,
+            Fault::CoordinatorRestart { .. } => FaultKind::CoordinatorRestart,
+            Fault::StorageRestart { .. } => FaultKind::StorageRestart,
+            Fault::WorkerCrash { .. } => FaultKind::WorkerCrash,
+            Fault::Panic { .. } => FaultKind::Panic,
+        }
+    }
+
+    /// How long the fault lasts (zero for instantaneous ones).
+    pub fn duration_ms(&self) -> f64 {
+        match self {
+            Fault::GcPause { duration_ms, .. }
+            | Fault::VmSuspend { duration_ms, .. }
+            | Fault::Partition { duration_ms, .. }
+            | Fault::HoldRelease { duration_ms, .. }
+            | Fault::CoordinatorRestart { duration_ms }
+            | Fault::StorageRestart { duration_ms }
+            | Fault::WorkerCrash { duration_ms, .. } => *duration_ms,
+            Fault::ClockStep { .. } | Fault::Panic { .. } => 0.0,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultKind {
+    GcPause,
+    VmSuspend,
+    ClockStep,
+    Partition,
+    HoldRelease,
+    CoordinatorRestart,
+    StorageRestart,
+    WorkerCrash,
+    Panic,
+}
+
+/// A fault at a time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimedFault {
+    pub at_ms: f64,
+    #[serde(flatten)]
+    pub fault: Fault,
+}
+
+/// Faults drawn at random: a Poisson process per kind over the safety phase.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomFault {
+    pub kind: FaultKind,
+    /// Mean occurrences per minute of virtual time.
+    pub rate_per_min: f64,
+    /// Duration of each occurrence (for `clock-step`: the step size, sign drawn 50/50).
+    pub duration_ms: Dist,
+    /// Candidate target nodes (empty: every worker). Ignored for restarts of the
+    /// coordinator/storage.
+    pub nodes: Vec<String>,
+    /// For `partition`: probability a drawn partition is one-way.
+    pub one_way_probability: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FaultSpec {
+    pub schedule: Vec<TimedFault>,
+    pub random: Vec<RandomFault>,
+    /// Swarm testing: per seed, each random kind is switched on with probability 1/2 and its
+    /// rate scaled by a factor drawn in [0.25, 1]; the draw is printed with the plan.
+    pub swarm: bool,
+}
+
+/// What the scenario expects over its seed range.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// No invariant is violated in any seed.
+    Safe,
+    /// Exactly these invariants are violated, each in at least one seed (and no others).
+    Violates(Vec<Invariant>),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expect {
+    pub outcome: Outcome,
+    /// Coverage conditions that must occur in at least one seed (checked by `fencesim check`).
+    pub coverage: Vec<String>,
+}
+
+/// A validated scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    /// Length of the safety phase (faults happen only inside it).
+    pub duration_ms: u64,
+    pub seeds: SeedRange,
+    pub lease: LeaseSpec,
+    pub storage: StorageSpec,
+    pub workers: WorkerSpec,
+    pub network: NetworkSpec,
+    pub clocks: ClocksSpec,
+    pub faults: FaultSpec,
+    pub expect: Expect,
+}
+
+impl Scenario {
+    /// Every node name, in a fixed order.
+    pub fn node_names(&self) -> Vec<String> {
+        let mut names = vec![
+            fencesim_model::nodes::COORDINATOR.to_string(),
+            fencesim_model::nodes::STORAGE.to_string(),
+        ];
+        names.extend((0..self.workers.count).map(fencesim_model::nodes::worker));
+        names
+    }
+
+    /// The lease scope that protects writes to `resource`.
+    pub fn lease_scope_of(&self, resource: &str) -> String {
+        match &self.workers.lease_scope {
+            LeaseScopeSpec::PerResource => resource.to_string(),
+            LeaseScopeSpec::Single(name) => name.clone(),
+        }
+    }
+
+    /// The I5 bound: after the last fault heals, a write must commit within this many ms.
+    ///
+    /// A stale lease may need a full effective TTL to expire (plus election timeout if a
+    /// restart re-extended it, plus lock-delay), a worker may be mid-backoff, then one unit of
+    /// work and a few round trips (each bounded by the request timeout) follow. Doubled for
+    /// slack: a violation of this bound is a liveness bug, not noise.
+    pub fn liveness_bound_ms(&self) -> u64 {
+        let lease = &self.lease;
+        let workers = &self.workers;
+        let one_cycle = lease.effective_ttl_ms()
+            + lease.election_timeout_ms
+            + lease.lock_delay_ms
+            + workers.acquire_retry_ms
+            + workers.work_ms.high().ceil() as u64
+            + 4 * workers.request_timeout_ms;
+        2 * one_cycle
+    }
+
+    /// A stable hash of the resolved scenario (hex), printed in every report.
+    pub fn hash(&self) -> String {
+        let json = serde_json::to_string(self).expect("scenario serializes");
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in json.as_bytes() {
+            hash ^= u64::from(*byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{hash:016x}")
+    }
+}
