@@ -1,1 +1,66 @@
-//! (being written)
+//! The built-in fencing modes: real implementations of [`fencesim_model::fence::Fence`].
+//!
+//! Each mode implements the trait exactly as a user's own store would; the simulator has no
+//! special knowledge of any of them. `durable` means a mode's state survives
+//! [`Fence::restart`](fencesim_model::fence::Fence::restart) (the simulator keeps it as the
+//! disk); volatile state is forgotten there. `global` means one highest token is compared
+//! across every resource instead of one per resource ("mixing scopes can reject valid writes").
+
+mod fence_on_acquire;
+mod max_token;
+mod none;
+mod proxy;
+mod read_then_write;
+mod same_store_txn;
+mod sql;
+
+#[cfg(test)]
+mod check;
+
+pub use fence_on_acquire::FenceOnAcquire;
+pub use max_token::MaxToken;
+pub use none::NoFence;
+pub use proxy::Proxy;
+pub use read_then_write::ReadThenWrite;
+pub use same_store_txn::SameStoreTxn;
+pub use sql::{SqlFence, SqlVariant, UPDATE_LE, UPDATE_LE_GLOBAL, UPDATE_LT, UPDATE_LT_GLOBAL};
+
+/// Every built-in mode name, as written in scenario files and returned by `Fence::name`.
+pub fn names() -> &'static [&'static str] {
+    &[
+        "none",
+        "max-token",
+        "sql",
+        "sql-strict",
+        "sql-ignore-rows",
+        "read-then-write",
+        "fence-on-acquire",
+        "same-store-txn",
+        "proxy",
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use fencesim_model::fence::Fence;
+
+    use super::*;
+
+    #[test]
+    fn names_match_every_mode() {
+        let sql = |variant| SqlFence::new(variant, true, false).expect("in-memory SQLite opens");
+        let modes: Vec<Box<dyn Fence>> = vec![
+            Box::new(NoFence::new()),
+            Box::new(MaxToken::new(true, false)),
+            Box::new(sql(SqlVariant::Le)),
+            Box::new(sql(SqlVariant::Lt)),
+            Box::new(sql(SqlVariant::LeIgnoreRows)),
+            Box::new(ReadThenWrite::new(true)),
+            Box::new(FenceOnAcquire::new(true, false)),
+            Box::new(SameStoreTxn::new()),
+            Box::new(Proxy::new(true, false, Vec::new())),
+        ];
+        let actual: Vec<String> = modes.iter().map(|mode| mode.name()).collect();
+        assert_eq!(actual, names());
+    }
+}
