@@ -8,8 +8,11 @@
 use fencesim_model::{history::History, Invariant};
 use serde::{Deserialize, Serialize};
 
+mod index;
 mod invariants;
 mod metrics;
+#[cfg(test)]
+mod tests;
 
 pub use metrics::Metrics;
 
@@ -17,9 +20,9 @@ pub use metrics::Metrics;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Violation {
     pub invariant: Invariant,
-    /// The lease scope or resource concerned.
+    /// The lease scope (I1, I2, I4) or the resource (I3, I5) concerned.
     pub scope: String,
-    /// True time of the violating event (ns).
+    /// True time of the violating event (ns); for I5, the instant the liveness bound ran out.
     pub t_ns: u64,
     /// One sentence naming tokens, holders and op ids.
     pub message: String,
@@ -46,7 +49,10 @@ impl Checked {
 
 /// Checks every invariant and computes the metrics.
 pub fn check(history: &History) -> Checked {
-    Checked { violations: invariants::check_all(history), metrics: metrics::compute(history) }
+    Checked {
+        violations: invariants::check_all(history),
+        metrics: metrics::compute(history),
+    }
 }
 
 /// The verdict on one seed: what the runner hands to reports.

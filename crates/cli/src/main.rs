@@ -1,1 +1,193 @@
-fn main() {}
+//! The `fencesim` command line: glue only. Arguments are parsed here, resolved into a
+//! validated scenario by `fencesim-scenario`, run by `fencesim-sim`, judged by
+//! `fencesim-check` and written by `fencesim-report`.
+//!
+//! Exit codes: 0 every expectation met, 1 an expectation failed, 2 usage or input error.
+
+use std::{
+    path::{Path, PathBuf},
+    process::ExitCode,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc,
+    },
+};
+
+use clap::{Parser, Subcommand};
+use fencesim_scenario::{Scenario, SeedRange};
+use fencesim_sim::runner::{builtin_store, StoreFactory};
+
+#[derive(Parser)]
+#[command(name = "fencesim", version, about = "Deterministic chaos testing for lease + fencing-token protocols")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario over a seed range and check its expectation.
+    Run {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+        /// Seeds to run, `A..B` (half-open); default: the scenario's `seeds`.
+        #[arg(long)]
+        seeds: Option<String>,
+        /// Parallel seeds (each on a fresh thread and runtime).
+        #[arg(long, default_value_t = default_jobs())]
+        jobs: usize,
+        /// Output directory; the summary goes to DIR/<scenario name>/summary.json.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
+    /// Re-run one seed and show exactly what happened.
+    Replay {
+        scenario: PathBuf,
+        #[arg(long)]
+        seed: u64,
+        /// Write the full history as JSON lines to FILE.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Run the seed twice and fail unless both trace hashes match.
+        #[arg(long)]
+        check_determinism: bool,
+    },
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// A usage or input error: printed, exit code 2.
+struct InputError(String);
+
+impl<E: std::fmt::Display> From<E> for InputError {
+    fn from(error: E) -> Self {
+        InputError(error.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run { scenario, seeds, jobs, out } => run(&scenario, seeds.as_deref(), jobs, &out),
+        Command::Replay { scenario, seed, trace, check_determinism } => {
+            replay(&scenario, seed, trace.as_deref(), check_determinism)
+        }
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(InputError(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn parse_seeds(text: &str) -> Result<SeedRange, InputError> {
+    let bad = || InputError(format!("--seeds: expected `A..B` with integers A < B, got `{text}`"));
+    let (start, end) = text.split_once("..").ok_or_else(bad)?;
+    let start: u64 = start.trim().parse().map_err(|_| bad())?;
+    let end: u64 = end.trim().parse().map_err(|_| bad())?;
+    if start >= end {
+        return Err(bad());
+    }
+    Ok(SeedRange { start, end })
+}
+
+fn replay_command(scenario: &Path, seed: u64) -> String {
+    format!("fencesim replay {} --seed {seed}", scenario.display())
+}
+
+fn run(path: &Path, seeds: Option<&str>, jobs: usize, out: &Path) -> Result<bool, InputError> {
+    let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load(path)?);
+    let seeds = match seeds {
+        Some(text) => parse_seeds(text)?,
+        None => scenario.seeds,
+    };
+    if jobs == 0 {
+        return Err(InputError("--jobs: expected a positive number of threads, got 0".into()));
+    }
+    println!(
+        "fencesim run {} ({}), scenario hash {}, seeds {seeds}, {jobs} jobs",
+        scenario.name,
+        path.display(),
+        scenario.hash()
+    );
+    let done = AtomicU64::new(0);
+    let total = seeds.len();
+    let factory: StoreFactory = Arc::new(builtin_store);
+    let outcomes = fencesim_sim::sweep(&scenario, seeds.iter(), jobs, &factory, &|outcome| {
+        let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(panic) = &outcome.panic {
+            eprintln!("seed {}: PANIC {panic}", outcome.seed);
+        }
+        if finished % 100 == 0 || finished == total {
+            eprintln!("  {finished}/{total} seeds");
+        }
+    });
+    let summary = fencesim_report::summarize(&scenario, seeds, &outcomes);
+    let summary_path = out.join(&scenario.name).join("summary.json");
+    fencesim_report::write_atomic(&summary_path, &fencesim_report::to_json(&summary))
+        .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
+
+    for outcome in outcomes.iter().filter(|o| o.panic.is_some() || !o.checked.violations.is_empty()) {
+        let what = match &outcome.panic {
+            Some(panic) => format!("panicked: {panic}"),
+            None => {
+                let first = &outcome.checked.violations[0];
+                let names: Vec<String> = outcome.checked.violated().iter().map(|i| i.to_string()).collect();
+                format!("violates {} — {}", names.join(", "), first.message)
+            }
+        };
+        println!("seed {}: {what}\n    replay: {}", outcome.seed, replay_command(path, outcome.seed));
+    }
+    println!("{}", fencesim_report::render_summary(&summary));
+    println!("summary written to {}", summary_path.display());
+    Ok(summary.expectation_met)
+}
+
+fn replay(path: &Path, seed: u64, trace: Option<&Path>, check_determinism: bool) -> Result<bool, InputError> {
+    let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load(path)?);
+    let result = fencesim_sim::run_seed(&scenario, seed);
+    println!("== scenario {} (hash {}), seed {seed}", scenario.name, scenario.hash());
+    println!("== resolved options");
+    println!("{}", serde_json::to_string_pretty(&*scenario).expect("scenario serializes"));
+    println!("== fault plan");
+    println!("{}", result.plan.render());
+    println!("== timeline (true time, ms)");
+    let mut nodes = scenario.node_names();
+    nodes.push("nemesis".to_string());
+    println!("{}", fencesim_report::timeline::render(&result.history, &result.outcome.checked.violations, &nodes));
+    println!("== violations");
+    if result.outcome.checked.violations.is_empty() {
+        println!("none");
+    }
+    for violation in &result.outcome.checked.violations {
+        println!("{}", fencesim_report::timeline::render_violation(&result.history, violation));
+    }
+    if let Some(panic) = &result.outcome.panic {
+        println!("== PANIC: {panic}");
+    }
+    println!("== metrics");
+    println!("{}", serde_json::to_string_pretty(&result.outcome.checked.metrics).expect("metrics serialize"));
+    println!("== trace hash {} ({} events)", result.outcome.trace_hash, result.outcome.events);
+    if let Some(trace) = trace {
+        fencesim_report::trace::write_jsonl(&result.history, trace)
+            .map_err(|e| InputError(format!("{}: cannot write trace: {e}", trace.display())))?;
+        println!("trace written to {}", trace.display());
+    }
+    if check_determinism {
+        let again = fencesim_sim::run_seed(&scenario, seed);
+        if again.outcome.trace_hash != result.outcome.trace_hash {
+            println!(
+                "NONDETERMINISM: second run hashed {} ({} events)",
+                again.outcome.trace_hash, again.outcome.events
+            );
+            return Ok(false);
+        }
+        println!("determinism: second run gave the same trace hash");
+    }
+    Ok(result.outcome.panic.is_none() && result.outcome.checked.violations.is_empty())
+}

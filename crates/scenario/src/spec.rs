@@ -17,11 +17,21 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "dist")]
 pub enum Dist {
-    Const { value: f64 },
-    Uniform { min: f64, max: f64 },
+    Const {
+        value: f64,
+    },
+    Uniform {
+        min: f64,
+        max: f64,
+    },
     /// Log-normal given by its median and 99th percentile (both > 0, p99 >= median).
-    Lognormal { median: f64, p99: f64 },
-    Exponential { mean: f64 },
+    Lognormal {
+        median: f64,
+        p99: f64,
+    },
+    Exponential {
+        mean: f64,
+    },
 }
 
 /// z-score of the 99th percentile of the standard normal distribution.
@@ -44,7 +54,9 @@ impl Dist {
                 if sigma == 0.0 {
                     median
                 } else {
-                    LogNormal::new(median.ln(), sigma).expect("validated").sample(rng)
+                    LogNormal::new(median.ln(), sigma)
+                        .expect("validated")
+                        .sample(rng)
                 }
             }
             Dist::Exponential { mean } => -mean * (1.0 - rng.gen::<f64>()).ln(),
@@ -244,19 +256,46 @@ pub struct ClocksSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Fault {
-    GcPause { node: String, duration_ms: f64 },
-    VmSuspend { node: String, duration_ms: f64 },
-    ClockStep { node: String, delta_ms: f64 },
+    GcPause {
+        node: String,
+        duration_ms: f64,
+    },
+    VmSuspend {
+        node: String,
+        duration_ms: f64,
+    },
+    ClockStep {
+        node: String,
+        delta_ms: f64,
+    },
     /// Messages between `nodes` and `peers` are dropped (only `nodes` → `peers` when
     /// `one_way`). Empty `peers` means every other node.
-    Partition { nodes: Vec<String>, peers: Vec<String>, one_way: bool, duration_ms: f64 },
+    Partition {
+        nodes: Vec<String>,
+        peers: Vec<String>,
+        one_way: bool,
+        duration_ms: f64,
+    },
     /// Messages `from` → `to` are held, then all delivered at once.
-    HoldRelease { from: String, to: String, duration_ms: f64 },
-    CoordinatorRestart { duration_ms: f64 },
-    StorageRestart { duration_ms: f64 },
-    WorkerCrash { node: String, duration_ms: f64 },
+    HoldRelease {
+        from: String,
+        to: String,
+        duration_ms: f64,
+    },
+    CoordinatorRestart {
+        duration_ms: f64,
+    },
+    StorageRestart {
+        duration_ms: f64,
+    },
+    WorkerCrash {
+        node: String,
+        duration_ms: f64,
+    },
     /// The node's code panics (a bug in the system under test).
-    Panic { node: String },
+    Panic {
+        node: String,
+    },
 }
 
 impl Fault {
@@ -272,6 +311,17 @@ impl Fault {
             Fault::StorageRestart { .. } => FaultKind::StorageRestart,
             Fault::WorkerCrash { .. } => FaultKind::WorkerCrash,
             Fault::Panic { .. } => FaultKind::Panic,
+        }
+    }
+
+    /// The node this fault stops running code (GC pause, VM suspend, crash), if any: two
+    /// such faults on one node must not overlap.
+    pub fn stopped_node(&self) -> Option<&str> {
+        match self {
+            Fault::GcPause { node, .. }
+            | Fault::VmSuspend { node, .. }
+            | Fault::WorkerCrash { node, .. } => Some(node),
+            _ => None,
         }
     }
 
@@ -302,6 +352,41 @@ pub enum FaultKind {
     StorageRestart,
     WorkerCrash,
     Panic,
+}
+
+impl FaultKind {
+    pub const ALL: [FaultKind; 9] = [
+        FaultKind::GcPause,
+        FaultKind::VmSuspend,
+        FaultKind::ClockStep,
+        FaultKind::Partition,
+        FaultKind::HoldRelease,
+        FaultKind::CoordinatorRestart,
+        FaultKind::StorageRestart,
+        FaultKind::WorkerCrash,
+        FaultKind::Panic,
+    ];
+
+    /// The kind's name as written in scenario files (`"gc-pause"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::GcPause => "gc-pause",
+            FaultKind::VmSuspend => "vm-suspend",
+            FaultKind::ClockStep => "clock-step",
+            FaultKind::Partition => "partition",
+            FaultKind::HoldRelease => "hold-release",
+            FaultKind::CoordinatorRestart => "coordinator-restart",
+            FaultKind::StorageRestart => "storage-restart",
+            FaultKind::WorkerCrash => "worker-crash",
+            FaultKind::Panic => "panic",
+        }
+    }
+}
+
+impl std::fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A fault at a time.

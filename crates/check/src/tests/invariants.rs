@@ -1,0 +1,503 @@
+//! One case per way each invariant can break, and the correct versions that must pass.
+//! Comments number the events: evidence is given as those numbers.
+
+use fencesim_model::Invariant::{I1, I2, I3, I4, I5};
+
+use super::{check, h, message};
+
+#[test]
+fn an_empty_history_is_clean() {
+    check(h(), &[]);
+}
+
+// --- I1 tokens strictly increase ---------------------------------------------------------
+
+#[test]
+fn i1_increasing_tokens_pass() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(10)
+        .expire("job", "w0", 1) // 1
+        .at(11)
+        .grant("job", "w1", 2) // 2
+        .at(12)
+        .grant("other", "w0", 1); // 3 (another scope may reuse a number)
+    check(history, &[]);
+}
+
+#[test]
+fn i1_repeated_token_after_restart_is_caught() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 41) // 0
+        .at(10)
+        .expire("job", "w0", 41) // 1
+        .at(20)
+        .counters_lost() // 2
+        .at(30)
+        .grant("job", "w1", 41); // 3
+    let checked = check(history, &[(I1, &[0, 3])]);
+    let text = message(&checked, I1);
+    assert!(text.contains("token 41 granted to w1 at 30 ms"), "{text}");
+    assert!(text.contains("token 41 granted to w0 at 0 ms"), "{text}");
+}
+
+#[test]
+fn i1_lower_token_names_the_highest_earlier_grant() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 5) // 0
+        .at(1)
+        .expire("job", "w0", 5) // 1
+        .at(2)
+        .grant("job", "w1", 9) // 2
+        .at(3)
+        .expire("job", "w1", 9) // 3
+        .at(4)
+        .grant("job", "w2", 7) // 4: below 9
+        .at(5)
+        .expire("job", "w2", 7) // 5
+        .at(6)
+        .grant("job", "w0", 8); // 6: still below 9
+    check(history, &[(I1, &[2, 4]), (I1, &[2, 6])]);
+}
+
+// --- I2 single holder in the service's state ---------------------------------------------
+
+#[test]
+fn i2_grant_after_expiry_release_or_drop_passes() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .renew("job", "w0", 1) // 1
+        .at(2)
+        .extend("job", "w0", 1) // 2
+        .at(3)
+        .expire("job", "w0", 1) // 3
+        .at(4)
+        .grant("job", "w1", 2) // 4
+        .at(5)
+        .release("job", "w1", 2) // 5
+        .at(6)
+        .grant("job", "w0", 3) // 6
+        .at(7)
+        .drop_lease("job", "w0", 3) // 7
+        .at(8)
+        .grant("job", "w1", 4); // 8
+    check(history, &[]);
+}
+
+#[test]
+fn i2_grant_while_held_is_caught() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(5)
+        .grant("job", "w1", 2); // 1
+    let checked = check(history, &[(I2, &[0, 1])]);
+    let text = message(&checked, I2);
+    assert!(
+        text.contains("token 2 granted to w1 at 5 ms while token 1 of w0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn i2_expiry_of_another_token_does_not_close_the_tenure() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .expire("job", "w0", 7) // 1: wrong token
+        .at(2)
+        .expire("job", "w1", 1) // 2: wrong holder
+        .at(3)
+        .grant("job", "w1", 2); // 3
+    check(history, &[(I2, &[0, 3])]);
+}
+
+#[test]
+fn i2_regrant_to_the_same_holder_while_held_is_caught() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .grant("job", "w0", 2); // 1
+    check(history, &[(I2, &[0, 1])]);
+}
+
+// --- I3 no stale accept ------------------------------------------------------------------
+
+#[test]
+fn i3_same_token_twice_and_rising_tokens_pass() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .accept(1, "job", "w0", 1) // 1
+        .at(2)
+        .accept(2, "job", "w0", 1) // 2
+        .at(3)
+        .expire("job", "w0", 1) // 3
+        .at(4)
+        .grant("job", "w1", 2) // 4
+        .at(5)
+        .accept(3, "job", "w1", 2); // 5
+    check(history, &[]);
+}
+
+#[test]
+fn i3_lower_token_after_higher_accept_is_caught_with_i4() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .expire("job", "w0", 1) // 1
+        .at(2)
+        .grant("job", "w1", 2) // 2
+        .at(3)
+        .accept(7, "job", "w1", 2) // 3
+        .at(4)
+        .accept(8, "job", "w0", 1); // 4
+    let checked = check(history, &[(I3, &[3, 4]), (I4, &[0, 2, 4])]);
+    let text = message(&checked, I3);
+    assert!(
+        text.contains("op 8 from w0 with token 1 accepted at 4 ms, below token 2"),
+        "{text}"
+    );
+    assert!(text.contains("(op 7 from w1 at 3 ms)"), "{text}");
+}
+
+#[test]
+fn i3_is_per_resource_and_remembers_across_storage_restarts() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 5) // 0
+        .at(1)
+        .accept_on(1, "a", "job", "w0", 5) // 1
+        .at(2)
+        .accept_on(2, "b", "job", "w0", 5) // 2
+        .at(3)
+        .accept_on(3, "a", "job", "w0", 5) // 3: equal is fine
+        .at(4)
+        .crash("storage") // 4
+        .at(5)
+        .restart("storage") // 5
+        .at(6)
+        .accept_on(4, "a", "job", "w9", 3); // 6: never granted, and below 5
+    check(history, &[(I3, &[1, 6]), (I4, &[6])]);
+}
+
+// --- I4 no superseded accept -------------------------------------------------------------
+
+#[test]
+fn i4_accept_within_the_epoch_passes_and_renewal_is_not_a_new_epoch() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .accept(1, "job", "w0", 1) // 1
+        .at(2)
+        .renew("job", "w0", 1) // 2
+        .at(3)
+        .accept(2, "job", "w0", 1) // 3
+        .at(4)
+        .expire("job", "w0", 1) // 4
+        .at(5)
+        .accept(3, "job", "w0", 1); // 5: expired but not superseded (nobody else granted)
+    check(history, &[]);
+}
+
+#[test]
+fn i4_token_never_granted_is_caught() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .accept(1, "job", "w1", 1); // 1: w1 was never granted token 1
+    let checked = check(history, &[(I4, &[1])]);
+    let text = message(&checked, I4);
+    assert!(
+        text.contains("token 1 was never granted to w1 on scope job"),
+        "{text}"
+    );
+}
+
+#[test]
+fn i4_accept_after_takeover_without_fence_is_caught() {
+    // max-token storage: the new holder has not written yet, so I3 sees nothing.
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(10)
+        .expire("job", "w0", 1) // 1
+        .at(11)
+        .grant("job", "w1", 2) // 2
+        .at(15)
+        .accept(4, "job", "w0", 1); // 3
+    let checked = check(history, &[(I4, &[0, 2, 3])]);
+    let text = message(&checked, I4);
+    assert!(
+        text.contains("op 4 from w0 accepted at 15 ms with token 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("superseded by token 2 granted to w1 at 11 ms"),
+        "{text}"
+    );
+    assert!(text.contains("with no fence at all"), "{text}");
+}
+
+#[test]
+fn i4_names_the_first_superseding_grant() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .expire("job", "w0", 1) // 1
+        .at(2)
+        .grant("job", "w1", 2) // 2
+        .at(3)
+        .expire("job", "w1", 2) // 3
+        .at(4)
+        .grant("job", "w2", 3) // 4
+        .at(5)
+        .accept(1, "job", "w0", 1); // 5
+    check(history, &[(I4, &[0, 2, 5])]);
+}
+
+#[test]
+fn i4_regrant_to_the_same_writer_supersedes_its_old_token() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .expire("job", "w0", 1) // 1
+        .at(2)
+        .grant("job", "w0", 2) // 2
+        .at(3)
+        .accept(1, "job", "w0", 2) // 3: new token is fine
+        .at(4)
+        .accept(2, "job", "w0", 1); // 4: old token is superseded (and below 2)
+    check(history, &[(I3, &[3, 4]), (I4, &[0, 2, 4])]);
+}
+
+#[test]
+fn i4_a_token_granted_again_later_counts_from_the_latest_grant() {
+    // After lost counters the same (holder, token) may be granted twice: the latest counts.
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .expire("job", "w0", 1) // 1
+        .at(2)
+        .grant("job", "w1", 2) // 2
+        .at(3)
+        .expire("job", "w1", 2) // 3
+        .at(4)
+        .grant("job", "w0", 1) // 4 (I1)
+        .at(5)
+        .accept(1, "job", "w0", 1); // 5: current again
+    check(history, &[(I1, &[2, 4])]);
+}
+
+#[test]
+fn i4_accept_inside_the_grant_to_fence_window_says_so() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .fence("job", "w0", 1) // 1
+        .at(10)
+        .expire("job", "w0", 1) // 2
+        .at(11)
+        .grant("job", "w1", 2) // 3
+        .at(12)
+        .accept(5, "job", "w0", 1) // 4: the fence for 2 has not arrived yet
+        .at(13)
+        .fence("job", "w1", 2) // 5
+        .at(14)
+        .accept(6, "job", "w1", 2); // 6
+    let checked = check(history, &[(I4, &[0, 3, 4])]);
+    let text = message(&checked, I4);
+    assert!(
+        text.contains("inside the grant→fence window: token 2 was granted at 11 ms and its fence reached job only at 13 ms"),
+        "{text}"
+    );
+}
+
+#[test]
+fn i4_accept_after_the_fence_says_the_fence_was_ignored() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(10)
+        .expire("job", "w0", 1) // 1
+        .at(11)
+        .grant("job", "w1", 2) // 2
+        .at(12)
+        .fence_rejected("job", "w1", 2) // 3: a rejected fence does not count
+        .at(13)
+        .fence("job", "w1", 2) // 4
+        .at(14)
+        .accept(5, "job", "w0", 1); // 5
+    let checked = check(history, &[(I4, &[0, 2, 5])]);
+    let text = message(&checked, I4);
+    assert!(
+        text.contains("after the fence for token 2 had been accepted by job at 13 ms"),
+        "{text}"
+    );
+}
+
+#[test]
+fn i4_is_judged_on_the_lease_scope_not_the_resource() {
+    let history = h()
+        .at(0)
+        .grant("lease", "w0", 1) // 0
+        .at(1)
+        .expire("lease", "w0", 1) // 1
+        .at(2)
+        .grant("lease", "w1", 2) // 2
+        .at(3)
+        .accept_on(1, "rows", "lease", "w1", 2) // 3
+        .at(4)
+        .accept_on(2, "rows", "lease", "w0", 1) // 4
+        .at(5)
+        .accept_on(3, "rows", "job", "w1", 2); // 5: "job" was never leased
+    let checked = check(history, &[(I3, &[3, 4]), (I4, &[0, 2, 4]), (I4, &[5])]);
+    assert_eq!(checked.violations[1].scope, "lease");
+    assert_eq!(checked.violations[0].scope, "rows");
+}
+
+// --- I5 liveness -------------------------------------------------------------------------
+
+#[test]
+fn i5_write_committed_within_the_bound_passes() {
+    let history = h()
+        .at(0)
+        .run_started(100) // 0
+        .at(1)
+        .grant("job", "w0", 1) // 1
+        .at(2)
+        .sent("w0", 1, "job", 1) // 2
+        .at(50)
+        .healed() // 3
+        .at(150)
+        .accept(1, "job", "w0", 1) // 4: exactly at the bound
+        .at(500)
+        .run_ended(); // 5
+    check(history, &[]);
+}
+
+#[test]
+fn i5_no_commit_after_heal_is_caught() {
+    let history = h()
+        .at(0)
+        .run_started(100) // 0
+        .at(1)
+        .grant("job", "w0", 1) // 1
+        .at(2)
+        .sent("w0", 1, "job", 1) // 2
+        .at(3)
+        .accept(1, "job", "w0", 1) // 3: before the heal, does not count
+        .at(50)
+        .healed() // 4
+        .at(60)
+        .sent("w0", 2, "job", 1) // 5
+        .at(61)
+        .reject(2, "job", "w0", 1, 3) // 6
+        .at(151)
+        .accept(2, "job", "w0", 1) // 7: 1 ms too late
+        .at(500)
+        .run_ended(); // 8
+    let checked = check(history, &[(I5, &[1, 4, 6])]);
+    let violation = &checked.violations[0];
+    assert_eq!(violation.t_ns, 150 * fencesim_model::NS_PER_MS);
+    assert_eq!(violation.scope, "job");
+    let text = &violation.message;
+    assert!(
+        text.contains("no write accepted within 100 ms after faults healed at 50 ms"),
+        "{text}"
+    );
+    assert!(
+        text.contains("last grant on scope job: token 1 to w0 at 1 ms"),
+        "{text}"
+    );
+    assert!(
+        text.contains("last rejection: op 2 from w0 with token 1 (accepted token 3) at 61 ms"),
+        "{text}"
+    );
+}
+
+#[test]
+fn i5_run_ending_before_the_bound_is_inconclusive() {
+    let history = h()
+        .at(0)
+        .run_started(100) // 0
+        .at(1)
+        .sent("w0", 1, "job", 1) // 1
+        .at(50)
+        .healed() // 2
+        .at(149)
+        .run_ended(); // 3
+    check(history, &[]);
+}
+
+#[test]
+fn i5_needs_a_heal_and_only_checks_written_resources() {
+    let no_heal = h()
+        .at(0)
+        .run_started(100)
+        .at(1)
+        .sent("w0", 1, "job", 1)
+        .at(500)
+        .run_ended();
+    check(no_heal, &[]);
+    let nothing_written = h()
+        .at(0)
+        .run_started(100)
+        .at(1)
+        .grant("job", "w0", 1)
+        .at(2)
+        .healed()
+        .at(500)
+        .run_ended();
+    check(nothing_written, &[]);
+}
+
+#[test]
+fn i5_reports_each_stuck_resource_once() {
+    let history = h()
+        .at(0)
+        .run_started(10) // 0
+        .at(1)
+        .sent("w0", 1, "a", 1) // 1
+        .at(2)
+        .sent("w1", 2, "b", 1) // 2
+        .at(3)
+        .sent("w0", 3, "a", 1) // 3
+        .at(5)
+        .healed() // 4
+        .at(100)
+        .run_ended(); // 5
+    let checked = check(history, &[(I5, &[4]), (I5, &[4])]);
+    let scopes: Vec<&str> = checked
+        .violations
+        .iter()
+        .map(|v| v.scope.as_str())
+        .collect();
+    assert_eq!(scopes, ["a", "b"]);
+    assert!(checked.violations[0]
+        .message
+        .contains("no grant on scope a"));
+}
+
+#[test]
+fn violations_serialize_with_their_invariant() {
+    let checked = check(h().at(0).accept(1, "job", "w0", 1), &[(I4, &[0])]);
+    let json = serde_json::to_string(&checked).unwrap();
+    assert!(json.contains("\"invariant\":\"I4\""), "{json}");
+    assert_eq!(checked.violated(), [I4]);
+}

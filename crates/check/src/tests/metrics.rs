@@ -1,0 +1,297 @@
+//! One case per metric (or per small family of counters).
+
+use super::{h, metrics};
+use crate::Metrics;
+
+#[test]
+fn empty_history_has_default_metrics() {
+    assert_eq!(metrics(h()), Metrics::default());
+}
+
+#[test]
+fn grants_renewals_and_takeovers() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .at(1)
+            .renew("job", "w0", 1)
+            .at(2)
+            .renew("job", "w0", 1)
+            .at(3)
+            .renew_failed("w0", "job", 1)
+            .at(4)
+            .release("job", "w0", 1)
+            .at(5)
+            .grant("job", "w0", 2) // same holder again: not a takeover
+            .at(6)
+            .expire("job", "w0", 2)
+            .at(7)
+            .grant("job", "w1", 3) // takeover
+            .at(8)
+            .grant("other", "w0", 1), // first grant on a scope: not a takeover
+    );
+    assert_eq!((m.acquisitions, m.tokens_allocated), (4, 4));
+    assert_eq!((m.renewals, m.renewal_failures), (2, 1));
+    assert_eq!(m.takeovers, 1);
+}
+
+#[test]
+fn false_and_paused_expiries() {
+    let m = metrics(
+        h().at(0)
+            .grant("a", "w0", 1)
+            .at(0)
+            .grant("b", "w1", 1)
+            .at(0)
+            .grant("c", "w2", 1)
+            .at(1)
+            .pause("w0")
+            .at(1)
+            .crash("w1")
+            .at(5)
+            .expire("a", "w0", 1) // paused: false, paused
+            .at(5)
+            .expire("b", "w1", 1) // dead: a true expiry
+            .at(5)
+            .expire("c", "w2", 1) // slow: false
+            .at(6)
+            .resume("w0")
+            .at(6)
+            .restart("w1")
+            .at(7)
+            .grant("b", "w1", 2)
+            .at(9)
+            .expire("b", "w1", 2), // restarted and alive again: false
+    );
+    assert_eq!(m.expiries, 4);
+    assert_eq!(m.false_expiries, 3);
+    assert_eq!(m.paused_expiries, 1);
+}
+
+#[test]
+fn write_counters() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .at(1)
+            .sent("w0", 1, "job", 1)
+            .at(1)
+            .sent("w0", 2, "job", 1)
+            .at(1)
+            .sent("w0", 3, "job", 1)
+            .at(2)
+            .present(1, "job", "w0", 1)
+            .at(2)
+            .accept(1, "job", "w0", 1)
+            .at(3)
+            .present(2, "job", "w0", 1)
+            .at(3)
+            .reject(2, "job", "w0", 1, 1)
+            .at(4)
+            .abandon("w0", 3, "job", 1)
+            .at(5)
+            .side_effect("w0", 1, "job", 1),
+    );
+    assert_eq!(
+        (
+            m.writes_sent,
+            m.writes_presented,
+            m.accepted_writes,
+            m.stale_write_rejections
+        ),
+        (3, 2, 1, 1)
+    );
+    assert_eq!((m.writes_abandoned, m.side_effects), (1, 1));
+    assert_eq!(
+        (
+            m.stale_presented,
+            m.superseded_side_effects,
+            m.accepts_in_fence_window
+        ),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn superseded_side_effects_and_stale_presentations() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .at(1)
+            .side_effect("w0", 1, "job", 1) // current
+            .at(2)
+            .present(1, "job", "w0", 1) // current
+            .at(3)
+            .expire("job", "w0", 1)
+            .at(4)
+            .side_effect("w0", 2, "job", 1) // expired, not yet superseded
+            .at(5)
+            .grant("job", "w1", 2)
+            .at(6)
+            .side_effect("w0", 3, "job", 1) // superseded
+            .at(6)
+            .present(2, "job", "w0", 1) // superseded
+            .at(7)
+            .side_effect("w1", 4, "job", 2) // current
+            .at(8)
+            .side_effect("w9", 5, "job", 9), // never granted: not an epoch at all
+    );
+    assert_eq!(m.side_effects, 5);
+    assert_eq!(m.superseded_side_effects, 1);
+    assert_eq!((m.writes_presented, m.stale_presented), (2, 1));
+}
+
+#[test]
+fn accepts_in_fence_window_count_only_accepts_before_the_fence() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .at(1)
+            .expire("job", "w0", 1)
+            .at(2)
+            .grant("job", "w1", 2)
+            .at(3)
+            .accept(1, "job", "w0", 1) // in the window
+            .at(4)
+            .fence("job", "w1", 2)
+            .at(5)
+            .accept(2, "job", "w0", 1) // after the fence (I4, but not in the window)
+            .at(6)
+            .expire("job", "w1", 2)
+            .at(7)
+            .grant("job", "w0", 3)
+            .at(8)
+            .accept(3, "job", "w1", 2), // superseded, token 3 never fenced
+    );
+    assert_eq!(m.accepted_writes, 3);
+    assert_eq!(m.accepts_in_fence_window, 1);
+}
+
+#[test]
+fn fence_window_is_grant_to_the_holders_first_accepted_fence() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .at(3)
+            .fence_rejected("job", "w0", 1)
+            .at(4)
+            .fence("job", "w9", 1) // someone else's fence does not count
+            .at(5)
+            .fence("job", "w0", 1) // 5 ms
+            .at(6)
+            .fence("job", "w0", 1) // a retry: not another window
+            .at(10)
+            .expire("job", "w0", 1)
+            .at(11)
+            .grant("job", "w1", 2) // never fenced: no entry
+            .at(20)
+            .expire("job", "w1", 2)
+            .at(21)
+            .grant("job", "w0", 3)
+            .at(23)
+            .fence("job", "w0", 3), // 2 ms
+    );
+    assert_eq!(m.fence_window_ms, [5.0, 2.0]);
+}
+
+#[test]
+fn takeover_latency_after_a_holder_crashes() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .at(0)
+            .grant("other", "w1", 1)
+            .at(10)
+            .crash("w0") // held job
+            .at(12)
+            .crash("w2") // held nothing
+            .at(20)
+            .renew("job", "w0", 1)
+            .at(30)
+            .expire("job", "w0", 1)
+            .at(35)
+            .restart("w0")
+            .at(36)
+            .grant("job", "w0", 2) // the same holder: not a takeover
+            .at(40)
+            .crash("w0") // held job again, never taken over
+            .at(50)
+            .expire("job", "w0", 2)
+            .at(60)
+            .grant("job", "w1", 3) // takes over both crashes
+            .at(70)
+            .crash("w1") // held other and job
+            .at(75)
+            .expire("other", "w1", 1)
+            .at(80)
+            .grant("other", "w2", 2),
+    );
+    // w0's crash at 10 → w1's grant at 60; at 40 → 60; w1's crash at 70: job never taken
+    // over, other → 80.
+    assert_eq!(m.takeover_latency_ms, [50.0, 20.0, 10.0]);
+}
+
+#[test]
+fn lease_ages_use_the_end_of_the_run_for_open_leases() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .at(10)
+            .expire("job", "w0", 1) // 10
+            .at(10)
+            .grant("job", "w1", 2)
+            .at(40)
+            .release("job", "w1", 2) // 30
+            .at(50)
+            .grant("job", "w0", 3)
+            .at(55)
+            .drop_lease("job", "w0", 3) // 5
+            .at(60)
+            .grant("other", "w2", 1)
+            .at(100)
+            .run_ended(), // 40, still open
+    );
+    assert_eq!(m.lease_age_ms_max, 40.0);
+    assert_eq!(m.lease_age_ms_mean, (10.0 + 30.0 + 5.0 + 40.0) / 4.0);
+
+    let no_run_end = metrics(h().at(5).grant("job", "w0", 1).at(8).renew("job", "w0", 1));
+    assert_eq!(
+        (no_run_end.lease_age_ms_max, no_run_end.lease_age_ms_mean),
+        (3.0, 3.0)
+    );
+}
+
+#[test]
+fn overlapping_beliefs_and_their_duration() {
+    let m = metrics(
+        h().at(0)
+            .believe("w0", "job", 1)
+            .at(5)
+            .believe("w0", "job", 2) // the same worker: not an overlap
+            .at(10)
+            .believe("w1", "job", 3) // overlap 1 begins
+            .at(12)
+            .believe("w2", "job", 4) // overlap 2
+            .at(15)
+            .disbelieve("w0", "job", 1) // an old token: w0 still believes 2
+            .at(20)
+            .disbelieve("w0", "job", 2)
+            .at(25)
+            .crash("w1") // w2 alone: the overlap ends (15 ms)
+            .at(30)
+            .believe("w0", "other", 1) // another scope: no overlap
+            .at(40)
+            .believe("w1", "other", 2) // overlap 3 begins
+            .at(50)
+            .run_ended(), // still open: 10 ms
+    );
+    assert_eq!(m.overlapping_beliefs, 3);
+    assert_eq!(m.overlapping_belief_ms, 25.0);
+}
+
+#[test]
+fn metrics_round_trip_through_json() {
+    let m = metrics(h().at(0).grant("job", "w0", 1).at(3).fence("job", "w0", 1));
+    let back: Metrics = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+    assert_eq!(back, m);
+}

@@ -1,0 +1,445 @@
+use fencesim_check::{Checked, Violation};
+use fencesim_model::{
+    lease::{OnRestart, TokenScope, TokenSource},
+    Invariant::{self, I1, I2, I3, I4, I5},
+};
+use fencesim_scenario::{
+    ClocksSpec, CompareScope, DeadlineFrom, Dist, Durability, Expect, FaultSpec, FencingMode,
+    LatencySpec, LeaseScopeSpec, LeaseSpec, NetworkSpec, SideEffects, StorageSpec, WorkerSpec,
+};
+use serde_json::json;
+
+use super::*;
+
+fn violation(invariant: Invariant, seed: u64) -> Violation {
+    Violation {
+        invariant,
+        scope: "job-1".into(),
+        t_ns: 1_000,
+        message: format!("{invariant} broken in seed {seed}"),
+        evidence: vec![0],
+    }
+}
+
+/// A seed outcome violating `violated` (one violation each), optionally panicked.
+fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOutcome {
+    SeedOutcome {
+        seed,
+        trace_hash: format!("{:016x}", seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+        events: 10,
+        checked: Checked {
+            violations: violated.iter().map(|inv| violation(*inv, seed)).collect(),
+            metrics: Default::default(),
+        },
+        panic: panic.map(str::to_string),
+    }
+}
+
+fn scenario(expect: Outcome) -> Scenario {
+    Scenario {
+        name: "gc-pause-textbook-max-token".into(),
+        description: "000: a holder pauses past its TTL".into(),
+        duration_ms: 60_000,
+        seeds: SeedRange { start: 0, end: 20 },
+        lease: LeaseSpec {
+            ttl_ms: 10_000,
+            min_ttl_ms: 0,
+            lock_delay_ms: 0,
+            election_timeout_ms: 1_000,
+            token_source: TokenSource::DurableCounter,
+            token_scope: TokenScope::PerResource,
+            on_restart: OnRestart::KeepAndExtend,
+        },
+        storage: StorageSpec {
+            fencing: FencingMode::MaxToken,
+            max_token: Durability::Durable,
+            compare_scope: CompareScope::PerResource,
+            proxy_bypass: vec![],
+        },
+        workers: WorkerSpec {
+            count: 2,
+            resources: vec!["job-1".into()],
+            lease_scope: LeaseScopeSpec::PerResource,
+            work_ms: Dist::Uniform {
+                min: 200.0,
+                max: 800.0,
+            },
+            writes_per_lease: 1,
+            renew_every_ms: 3_333,
+            stop_on_renew_failure: true,
+            check_lease_before_write: false,
+            deadline_from: DeadlineFrom::RequestSent,
+            request_timeout_ms: 1_000,
+            acquire_retry_ms: 500,
+            side_effects: SideEffects::None,
+        },
+        network: NetworkSpec {
+            latency: LatencySpec {
+                base: Dist::Lognormal {
+                    median: 1.0,
+                    p99: 20.0,
+                },
+                spike_probability: 0.0,
+                spikes_ms: vec![],
+            },
+            loss: 0.0,
+            duplicate: 0.0,
+        },
+        clocks: ClocksSpec {
+            random_drift_ppm: 20.0,
+            random_offset_ms: 0.0,
+            nodes: BTreeMap::new(),
+        },
+        faults: FaultSpec {
+            schedule: vec![],
+            random: vec![],
+            swarm: false,
+        },
+        expect: Expect {
+            outcome: expect,
+            coverage: vec![],
+        },
+    }
+}
+
+/// Runs `evaluate` and checks the verdict and that the detail mentions every `needles`.
+#[track_caller]
+fn check_evaluate(expect: Outcome, outcomes: &[SeedOutcome], met: bool, needles: &[&str]) {
+    let (actual_met, detail) = evaluate(&expect, outcomes);
+    assert_eq!(actual_met, met, "detail: {detail}");
+    for needle in needles {
+        assert!(detail.contains(needle), "{needle:?} not in {detail:?}");
+    }
+    assert!(!detail.contains('\n'), "one sentence: {detail:?}");
+    assert!(detail.ends_with('.'), "one sentence: {detail:?}");
+}
+
+#[test]
+fn evaluate_safe() {
+    let clean = [outcome(0, &[], None), outcome(1, &[], None)];
+    check_evaluate(Outcome::Safe, &clean, true, &["Met", "2 seeds"]);
+    check_evaluate(Outcome::Safe, &[], true, &["vacuously"]);
+    check_evaluate(
+        Outcome::Safe,
+        &[
+            outcome(3, &[], None),
+            outcome(9, &[I4], None),
+            outcome(5, &[I4, I3], None),
+        ],
+        false,
+        &[
+            "Not met (expected safe)",
+            "I4 (no superseded accept) was violated in 2 seeds (first seed 5)",
+            "I3",
+        ],
+    );
+    check_evaluate(
+        Outcome::Safe,
+        &[
+            outcome(2, &[], Some("worker-0 panicked\nbacktrace...")),
+            outcome(1, &[], None),
+        ],
+        false,
+        &["seed 2 panicked: worker-0 panicked"],
+    );
+}
+
+#[test]
+fn evaluate_violates() {
+    let expect = || Outcome::Violates(vec![I4, I3]);
+    // Met: each listed invariant in some seed, nothing else.
+    check_evaluate(
+        expect(),
+        &[
+            outcome(4, &[I4], None),
+            outcome(7, &[I3, I4], None),
+            outcome(1, &[], None),
+        ],
+        true,
+        &[
+            "Met",
+            "I3 in 1 seed (first seed 7)",
+            "I4 in 2 seeds (first seed 4)",
+        ],
+    );
+    // A listed invariant never violated.
+    check_evaluate(
+        expect(),
+        &[outcome(4, &[I4], None), outcome(5, &[], None)],
+        false,
+        &[
+            "expected violates I3, I4",
+            "I3 (no stale accept) was not violated in any of 2 seeds",
+        ],
+    );
+    // An unlisted invariant violated.
+    check_evaluate(
+        expect(),
+        &[
+            outcome(4, &[I4, I3], None),
+            outcome(8, &[I1], None),
+            outcome(6, &[I1], None),
+        ],
+        false,
+        &["unexpected I1 (tokens strictly increase) was violated in 2 seeds (first seed 6)"],
+    );
+    // A panic fails even when every expected violation happened.
+    check_evaluate(
+        expect(),
+        &[
+            outcome(4, &[I4, I3], None),
+            outcome(8, &[], Some("boom")),
+            outcome(9, &[], Some("x")),
+        ],
+        false,
+        &["seed 8 panicked (and 1 more): boom"],
+    );
+    // Nothing ran: the expected violations were not seen.
+    check_evaluate(
+        Outcome::Violates(vec![I5]),
+        &[],
+        false,
+        &["I5", "any of 0 seeds"],
+    );
+}
+
+#[test]
+fn expectation_text_is_sorted_and_deduplicated() {
+    assert_eq!(expectation_text(&Outcome::Safe), "safe");
+    assert_eq!(
+        expectation_text(&Outcome::Violates(vec![I4, I3, I4])),
+        "violates I3, I4"
+    );
+    assert_eq!(
+        expectation_text(&Outcome::Violates(vec![])),
+        "violates nothing"
+    );
+}
+
+#[test]
+fn summarize_counts_seeds_per_invariant() {
+    let outcomes = [
+        outcome(12, &[I4], None),
+        outcome(3, &[I4, I3], None),
+        outcome(5, &[], Some("storage panicked")),
+        outcome(1, &[], None),
+        outcome(10, &[I3], None),
+    ];
+    let summary = summarize(
+        &scenario(Outcome::Violates(vec![I3, I4])),
+        SeedRange { start: 0, end: 20 },
+        &outcomes,
+    );
+    assert_eq!(summary.runs, 5);
+    assert_eq!(summary.failing_seeds, vec![3, 5, 10, 12]);
+    assert_eq!(summary.panicked_seeds, vec![5]);
+    let counts: Vec<(&str, u64)> = summary
+        .violations
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    assert_eq!(
+        counts,
+        vec![("I1", 0), ("I2", 0), ("I3", 2), ("I4", 2), ("I5", 0)]
+    );
+    let firsts: Vec<(&str, Option<u64>)> = summary
+        .first_violation_seed
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    assert_eq!(
+        firsts,
+        vec![
+            ("I1", None),
+            ("I2", None),
+            ("I3", Some(3)),
+            ("I4", Some(3)),
+            ("I5", None)
+        ]
+    );
+    assert_eq!(summary.expectation, "violates I3, I4");
+    assert!(!summary.expectation_met);
+    assert!(summary.expectation_detail.contains("seed 5 panicked"));
+    assert_eq!(summary.trace_hashes.len(), 5);
+    assert_eq!(summary.trace_hashes["12"], outcomes[0].trace_hash);
+    assert_eq!(summary.seeds, SeedsJson { start: 0, end: 20 });
+    assert_eq!(summary.scenario, "gc-pause-textbook-max-token");
+    assert_eq!(
+        summary.scenario_hash,
+        scenario(Outcome::Violates(vec![I3, I4])).hash()
+    );
+}
+
+#[test]
+fn several_violations_of_one_invariant_count_one_seed() {
+    let outcomes = [outcome(2, &[I4, I4, I4], None)];
+    let summary = summarize(
+        &scenario(Outcome::Safe),
+        SeedRange { start: 0, end: 3 },
+        &outcomes,
+    );
+    assert_eq!(summary.violations["I4"], 1);
+    assert_eq!(summary.failing_seeds, vec![2]);
+}
+
+#[test]
+fn summary_is_independent_of_order_and_byte_identical() {
+    let scenario = scenario(Outcome::Safe);
+    let seeds = SeedRange { start: 0, end: 20 };
+    let mut outcomes: Vec<SeedOutcome> = (0..20)
+        .map(|seed| match seed % 7 {
+            0 => outcome(seed, &[I4], None),
+            3 => outcome(seed, &[I2, I1], None),
+            5 => outcome(seed, &[], Some("boom")),
+            _ => outcome(seed, &[], None),
+        })
+        .collect();
+    let reference = to_json(&summarize(&scenario, seeds, &outcomes));
+    assert_eq!(reference, to_json(&summarize(&scenario, seeds, &outcomes)));
+    outcomes.reverse();
+    assert_eq!(reference, to_json(&summarize(&scenario, seeds, &outcomes)));
+    outcomes.rotate_left(7);
+    assert_eq!(reference, to_json(&summarize(&scenario, seeds, &outcomes)));
+
+    assert!(reference.ends_with("}\n"));
+    let back: Summary = serde_json::from_str(&reference).unwrap();
+    assert_eq!(to_json(&back), reference);
+}
+
+#[test]
+fn json_fields_come_in_declared_order() {
+    let json = to_json(&summarize(
+        &scenario(Outcome::Safe),
+        SeedRange { start: 0, end: 1 },
+        &[outcome(0, &[], None)],
+    ));
+    let order = [
+        "\"scenario\"",
+        "\"scenario_hash\"",
+        "\"seeds\"",
+        "\"runs\"",
+        "\"failing_seeds\"",
+        "\"panicked_seeds\"",
+        "\"violations\"",
+        "\"first_violation_seed\"",
+        "\"expectation\"",
+        "\"expectation_met\"",
+        "\"expectation_detail\"",
+        "\"metrics\"",
+        "\"trace_hashes\"",
+    ];
+    let positions: Vec<usize> = order.iter().map(|key| json.find(key).unwrap()).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{json}");
+    assert!(json.contains("\"expectation_met\": true"));
+    assert!(json.contains("\"I5\": null"));
+}
+
+/// Aggregates `per_seed` and compares with `expect`.
+#[track_caller]
+fn check_aggregate(per_seed: Vec<Value>, expect: Value) {
+    assert_eq!(aggregate_metrics(per_seed), expect);
+}
+
+#[test]
+fn aggregate_integers_sum_with_max_per_seed() {
+    check_aggregate(
+        vec![
+            json!({"takeovers": 2, "writes": 10}),
+            json!({"takeovers": 5, "writes": 0}),
+        ],
+        json!({"takeovers": {"total": 7, "max_per_seed": 5}, "writes": {"total": 10, "max_per_seed": 10}}),
+    );
+    check_aggregate(
+        vec![json!({"delta": -3}), json!({"delta": 1})],
+        json!({"delta": {"total": -2, "max_per_seed": 1}}),
+    );
+}
+
+#[test]
+fn aggregate_floats_mean_and_max_rounded() {
+    check_aggregate(
+        vec![
+            json!({"rate": 0.1}),
+            json!({"rate": 0.2}),
+            json!({"rate": 0.2}),
+        ],
+        json!({"rate": {"mean": 0.167, "max": 0.2}}),
+    );
+    // A key absent or null in some seeds: the mean is over the seeds that have it.
+    check_aggregate(
+        vec![
+            json!({"age_ms": 1.5}),
+            json!({}),
+            json!({"age_ms": null}),
+            json!({"age_ms": 2.5}),
+        ],
+        json!({"age_ms": {"mean": 2.0, "max": 2.5}}),
+    );
+    check_aggregate(
+        vec![json!({"x": -0.0001})],
+        json!({"x": {"mean": 0.0, "max": 0.0}}),
+    );
+}
+
+#[test]
+fn aggregate_arrays_concatenate_with_nearest_rank_percentiles() {
+    let latencies: Vec<u64> = (1..=100).collect();
+    check_aggregate(
+        vec![
+            json!({"takeover_ms": latencies[..40]}),
+            json!({"takeover_ms": latencies[40..]}),
+        ],
+        json!({"takeover_ms": {"count": 100, "p50": 50, "p99": 99, "max": 100}}),
+    );
+    check_aggregate(
+        vec![json!({"lat": [3.33333, 1.0]}), json!({"lat": [2.0]})],
+        json!({"lat": {"count": 3, "p50": 2.0, "p99": 3.333, "max": 3.333}}),
+    );
+    check_aggregate(
+        vec![json!({"lat": [7]})],
+        json!({"lat": {"count": 1, "p50": 7, "p99": 7, "max": 7}}),
+    );
+    check_aggregate(
+        vec![json!({"lat": []}), json!({"lat": []})],
+        json!({"lat": {"count": 0, "p50": null, "p99": null, "max": null}}),
+    );
+}
+
+#[test]
+fn aggregate_other_shapes() {
+    check_aggregate(
+        vec![
+            json!({"per_scope": {"job-1": 2}, "flag": true, "name": "a", "mixed": 1}),
+            json!({"per_scope": {"job-1": 3, "job-2": 1}, "flag": false, "name": "b", "mixed": [1]}),
+        ],
+        json!({
+            "flag": {"seeds_true": 1},
+            "mixed": null,
+            "name": null,
+            "per_scope": {"job-1": {"total": 5, "max_per_seed": 3}, "job-2": {"total": 1, "max_per_seed": 1}},
+        }),
+    );
+    check_aggregate(vec![], json!({}));
+    // `summarize` aggregates whatever fields `Metrics` has: each one becomes a key.
+    let summary = summarize(
+        &scenario(Outcome::Safe),
+        SeedRange { start: 0, end: 2 },
+        &[outcome(0, &[], None), outcome(1, &[], None)],
+    );
+    let fields = serde_json::to_value(fencesim_check::Metrics::default()).unwrap();
+    let fields: BTreeSet<&String> = fields.as_object().unwrap().keys().collect();
+    let keys: BTreeSet<&String> = summary.metrics.as_object().unwrap().keys().collect();
+    assert_eq!(keys, fields);
+}
+
+#[test]
+fn aggregated_keys_are_sorted_in_output() {
+    let value = aggregate_metrics(vec![json!({"zeta": 1, "alpha": 2, "mid": 3})]);
+    let text = serde_json::to_string(&value).unwrap();
+    let (a, m, z) = (
+        text.find("alpha").unwrap(),
+        text.find("mid").unwrap(),
+        text.find("zeta").unwrap(),
+    );
+    assert!(a < m && m < z, "{text}");
+}

@@ -1,0 +1,77 @@
+//! The JSON-lines trace of one run: the history exactly as recorded, one event per line.
+
+use std::{io, path::Path};
+
+use fencesim_model::history::History;
+
+use crate::fs::write_atomic_with;
+
+/// Writes `history` as JSON lines (the same bytes as `History::to_jsonl`, whose hash is the
+/// trace hash) atomically: a temp file in the same directory, then a rename.
+pub fn write_jsonl(history: &History, path: &Path) -> io::Result<()> {
+    write_atomic_with(path, |writer| {
+        use io::Write as _;
+        for event in &history.events {
+            serde_json::to_writer(&mut *writer, event).map_err(io::Error::other)?;
+            writer.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use fencesim_model::history::{Event, EventKind, PauseKind};
+
+    use super::*;
+    use crate::fs::tests::TempDir;
+
+    #[test]
+    fn trace_matches_to_jsonl_and_round_trips() {
+        let mut history = History::default();
+        history.push(
+            0,
+            "coordinator",
+            EventKind::Granted {
+                scope: "job-1".into(),
+                holder: "worker-0".into(),
+                token: 41,
+                expires_mono_ms: 10_000.0,
+            },
+        );
+        history.push(
+            5,
+            "worker-0",
+            EventKind::Paused {
+                kind: PauseKind::Gc,
+                planned_ms: 15_000.0,
+            },
+        );
+        history.push(
+            9,
+            "worker-0",
+            EventKind::Resumed {
+                kind: PauseKind::Gc,
+            },
+        );
+
+        let tmp = TempDir::new("trace");
+        let path = tmp.0.join("traces/seed-7.jsonl");
+        write_jsonl(&history, &path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, history.to_jsonl());
+        let back: Vec<Event> = text
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(back, history.events);
+    }
+
+    #[test]
+    fn empty_history_gives_empty_file() {
+        let tmp = TempDir::new("trace-empty");
+        let path = tmp.0.join("empty.jsonl");
+        write_jsonl(&History::default(), &path).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+    }
+}

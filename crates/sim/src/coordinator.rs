@@ -1,0 +1,180 @@
+//! The coordinator process: serves the lease service over the network, expires leases by
+//! its own monotonic clock, and applies restart semantics when it comes back. When the
+//! store checks writes against the lease state (`same-store-txn`) it hosts the store too.
+
+use std::sync::Arc;
+
+use fencesim_model::{
+    history::EventKind,
+    lease::{Acquire, RenewRefusal},
+    nodes::COORDINATOR,
+    NS_PER_MS,
+};
+use futures::StreamExt;
+
+use crate::{
+    net,
+    node::spawn_guarded,
+    protocol::{Envelope, Msg},
+    storage,
+    world::{lock, World},
+};
+
+pub(crate) async fn run(world: Arc<World>) {
+    let me = COORDINATOR;
+    if world.start_incarnation(me) > 0 {
+        restarted(&world);
+    }
+    let mut mailbox = world.net.open_mailbox(me);
+    let timer_world = world.clone();
+    spawn_guarded(&world, me, async move { expiry_timer(timer_world).await });
+    while let Some(envelope) = mailbox.next().await {
+        handle(&world, envelope);
+    }
+}
+
+fn ms(ns: u64) -> f64 {
+    ns as f64 / NS_PER_MS as f64
+}
+
+fn restarted(world: &Arc<World>) {
+    let now = world.mono_ns(COORDINATOR);
+    let effect = lock(&world.lease).restart(now);
+    if effect.counters_lost {
+        world.record(COORDINATOR, EventKind::CountersLost);
+    }
+    for lease in effect.dropped {
+        world.record(
+            COORDINATOR,
+            EventKind::Dropped { scope: lease.scope, holder: lease.holder, token: lease.token },
+        );
+    }
+    for lease in effect.extended {
+        world.record(
+            COORDINATOR,
+            EventKind::Extended {
+                scope: lease.scope,
+                holder: lease.holder,
+                token: lease.token,
+                expires_mono_ms: ms(lease.expires_ns),
+            },
+        );
+    }
+}
+
+/// Expires every lease due by the coordinator's clock, recording each expiry.
+pub(crate) fn expire_due(world: &World) {
+    let now = world.mono_ns(COORDINATOR);
+    let expired = lock(&world.lease).expire_due(now);
+    for lease in expired {
+        world.record(
+            COORDINATOR,
+            EventKind::Expired { scope: lease.scope, holder: lease.holder, token: lease.token },
+        );
+    }
+}
+
+/// Wakes at the next expiry. New grants always expire later than `now + ttl`, so when no
+/// lease exists, sleeping half a TTL never oversleeps one.
+async fn expiry_timer(world: Arc<World>) {
+    let idle_ns = (lock(&world.lease).config().ttl_ns / 2).max(1_000);
+    loop {
+        let now = world.mono_ns(COORDINATOR);
+        let next = lock(&world.lease).next_expiry_ns().unwrap_or(now + idle_ns);
+        world.sleep_local(COORDINATOR, next.saturating_sub(now).max(1_000)).await;
+        expire_due(&world);
+    }
+}
+
+fn reply(world: &Arc<World>, to: &str, msg: Msg) {
+    net::send(world, Envelope { from: COORDINATOR.to_string(), to: to.to_string(), msg });
+}
+
+fn handle(world: &Arc<World>, envelope: Envelope) {
+    expire_due(world);
+    let from = envelope.from.as_str();
+    let ttl_ms = lock(&world.lease).config().ttl_ns / NS_PER_MS;
+    match envelope.msg {
+        Msg::Acquire { req, scope } => {
+            let now = world.mono_ns(COORDINATOR);
+            let wall_ms = world.wall_ms(COORDINATOR);
+            let outcome = lock(&world.lease).acquire(&scope, from, now, wall_ms);
+            let token = match outcome {
+                Acquire::Granted(lease) => {
+                    world.record(
+                        COORDINATOR,
+                        EventKind::Granted {
+                            scope,
+                            holder: lease.holder,
+                            token: lease.token,
+                            expires_mono_ms: ms(lease.expires_ns),
+                        },
+                    );
+                    Some(lease.token)
+                }
+                Acquire::AlreadyHeld(lease) => {
+                    world.record(
+                        COORDINATOR,
+                        EventKind::Renewed { scope, holder: lease.holder, token: lease.token },
+                    );
+                    Some(lease.token)
+                }
+                // Denials are not recorded: waiting workers retry often and the grant that
+                // ends the wait is what matters.
+                Acquire::Denied(_) => None,
+            };
+            reply(world, from, Msg::AcquireReply { req, token, ttl_ms });
+        }
+        Msg::Renew { req, scope, token } => {
+            let now = world.mono_ns(COORDINATOR);
+            let outcome = lock(&world.lease).renew(&scope, from, token, now);
+            let (ok, reason) = match outcome {
+                Ok(_) => {
+                    world.record(
+                        COORDINATOR,
+                        EventKind::Renewed { scope, holder: from.to_string(), token },
+                    );
+                    (true, String::new())
+                }
+                Err(refusal) => {
+                    let reason = match refusal {
+                        RenewRefusal::NoLease => "no lease".to_string(),
+                        RenewRefusal::Superseded { holder, token } => {
+                            format!("held by {holder} with token {token}")
+                        }
+                    };
+                    world.record(
+                        COORDINATOR,
+                        EventKind::Refused {
+                            scope,
+                            holder: from.to_string(),
+                            token: Some(token),
+                            reason: reason.clone(),
+                        },
+                    );
+                    (false, reason)
+                }
+            };
+            reply(world, from, Msg::RenewReply { req, ok, ttl_ms, reason });
+        }
+        Msg::Release { scope, token } => {
+            let released = lock(&world.lease).release(&scope, from, token);
+            if let Some(lease) = released {
+                world.record(
+                    COORDINATOR,
+                    EventKind::Released { scope, holder: lease.holder, token: lease.token },
+                );
+            }
+        }
+        Msg::Check { req, scope, token } => {
+            let holds = lock(&world.lease)
+                .lease(&scope)
+                .is_some_and(|lease| lease.holder == from && lease.token == token);
+            reply(world, from, Msg::CheckReply { req, holds });
+        }
+        msg @ (Msg::Write { .. } | Msg::ReadToken { .. } | Msg::Fence { .. }) => {
+            storage::handle(world, COORDINATOR, Envelope { msg, ..envelope });
+        }
+        other => panic!("coordinator received an unexpected message: {other:?}"),
+    }
+}

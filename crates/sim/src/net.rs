@@ -1,0 +1,186 @@
+//! The message layer: per-message latency (base + rare spikes), loss, duplication,
+//! partitions (symmetric or one-way) and hold-then-release, on top of madsim's virtual time.
+//!
+//! madsim's own network has one global latency; fencesim needs per-message draws from its
+//! own RNG stream and a hold buffer, so messages travel as tasks on a dedicated `net` node
+//! that no fault ever touches. Faults are evaluated when a message is sent: a message
+//! already in flight when a partition starts is still delivered, as on a real wire.
+
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use fencesim_model::{ms_to_ns, rng::Rng};
+use fencesim_scenario::{NetworkSpec, Scenario};
+use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
+use madsim::runtime::NodeHandle;
+use rand::Rng as _;
+
+use crate::{
+    protocol::Envelope,
+    world::{lock, World},
+};
+
+/// One active partition: messages from `from` to `to` are dropped (and back, unless one-way).
+#[derive(Clone, Debug)]
+struct Cut {
+    id: u64,
+    from: Vec<String>,
+    /// Empty: every node not in `from`.
+    to: Vec<String>,
+    one_way: bool,
+}
+
+impl Cut {
+    fn side_b_contains(&self, node: &str) -> bool {
+        if self.to.is_empty() {
+            !self.from.iter().any(|n| n == node)
+        } else {
+            self.to.iter().any(|n| n == node)
+        }
+    }
+
+    fn blocks(&self, from: &str, to: &str) -> bool {
+        let forward = self.from.iter().any(|n| n == from) && self.side_b_contains(to);
+        let backward = self.from.iter().any(|n| n == to) && self.side_b_contains(from);
+        forward || (!self.one_way && backward)
+    }
+}
+
+pub(crate) struct Net {
+    spec: NetworkSpec,
+    rng: Mutex<Rng>,
+    mailboxes: Mutex<BTreeMap<String, UnboundedSender<Envelope>>>,
+    cuts: Mutex<Vec<Cut>>,
+    holds: Mutex<BTreeMap<(String, String), Vec<Envelope>>>,
+    carrier: Mutex<Option<NodeHandle>>,
+}
+
+impl Net {
+    pub fn new(scenario: &Scenario, seed: u64) -> Self {
+        Net {
+            spec: scenario.network.clone(),
+            rng: Mutex::new(fencesim_model::rng::stream(seed, "net")),
+            mailboxes: Mutex::new(BTreeMap::new()),
+            cuts: Mutex::new(Vec::new()),
+            holds: Mutex::new(BTreeMap::new()),
+            carrier: Mutex::new(None),
+        }
+    }
+
+    /// Sets the node whose tasks carry messages in flight.
+    pub fn set_carrier(&self, node: NodeHandle) {
+        *lock(&self.carrier) = Some(node);
+    }
+
+    /// (Re)opens `node`'s mailbox; messages to its previous incarnation are lost with it.
+    pub fn open_mailbox(&self, node: &str) -> UnboundedReceiver<Envelope> {
+        let (sender, receiver) = futures::channel::mpsc::unbounded();
+        lock(&self.mailboxes).insert(node.to_string(), sender);
+        receiver
+    }
+
+    pub fn partition(&self, id: u64, from: Vec<String>, to: Vec<String>, one_way: bool) {
+        lock(&self.cuts).push(Cut { id, from, to, one_way });
+    }
+
+    pub fn heal(&self, id: u64) {
+        lock(&self.cuts).retain(|cut| cut.id != id);
+    }
+
+    pub fn hold(&self, from: &str, to: &str) {
+        lock(&self.holds).entry((from.to_string(), to.to_string())).or_default();
+    }
+
+    /// Ends a hold and returns the messages it kept, in send order.
+    pub fn take_held(&self, from: &str, to: &str) -> Vec<Envelope> {
+        lock(&self.holds).remove(&(from.to_string(), to.to_string())).unwrap_or_default()
+    }
+
+    fn delay(&self) -> Duration {
+        let mut rng = lock(&self.rng);
+        let mut ms = self.spec.latency.base.sample(&mut rng);
+        if !self.spec.latency.spikes_ms.is_empty()
+            && self.spec.latency.spike_probability > 0.0
+            && rng.gen_bool(self.spec.latency.spike_probability)
+        {
+            let index = rng.gen_range(0..self.spec.latency.spikes_ms.len());
+            ms += self.spec.latency.spikes_ms[index];
+        }
+        Duration::from_nanos(ms_to_ns(ms))
+    }
+}
+
+/// Sends a message: dropped if a partition cuts the link or the loss draw says so, kept if
+/// the link is held, otherwise delivered after a drawn delay (twice if duplicated).
+pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
+    let net = &world.net;
+    if lock(&net.cuts).iter().any(|cut| cut.blocks(&envelope.from, &envelope.to)) {
+        return;
+    }
+    let (lost, duplicated) = {
+        let mut rng = lock(&net.rng);
+        let lost = net.spec.loss > 0.0 && rng.gen_bool(net.spec.loss);
+        let duplicated = net.spec.duplicate > 0.0 && rng.gen_bool(net.spec.duplicate);
+        (lost, duplicated)
+    };
+    if lost {
+        return;
+    }
+    if let Some(held) = lock(&net.holds).get_mut(&(envelope.from.clone(), envelope.to.clone())) {
+        held.push(envelope);
+        return;
+    }
+    if duplicated {
+        carry(world, envelope.clone());
+    }
+    carry(world, envelope);
+}
+
+/// Delivers a message after a fresh delay, ignoring partitions and holds (used for held
+/// messages being released, and by `send`).
+pub(crate) fn carry(world: &Arc<World>, envelope: Envelope) {
+    let delay = world.net.delay();
+    let carrier = lock(&world.net.carrier).clone().expect("net carrier node set");
+    let world = world.clone();
+    carrier.spawn(async move {
+        madsim::time::sleep(delay).await;
+        let mailbox = lock(&world.net.mailboxes).get(&envelope.to).cloned();
+        if let Some(mailbox) = mailbox {
+            // A closed mailbox means the node is down: the message is lost, as on a wire.
+            let _ = mailbox.unbounded_send(envelope);
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cut(from: &[&str], to: &[&str], one_way: bool) -> Cut {
+        Cut {
+            id: 0,
+            from: from.iter().map(|s| s.to_string()).collect(),
+            to: to.iter().map(|s| s.to_string()).collect(),
+            one_way,
+        }
+    }
+
+    #[test]
+    fn isolation_blocks_both_ways() {
+        let c = cut(&["worker-0"], &[], false);
+        assert!(c.blocks("worker-0", "coordinator"));
+        assert!(c.blocks("storage", "worker-0"));
+        assert!(!c.blocks("worker-1", "storage"));
+    }
+
+    #[test]
+    fn one_way_blocks_only_outbound() {
+        let c = cut(&["worker-0"], &["storage"], true);
+        assert!(c.blocks("worker-0", "storage"));
+        assert!(!c.blocks("storage", "worker-0"));
+        assert!(!c.blocks("worker-0", "coordinator"));
+    }
+}

@@ -1,0 +1,234 @@
+//! Running seeds: one fresh madsim runtime on a fresh thread per seed (so nothing leaks
+//! between seeds, and a panic ends only its own seed), many seeds in parallel.
+
+use std::{
+    collections::BTreeMap,
+    ops::Range,
+    panic::AssertUnwindSafe,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, Mutex,
+    },
+};
+
+use fencesim_check::{check, SeedOutcome};
+use fencesim_model::{
+    clock::NodeClock,
+    fence::Fence,
+    history::{EventKind, History},
+    lease::{LeaseConfig, LeaseService},
+    ms_to_ns, nodes,
+    rng::stream,
+    NS_PER_MS,
+};
+use fencesim_scenario::{
+    plan::{plan, FaultPlan},
+    CompareScope, Durability, Fault, FencingMode, Scenario,
+};
+use madsim::runtime::{Handle, Runtime};
+
+use crate::{
+    coordinator,
+    nemesis,
+    node::{guarded, panic_message},
+    storage, worker,
+    world::{lock, World},
+};
+
+/// Builds the protected store for a scenario. The default maps `storage.fencing` to the
+/// built-in modes; library users pass their own to test their store.
+pub type StoreFactory = Arc<dyn Fn(&Scenario) -> Box<dyn Fence> + Send + Sync>;
+
+/// The built-in fencing modes, as named in scenario files.
+pub fn builtin_store(scenario: &Scenario) -> Box<dyn Fence> {
+    use fencesim_fencing as f;
+    let storage = &scenario.storage;
+    let durable = storage.max_token == Durability::Durable;
+    let global = storage.compare_scope == CompareScope::Global;
+    let sql = |variant| -> Box<dyn Fence> {
+        Box::new(f::SqlFence::new(variant, durable, global).expect("in-memory SQLite opens"))
+    };
+    match storage.fencing {
+        FencingMode::None => Box::new(f::NoFence::new()),
+        FencingMode::MaxToken => Box::new(f::MaxToken::new(durable, global)),
+        FencingMode::Sql => sql(f::SqlVariant::Le),
+        FencingMode::SqlStrict => sql(f::SqlVariant::Lt),
+        FencingMode::SqlIgnoreRows => sql(f::SqlVariant::LeIgnoreRows),
+        FencingMode::ReadThenWrite => Box::new(f::ReadThenWrite::new(durable)),
+        FencingMode::FenceOnAcquire => Box::new(f::FenceOnAcquire::new(durable, global)),
+        FencingMode::SameStoreTxn => Box::new(f::SameStoreTxn::new()),
+        FencingMode::Proxy => Box::new(f::Proxy::new(durable, global, storage.proxy_bypass.clone())),
+    }
+}
+
+/// Everything one seed produced.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub outcome: SeedOutcome,
+    pub history: History,
+    pub plan: FaultPlan,
+}
+
+/// Runs one seed with the built-in stores.
+pub fn run_seed(scenario: &Arc<Scenario>, seed: u64) -> RunResult {
+    run_seed_with(scenario, seed, &(Arc::new(builtin_store) as StoreFactory))
+}
+
+/// Runs one seed on a fresh thread with a fresh runtime; a panic in any simulated node is
+/// caught and reported in `outcome.panic`.
+pub fn run_seed_with(scenario: &Arc<Scenario>, seed: u64, factory: &StoreFactory) -> RunResult {
+    let scenario = scenario.clone();
+    let factory = factory.clone();
+    std::thread::Builder::new()
+        .name(format!("seed-{seed}"))
+        .spawn(move || simulate(scenario, seed, factory))
+        .expect("spawn seed thread")
+        .join()
+        .unwrap_or_else(|payload| panic!("seed {seed}: runner failed: {}", panic_message(&*payload)))
+}
+
+/// Runs `seeds` on `jobs` threads; `on_done` sees each outcome as it finishes (any order).
+/// Returns the outcomes sorted by seed, so the result does not depend on `jobs`.
+pub fn sweep(
+    scenario: &Arc<Scenario>,
+    seeds: Range<u64>,
+    jobs: usize,
+    factory: &StoreFactory,
+    on_done: &(dyn Fn(&SeedOutcome) + Sync),
+) -> Vec<SeedOutcome> {
+    let next = AtomicU64::new(seeds.start);
+    let results = Mutex::new(Vec::with_capacity((seeds.end - seeds.start) as usize));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| loop {
+                let seed = next.fetch_add(1, Ordering::Relaxed);
+                if seed >= seeds.end {
+                    break;
+                }
+                let outcome = run_seed_with(scenario, seed, factory).outcome;
+                on_done(&outcome);
+                lock(&results).push(outcome);
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    results.sort_by_key(|outcome| outcome.seed);
+    results
+}
+
+fn lease_config(scenario: &Scenario) -> LeaseConfig {
+    let lease = &scenario.lease;
+    LeaseConfig {
+        ttl_ns: lease.effective_ttl_ms() * NS_PER_MS,
+        lock_delay_ns: lease.lock_delay_ms * NS_PER_MS,
+        election_timeout_ns: lease.election_timeout_ms * NS_PER_MS,
+        token_source: lease.token_source,
+        token_scope: lease.token_scope,
+        on_restart: lease.on_restart,
+    }
+}
+
+/// Every node's clock for this seed: drawn parameters plus the plan's steps and suspends.
+fn clocks(plan: &FaultPlan) -> BTreeMap<String, NodeClock> {
+    let mut clocks: BTreeMap<String, NodeClock> = plan
+        .clocks
+        .iter()
+        .map(|(name, spec)| {
+            let offset_ns = (spec.offset_ms * NS_PER_MS as f64).round() as i64;
+            (name.clone(), NodeClock::new(offset_ns, spec.drift_ppm))
+        })
+        .collect();
+    for timed in &plan.faults {
+        let at = ms_to_ns(timed.at_ms);
+        match &timed.fault {
+            Fault::ClockStep { node, delta_ms } => {
+                let delta_ns = (delta_ms * NS_PER_MS as f64).round() as i64;
+                clocks.get_mut(node).expect("planned node has a clock").add_step(at, delta_ns);
+            }
+            Fault::VmSuspend { node, duration_ms } => {
+                let end = at + ms_to_ns(*duration_ms);
+                clocks.get_mut(node).expect("planned node has a clock").add_freeze(at, end);
+            }
+            _ => {}
+        }
+    }
+    clocks
+}
+
+fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunResult {
+    let plan = plan(&scenario, seed);
+    let clocks = clocks(&plan);
+    let lease = LeaseService::new(lease_config(&scenario), stream(seed, "coordinator"));
+    let store = factory(&scenario);
+    let runtime = Runtime::with_seed_and_config(seed, madsim::Config::default());
+    let slot: Arc<Mutex<Option<Arc<World>>>> = Arc::new(Mutex::new(None));
+    let run_slot = slot.clone();
+    let run_plan = plan.clone();
+    let run_scenario = scenario.clone();
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        runtime.block_on(async move {
+            let world = Arc::new(World::new(run_scenario, run_plan, seed, clocks, lease, store));
+            *lock(&run_slot) = Some(world.clone());
+            world.record(
+                "nemesis",
+                EventKind::RunStarted { seed, liveness_bound_ms: world.scenario.liveness_bound_ms() },
+            );
+            start_nodes(&world);
+            nemesis::run(world.clone()).await;
+            let handle = Handle::current();
+            for node in lock(&world.nodes).values() {
+                handle.kill(node.id());
+            }
+        })
+    }));
+    let panic = result.err().map(|payload| panic_message(&*payload));
+    let world = lock(&slot).take().expect("world was built");
+    let history = world.take_history();
+    drop(world);
+    drop(runtime);
+    let outcome = SeedOutcome {
+        seed,
+        trace_hash: history.trace_hash(),
+        events: history.events.len(),
+        checked: check(&history),
+        panic,
+    };
+    RunResult { outcome, history, plan }
+}
+
+fn start_nodes(world: &Arc<World>) {
+    let handle = Handle::current();
+    let carrier = handle.create_node().name(nodes::NET).build();
+    world.net.set_carrier(carrier.clone());
+    let mut built = BTreeMap::new();
+    built.insert(nodes::NET.to_string(), carrier);
+
+    let w = world.clone();
+    let node = handle
+        .create_node()
+        .name(nodes::COORDINATOR)
+        .init(move || guarded(w.clone(), nodes::COORDINATOR.to_string(), coordinator::run(w.clone())))
+        .build();
+    built.insert(nodes::COORDINATOR.to_string(), node);
+
+    let w = world.clone();
+    let node = handle
+        .create_node()
+        .name(nodes::STORAGE)
+        .init(move || guarded(w.clone(), nodes::STORAGE.to_string(), storage::run(w.clone())))
+        .build();
+    built.insert(nodes::STORAGE.to_string(), node);
+
+    for index in 0..world.scenario.workers.count {
+        let name = nodes::worker(index);
+        let w = world.clone();
+        let node_name = name.clone();
+        let node = handle
+            .create_node()
+            .name(name.clone())
+            .init(move || guarded(w.clone(), node_name.clone(), worker::run(w.clone(), index)))
+            .build();
+        built.insert(name, node);
+    }
+    *lock(&world.nodes) = built;
+}

@@ -1,0 +1,115 @@
+//! The storage process: presents each write to the configured [`Fence`] and records what it
+//! decided. Hosted on the `storage` node, or on the coordinator when the fence checks the
+//! lease state itself.
+//!
+//! [`Fence`]: fencesim_model::fence::Fence
+
+use std::sync::Arc;
+
+use fencesim_model::{
+    fence::Verdict,
+    history::{EffectVia, EventKind},
+    lease::LeaseView,
+    nodes::{COORDINATOR, STORAGE},
+};
+use fencesim_scenario::Durability;
+use futures::StreamExt;
+
+use crate::{
+    coordinator, net,
+    protocol::{Envelope, Msg},
+    world::{lock, World},
+};
+
+pub(crate) async fn run(world: Arc<World>) {
+    if world.start_incarnation(STORAGE) > 0 {
+        lock(&world.store).restart();
+        if world.scenario.storage.max_token == Durability::Volatile {
+            world.record(STORAGE, EventKind::StorageStateLost);
+        }
+    }
+    let mut mailbox = world.net.open_mailbox(STORAGE);
+    while let Some(envelope) = mailbox.next().await {
+        handle(&world, STORAGE, envelope);
+    }
+}
+
+/// Handles a storage request on `host` (the storage node, or the coordinator).
+pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
+    let from = envelope.from;
+    let answer = match envelope.msg {
+        Msg::Write { req, request, outbox } => {
+            world.record(
+                host,
+                EventKind::WritePresented {
+                    op: request.op,
+                    resource: request.resource.clone(),
+                    lease_scope: request.lease_scope.clone(),
+                    writer: request.writer.clone(),
+                    token: request.token,
+                },
+            );
+            let verdict = {
+                let mut store = lock(&world.store);
+                if store.checks_lease_state() {
+                    assert_eq!(host, COORDINATOR, "a lease-checking store must live with the lease service");
+                    coordinator::expire_due(world);
+                    let lease = lock(&world.lease);
+                    store.write(&request, Some(&*lease as &dyn LeaseView))
+                } else {
+                    store.write(&request, None)
+                }
+            };
+            let kind = match &verdict {
+                Verdict::Accepted { previous } => EventKind::WriteAccepted {
+                    op: request.op,
+                    resource: request.resource.clone(),
+                    lease_scope: request.lease_scope.clone(),
+                    writer: request.writer.clone(),
+                    token: request.token,
+                    previous: *previous,
+                },
+                Verdict::Rejected { accepted, reason } => EventKind::WriteRejected {
+                    op: request.op,
+                    resource: request.resource.clone(),
+                    lease_scope: request.lease_scope.clone(),
+                    writer: request.writer.clone(),
+                    token: request.token,
+                    accepted: *accepted,
+                    reason: reason.clone(),
+                },
+            };
+            world.record(host, kind);
+            if outbox && verdict.is_accepted() {
+                // The effect was committed with the write; the relay delivers it from here.
+                world.record(
+                    host,
+                    EventKind::SideEffect {
+                        op: request.op,
+                        resource: request.resource,
+                        lease_scope: request.lease_scope,
+                        worker: request.writer,
+                        token: request.token,
+                        via: EffectVia::Outbox,
+                    },
+                );
+            }
+            Msg::WriteReply { req, verdict }
+        }
+        Msg::ReadToken { req, op, resource } => {
+            let stored = lock(&world.store).read_token(&resource);
+            world.record(host, EventKind::TokenRead { op, resource, writer: from.clone(), stored });
+            Msg::ReadTokenReply { req, stored }
+        }
+        Msg::Fence { req, resource, token } => {
+            let verdict = lock(&world.store).raise_fence(&resource, token);
+            world.record(
+                host,
+                EventKind::Fence { resource, writer: from.clone(), token, verdict: verdict.clone() },
+            );
+            Msg::FenceReply { req, verdict }
+        }
+        other => panic!("storage received an unexpected message: {other:?}"),
+    };
+    net::send(world, Envelope { from: host.to_string(), to: from, msg: answer });
+}

@@ -1,0 +1,312 @@
+//! A worker process: acquire → (fence) → work → write(token) → renew in the background;
+//! stops writing when renewal fails or its local deadline passes by its own clock.
+//!
+//! Its local deadline check happens before each unit of work (as `while lease.valid() {
+//! work(); write(); }` loops do), so a pause during the work is the textbook stale write.
+
+use std::sync::{Arc, Mutex};
+
+use fencesim_model::{
+    fence::{ClientProtocol, Verdict, WriteRequest},
+    history::{BeliefEnd, EffectVia, EventKind},
+    ms_to_ns,
+    nodes::{worker, COORDINATOR, STORAGE},
+    rng::{stream, Rng},
+    Scope, Token, NS_PER_MS,
+};
+use fencesim_scenario::{DeadlineFrom, SideEffects, WorkerSpec};
+
+use crate::{
+    node::{spawn_guarded, Endpoint},
+    protocol::Msg,
+    world::{lock, World},
+};
+
+/// What the worker currently believes about one lease.
+struct Belief {
+    scope: Scope,
+    token: Token,
+    /// Local monotonic deadline (ns): after it, the worker must not write.
+    deadline_mono_ns: u64,
+    ended: Option<BeliefEnd>,
+}
+
+struct Worker {
+    name: String,
+    world: Arc<World>,
+    endpoint: Arc<Endpoint>,
+    spec: WorkerSpec,
+    /// Where writes go: the storage, or the coordinator for a lease-checking store.
+    store_node: &'static str,
+    protocol: ClientProtocol,
+}
+
+pub(crate) async fn run(world: Arc<World>, index: usize) {
+    let name = worker(index);
+    let incarnation = world.start_incarnation(&name);
+    // One stream per incarnation: a restarted process draws afresh, deterministically.
+    let mut rng = stream(world.seed, &format!("{name}/incarnation-{incarnation}"));
+    let (checks_lease, protocol) = {
+        let store = lock(&world.store);
+        (store.checks_lease_state(), store.protocol())
+    };
+    let me = Arc::new(Worker {
+        endpoint: Endpoint::open(&world, &name),
+        spec: world.scenario.workers.clone(),
+        store_node: if checks_lease { COORDINATOR } else { STORAGE },
+        protocol,
+        world,
+        name,
+    });
+    let mut period = index;
+    loop {
+        let resource = me.spec.resources[period % me.spec.resources.len()].clone();
+        let scope = me.world.scenario.lease_scope_of(&resource);
+        match me.acquire(&scope).await {
+            Some((token, deadline_mono_ns)) => {
+                period += 1;
+                me.clone().hold(&mut rng, scope, token, deadline_mono_ns, resource).await;
+            }
+            None => me.sleep_ms(me.spec.acquire_retry_ms as f64).await,
+        }
+    }
+}
+
+impl Worker {
+    fn mono(&self) -> u64 {
+        self.world.mono_ns(&self.name)
+    }
+
+    async fn sleep_ms(&self, ms: f64) {
+        self.world.sleep_local(&self.name, ms_to_ns(ms)).await;
+    }
+
+    fn deadline_base(&self, sent_mono: u64) -> u64 {
+        match self.spec.deadline_from {
+            DeadlineFrom::RequestSent => sent_mono,
+            DeadlineFrom::ReplyReceived => self.mono(),
+        }
+    }
+
+    /// Returns the token and the local deadline.
+    async fn acquire(&self, scope: &str) -> Option<(Token, u64)> {
+        let sent = self.mono();
+        let scope = scope.to_string();
+        let reply = self
+            .endpoint
+            .call(COORDINATOR, |req| Msg::Acquire { req, scope }, self.spec.request_timeout_ms)
+            .await;
+        match reply {
+            Some(Msg::AcquireReply { token: Some(token), ttl_ms, .. }) => {
+                Some((token, self.deadline_base(sent) + ttl_ms * NS_PER_MS))
+            }
+            _ => None,
+        }
+    }
+
+    fn end(&self, belief: &Mutex<Belief>, why: BeliefEnd) {
+        let mut belief = lock(belief);
+        if belief.ended.is_some() {
+            return;
+        }
+        belief.ended = Some(why.clone());
+        self.world.record(
+            &self.name,
+            EventKind::BeliefEnded {
+                scope: belief.scope.clone(),
+                token: belief.token,
+                why,
+                local_mono_ms: self.mono() as f64 / NS_PER_MS as f64,
+            },
+        );
+    }
+
+    fn ended(&self, belief: &Mutex<Belief>) -> bool {
+        lock(belief).ended.is_some()
+    }
+
+    fn deadline_passed(&self, belief: &Mutex<Belief>) -> bool {
+        self.mono() >= lock(belief).deadline_mono_ns
+    }
+
+    async fn hold(self: Arc<Self>, rng: &mut Rng, scope: Scope, token: Token, deadline_mono_ns: u64, resource: String) {
+        self.world.record(
+            &self.name,
+            EventKind::BeliefStarted {
+                scope: scope.clone(),
+                token,
+                local_deadline_mono_ms: deadline_mono_ns as f64 / NS_PER_MS as f64,
+            },
+        );
+        let belief = Arc::new(Mutex::new(Belief { scope: scope.clone(), token, deadline_mono_ns, ended: None }));
+        let renewer = self.clone();
+        let renew_belief = belief.clone();
+        spawn_guarded(&self.world, &self.name, async move { renewer.renew_loop(renew_belief).await });
+
+        if self.protocol == ClientProtocol::FenceThenWrite && !self.fence(&belief, &resource, token).await {
+            self.release(&belief, &scope, token);
+            return;
+        }
+        for _ in 0..self.spec.writes_per_lease {
+            if self.ended(&belief) {
+                break;
+            }
+            if self.deadline_passed(&belief) {
+                self.end(&belief, BeliefEnd::DeadlinePassed);
+                break;
+            }
+            let work_ms = self.spec.work_ms.sample(rng);
+            self.sleep_ms(work_ms).await;
+            if self.ended(&belief) {
+                break;
+            }
+            if self.spec.check_lease_before_write && !self.check(&scope, token).await {
+                self.end(&belief, BeliefEnd::CheckFailed);
+                break;
+            }
+            if !self.write(&belief, &scope, token, &resource).await {
+                break;
+            }
+        }
+        self.release(&belief, &scope, token);
+    }
+
+    fn release(&self, belief: &Mutex<Belief>, scope: &str, token: Token) {
+        if !self.ended(belief) {
+            self.end(belief, BeliefEnd::Released);
+            self.endpoint.send(COORDINATOR, Msg::Release { scope: scope.to_string(), token });
+        }
+    }
+
+    /// Raises the resource's epoch before the first write; false if the store refused or
+    /// the deadline passed while retrying.
+    async fn fence(&self, belief: &Mutex<Belief>, resource: &str, token: Token) -> bool {
+        loop {
+            if self.deadline_passed(belief) {
+                self.end(belief, BeliefEnd::DeadlinePassed);
+                return false;
+            }
+            let resource = resource.to_string();
+            let reply = self
+                .endpoint
+                .call(self.store_node, |req| Msg::Fence { req, resource, token }, self.spec.request_timeout_ms)
+                .await;
+            match reply {
+                Some(Msg::FenceReply { verdict: Verdict::Accepted { .. }, .. }) => return true,
+                Some(Msg::FenceReply { verdict: Verdict::Rejected { .. }, .. }) => {
+                    self.end(belief, BeliefEnd::WriteRejected);
+                    return false;
+                }
+                _ => continue,
+            }
+        }
+    }
+
+    async fn check(&self, scope: &str, token: Token) -> bool {
+        let scope = scope.to_string();
+        let reply = self
+            .endpoint
+            .call(COORDINATOR, |req| Msg::Check { req, scope, token }, self.spec.request_timeout_ms)
+            .await;
+        matches!(reply, Some(Msg::CheckReply { holds: true, .. }))
+    }
+
+    /// One protected write; false when the worker must stop holding.
+    async fn write(&self, belief: &Mutex<Belief>, scope: &str, token: Token, resource: &str) -> bool {
+        let op = self.world.next_op();
+        if self.protocol == ClientProtocol::ReadThenWrite {
+            let target = resource.to_string();
+            let reply = self
+                .endpoint
+                .call(self.store_node, |req| Msg::ReadToken { req, op, resource: target }, self.spec.request_timeout_ms)
+                .await;
+            match reply {
+                Some(Msg::ReadTokenReply { stored, .. }) => {
+                    if stored.is_some_and(|stored| stored > token) {
+                        self.world.record(
+                            &self.name,
+                            EventKind::WriteAbandoned { op, resource: resource.to_string(), token, stored },
+                        );
+                        self.end(belief, BeliefEnd::WriteRejected);
+                        return false;
+                    }
+                }
+                _ => return true,
+            }
+        }
+        if self.spec.side_effects == SideEffects::Direct {
+            // The external call happens before the fenced write: nothing checks its token.
+            self.world.record(
+                &self.name,
+                EventKind::SideEffect {
+                    op,
+                    resource: resource.to_string(),
+                    lease_scope: scope.to_string(),
+                    worker: self.name.clone(),
+                    token,
+                    via: EffectVia::Direct,
+                },
+            );
+        }
+        self.world.record(&self.name, EventKind::WriteSent { op, resource: resource.to_string(), token });
+        let request = WriteRequest {
+            op,
+            resource: resource.to_string(),
+            lease_scope: scope.to_string(),
+            writer: self.name.clone(),
+            token,
+            payload: format!("output of op {op}"),
+        };
+        let outbox = self.spec.side_effects == SideEffects::Outbox;
+        let reply = self
+            .endpoint
+            .call(self.store_node, |req| Msg::Write { req, request, outbox }, self.spec.request_timeout_ms)
+            .await;
+        if let Some(Msg::WriteReply { verdict: Verdict::Rejected { .. }, .. }) = reply {
+            self.end(belief, BeliefEnd::WriteRejected);
+            return false;
+        }
+        true
+    }
+
+    async fn renew_loop(self: Arc<Self>, belief: Arc<Mutex<Belief>>) {
+        let (scope, token) = {
+            let belief = lock(&belief);
+            (belief.scope.clone(), belief.token)
+        };
+        loop {
+            self.sleep_ms(self.spec.renew_every_ms as f64).await;
+            if self.ended(&belief) {
+                return;
+            }
+            let sent = self.mono();
+            let renew_scope = scope.clone();
+            let reply = self
+                .endpoint
+                .call(COORDINATOR, |req| Msg::Renew { req, scope: renew_scope, token }, self.spec.request_timeout_ms)
+                .await;
+            if self.ended(&belief) {
+                return;
+            }
+            let failure = match reply {
+                Some(Msg::RenewReply { ok: true, ttl_ms, .. }) => {
+                    let deadline = self.deadline_base(sent) + ttl_ms * NS_PER_MS;
+                    let mut belief = lock(&belief);
+                    belief.deadline_mono_ns = belief.deadline_mono_ns.max(deadline);
+                    None
+                }
+                Some(Msg::RenewReply { reason, .. }) => Some((reason, true)),
+                _ => Some(("no reply (timeout)".to_string(), false)),
+            };
+            if let Some((reason, refused)) = failure {
+                self.world.record(&self.name, EventKind::RenewFailed { scope: scope.clone(), token, reason });
+                if self.spec.stop_on_renew_failure {
+                    self.end(&belief, BeliefEnd::RenewFailed);
+                }
+                if refused || self.spec.stop_on_renew_failure {
+                    return;
+                }
+            }
+        }
+    }
+}

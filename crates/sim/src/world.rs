@@ -1,0 +1,139 @@
+//! The state shared by every simulated node: the recorder, the clocks, the network, and the
+//! durable state of the coordinator and the storage (which outlives their restarts).
+
+use std::{
+    collections::BTreeMap,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, Mutex, MutexGuard,
+    },
+};
+
+use fencesim_model::{
+    clock::NodeClock,
+    fence::Fence,
+    history::{EventKind, History},
+    lease::LeaseService,
+    NodeName,
+};
+use fencesim_scenario::{plan::FaultPlan, Scenario};
+use madsim::{runtime::NodeHandle, time::Instant};
+
+use crate::net::Net;
+
+/// Locks a mutex, ignoring poisoning: a panicking node is reported as a failed seed by the
+/// runner, and the history recorded up to the panic is still wanted.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+pub(crate) struct World {
+    pub scenario: Arc<Scenario>,
+    pub plan: FaultPlan,
+    pub seed: u64,
+    start: Instant,
+    history: Mutex<History>,
+    pub clocks: BTreeMap<NodeName, NodeClock>,
+    pub net: Net,
+    /// The lease service's state: the coordinator's "disk" (see `LeaseService::restart`).
+    pub lease: Mutex<LeaseService>,
+    /// The protected store's state: the storage's "disk" (see `Fence::restart`).
+    pub store: Mutex<Box<dyn Fence>>,
+    next_op: AtomicU64,
+    /// How many times each node has started (its RNG stream is per incarnation).
+    incarnations: Mutex<BTreeMap<NodeName, u32>>,
+    /// madsim handles of the simulated nodes, by name.
+    pub nodes: Mutex<BTreeMap<NodeName, NodeHandle>>,
+}
+
+impl World {
+    pub fn new(
+        scenario: Arc<Scenario>,
+        plan: FaultPlan,
+        seed: u64,
+        clocks: BTreeMap<NodeName, NodeClock>,
+        lease: LeaseService,
+        store: Box<dyn Fence>,
+    ) -> Self {
+        let net = Net::new(&scenario, seed);
+        World {
+            scenario,
+            plan,
+            seed,
+            start: Instant::now(),
+            history: Mutex::new(History::default()),
+            clocks,
+            net,
+            lease: Mutex::new(lease),
+            store: Mutex::new(store),
+            next_op: AtomicU64::new(1),
+            incarnations: Mutex::new(BTreeMap::new()),
+            nodes: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// True time since the run began, in nanoseconds.
+    pub fn now_ns(&self) -> u64 {
+        Instant::now().duration_since(self.start).as_nanos() as u64
+    }
+
+    pub fn record(&self, node: &str, kind: EventKind) {
+        let now = self.now_ns();
+        lock(&self.history).push(now, node, kind);
+    }
+
+    pub fn take_history(&self) -> History {
+        std::mem::take(&mut *lock(&self.history))
+    }
+
+    pub fn next_op(&self) -> u64 {
+        self.next_op.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Registers a (re)start of `node`; returns its incarnation number (0 for the first).
+    pub fn start_incarnation(&self, node: &str) -> u32 {
+        let mut incarnations = lock(&self.incarnations);
+        let entry = incarnations.entry(node.to_string()).or_insert(0);
+        let current = *entry;
+        *entry += 1;
+        current
+    }
+
+    pub fn clock(&self, node: &str) -> &NodeClock {
+        self.clocks.get(node).unwrap_or_else(|| panic!("no clock for node {node}"))
+    }
+
+    /// `node`'s monotonic clock now, in nanoseconds.
+    pub fn mono_ns(&self, node: &str) -> u64 {
+        self.clock(node).mono_ns(self.now_ns())
+    }
+
+    /// `node`'s wall clock now, in milliseconds since the Unix epoch.
+    pub fn wall_ms(&self, node: &str) -> i64 {
+        self.clock(node).wall_ns(self.now_ns()).div_euclid(1_000_000)
+    }
+
+    /// Sleeps until `node`'s monotonic clock has advanced by `local_ns`. Re-checks after each
+    /// wake-up, so a VM suspend (which freezes `mono`) extends the sleep as it would a guest's
+    /// timer.
+    pub async fn sleep_local(&self, node: &str, local_ns: u64) {
+        let clock = self.clock(node);
+        let target = clock.mono_ns(self.now_ns()) + local_ns;
+        loop {
+            let now = self.now_ns();
+            let wake = clock.true_time_until_mono(now, target);
+            if wake <= now {
+                return;
+            }
+            madsim::time::sleep(std::time::Duration::from_nanos(wake - now)).await;
+        }
+    }
+
+    /// Sleeps until true time `t_ns` (for the nemesis, which lives outside every node).
+    pub async fn sleep_until_true(&self, t_ns: u64) {
+        let now = self.now_ns();
+        if t_ns > now {
+            madsim::time::sleep(std::time::Duration::from_nanos(t_ns - now)).await;
+        }
+    }
+}
