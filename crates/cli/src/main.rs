@@ -18,7 +18,11 @@ use fencesim_scenario::{Scenario, SeedRange};
 use fencesim_sim::runner::{builtin_store, StoreFactory};
 
 #[derive(Parser)]
-#[command(name = "fencesim", version, about = "Deterministic chaos testing for lease + fencing-token protocols")]
+#[command(
+    name = "fencesim",
+    version,
+    about = "Deterministic chaos testing for lease + fencing-token protocols"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -55,7 +59,9 @@ enum Command {
 }
 
 fn default_jobs() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 /// A usage or input error: printed, exit code 2.
@@ -70,10 +76,18 @@ impl<E: std::fmt::Display> From<E> for InputError {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { scenario, seeds, jobs, out } => run(&scenario, seeds.as_deref(), jobs, &out),
-        Command::Replay { scenario, seed, trace, check_determinism } => {
-            replay(&scenario, seed, trace.as_deref(), check_determinism)
-        }
+        Command::Run {
+            scenario,
+            seeds,
+            jobs,
+            out,
+        } => run(&scenario, seeds.as_deref(), jobs, &out),
+        Command::Replay {
+            scenario,
+            seed,
+            trace,
+            check_determinism,
+        } => replay(&scenario, seed, trace.as_deref(), check_determinism),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -86,7 +100,11 @@ fn main() -> ExitCode {
 }
 
 fn parse_seeds(text: &str) -> Result<SeedRange, InputError> {
-    let bad = || InputError(format!("--seeds: expected `A..B` with integers A < B, got `{text}`"));
+    let bad = || {
+        InputError(format!(
+            "--seeds: expected `A..B` with integers A < B, got `{text}`"
+        ))
+    };
     let (start, end) = text.split_once("..").ok_or_else(bad)?;
     let start: u64 = start.trim().parse().map_err(|_| bad())?;
     let end: u64 = end.trim().parse().map_err(|_| bad())?;
@@ -107,7 +125,9 @@ fn run(path: &Path, seeds: Option<&str>, jobs: usize, out: &Path) -> Result<bool
         None => scenario.seeds,
     };
     if jobs == 0 {
-        return Err(InputError("--jobs: expected a positive number of threads, got 0".into()));
+        return Err(InputError(
+            "--jobs: expected a positive number of threads, got 0".into(),
+        ));
     }
     println!(
         "fencesim run {} ({}), scenario hash {}, seeds {seeds}, {jobs} jobs",
@@ -132,47 +152,87 @@ fn run(path: &Path, seeds: Option<&str>, jobs: usize, out: &Path) -> Result<bool
     fencesim_report::write_atomic(&summary_path, &fencesim_report::to_json(&summary))
         .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
 
-    for outcome in outcomes.iter().filter(|o| o.panic.is_some() || !o.checked.violations.is_empty()) {
+    for outcome in outcomes
+        .iter()
+        .filter(|o| o.panic.is_some() || !o.checked.violations.is_empty())
+    {
         let what = match &outcome.panic {
             Some(panic) => format!("panicked: {panic}"),
             None => {
                 let first = &outcome.checked.violations[0];
-                let names: Vec<String> = outcome.checked.violated().iter().map(|i| i.to_string()).collect();
+                let names: Vec<String> = outcome
+                    .checked
+                    .violated()
+                    .iter()
+                    .map(|i| i.to_string())
+                    .collect();
                 format!("violates {} — {}", names.join(", "), first.message)
             }
         };
-        println!("seed {}: {what}\n    replay: {}", outcome.seed, replay_command(path, outcome.seed));
+        println!(
+            "seed {}: {what}\n    replay: {}",
+            outcome.seed,
+            replay_command(path, outcome.seed)
+        );
     }
     println!("{}", fencesim_report::render_summary(&summary));
     println!("summary written to {}", summary_path.display());
     Ok(summary.expectation_met)
 }
 
-fn replay(path: &Path, seed: u64, trace: Option<&Path>, check_determinism: bool) -> Result<bool, InputError> {
+fn replay(
+    path: &Path,
+    seed: u64,
+    trace: Option<&Path>,
+    check_determinism: bool,
+) -> Result<bool, InputError> {
     let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load(path)?);
     let result = fencesim_sim::run_seed(&scenario, seed);
-    println!("== scenario {} (hash {}), seed {seed}", scenario.name, scenario.hash());
+    println!(
+        "== scenario {} (hash {}), seed {seed}",
+        scenario.name,
+        scenario.hash()
+    );
     println!("== resolved options");
-    println!("{}", serde_json::to_string_pretty(&*scenario).expect("scenario serializes"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&*scenario).expect("scenario serializes")
+    );
     println!("== fault plan");
     println!("{}", result.plan.render());
     println!("== timeline (true time, ms)");
     let mut nodes = scenario.node_names();
     nodes.push("nemesis".to_string());
-    println!("{}", fencesim_report::timeline::render(&result.history, &result.outcome.checked.violations, &nodes));
+    println!(
+        "{}",
+        fencesim_report::timeline::render(
+            &result.history,
+            &result.outcome.checked.violations,
+            &nodes
+        )
+    );
     println!("== violations");
     if result.outcome.checked.violations.is_empty() {
         println!("none");
     }
     for violation in &result.outcome.checked.violations {
-        println!("{}", fencesim_report::timeline::render_violation(&result.history, violation));
+        println!(
+            "{}",
+            fencesim_report::timeline::render_violation(&result.history, violation)
+        );
     }
     if let Some(panic) = &result.outcome.panic {
         println!("== PANIC: {panic}");
     }
     println!("== metrics");
-    println!("{}", serde_json::to_string_pretty(&result.outcome.checked.metrics).expect("metrics serialize"));
-    println!("== trace hash {} ({} events)", result.outcome.trace_hash, result.outcome.events);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&result.outcome.checked.metrics).expect("metrics serialize")
+    );
+    println!(
+        "== trace hash {} ({} events)",
+        result.outcome.trace_hash, result.outcome.events
+    );
     if let Some(trace) = trace {
         fencesim_report::trace::write_jsonl(&result.history, trace)
             .map_err(|e| InputError(format!("{}: cannot write trace: {e}", trace.display())))?;

@@ -31,7 +31,12 @@ pub struct NodeClock {
 
 impl NodeClock {
     pub fn new(offset_ns: i64, drift_ppm: f64) -> Self {
-        NodeClock { offset_ns, drift_ppm, steps: Vec::new(), freezes: Vec::new() }
+        NodeClock {
+            offset_ns,
+            drift_ppm,
+            steps: Vec::new(),
+            freezes: Vec::new(),
+        }
     }
 
     /// Adds a wall-clock step of `delta_ns` at true time `at_ns`.
@@ -71,7 +76,9 @@ impl NodeClock {
 
     /// Whether the node is suspended at true time `t`.
     pub fn is_frozen(&self, t: u64) -> bool {
-        self.freezes.iter().any(|&(start, end)| start <= t && t < end)
+        self.freezes
+            .iter()
+            .any(|&(start, end)| start <= t && t < end)
     }
 
     /// The node's monotonic clock at true time `t`, in nanoseconds since boot.
@@ -82,7 +89,12 @@ impl NodeClock {
     /// The node's wall clock at true time `t`, in nanoseconds since the Unix epoch.
     pub fn wall_ns(&self, t: u64) -> i64 {
         let drifted = (t as f64 * self.rate()).round() as i64;
-        let stepped: i64 = self.steps.iter().take_while(|s| s.0 <= t).map(|s| s.1).sum();
+        let stepped: i64 = self
+            .steps
+            .iter()
+            .take_while(|s| s.0 <= t)
+            .map(|s| s.1)
+            .sum();
         WALL_EPOCH_MS * 1_000_000 + drifted + self.offset_ns + stepped
     }
 
@@ -109,14 +121,20 @@ mod tests {
     fn perfect_clock_tracks_true_time() {
         let clock = NodeClock::default();
         assert_eq!(clock.mono_ns(5 * MS), 5 * MS);
-        assert_eq!(clock.wall_ns(5 * MS), WALL_EPOCH_MS * 1_000_000 + (5 * MS) as i64);
+        assert_eq!(
+            clock.wall_ns(5 * MS),
+            WALL_EPOCH_MS * 1_000_000 + (5 * MS) as i64
+        );
     }
 
     #[test]
     fn drift_scales_both_clocks() {
         let clock = NodeClock::new(0, 500.0);
         assert_eq!(clock.mono_ns(1_000 * MS), 1_000_500_000);
-        assert_eq!(clock.wall_ns(1_000 * MS) - WALL_EPOCH_MS * 1_000_000, 1_000_500_000);
+        assert_eq!(
+            clock.wall_ns(1_000 * MS) - WALL_EPOCH_MS * 1_000_000,
+            1_000_500_000
+        );
     }
 
     #[test]
@@ -127,7 +145,10 @@ mod tests {
         let wall = clock.wall_ns(20 * MS) - WALL_EPOCH_MS * 1_000_000;
         assert_eq!(wall, (20 * MS) as i64 - (128 * MS) as i64);
         // Before the step the wall clock was unaffected.
-        assert_eq!(clock.wall_ns(9 * MS) - WALL_EPOCH_MS * 1_000_000, (9 * MS) as i64);
+        assert_eq!(
+            clock.wall_ns(9 * MS) - WALL_EPOCH_MS * 1_000_000,
+            (9 * MS) as i64
+        );
     }
 
     #[test]
@@ -135,8 +156,16 @@ mod tests {
         let mut clock = NodeClock::default();
         clock.add_freeze(10 * MS, 110 * MS);
         assert_eq!(clock.mono_ns(10 * MS), 10 * MS);
-        assert_eq!(clock.mono_ns(60 * MS), 10 * MS, "mono stops during a suspend");
-        assert_eq!(clock.mono_ns(120 * MS), 20 * MS, "mono lost the suspended 100 ms");
+        assert_eq!(
+            clock.mono_ns(60 * MS),
+            10 * MS,
+            "mono stops during a suspend"
+        );
+        assert_eq!(
+            clock.mono_ns(120 * MS),
+            20 * MS,
+            "mono lost the suspended 100 ms"
+        );
         assert_eq!(
             clock.wall_ns(120 * MS) - WALL_EPOCH_MS * 1_000_000,
             (120 * MS) as i64,

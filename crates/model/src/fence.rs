@@ -30,7 +30,10 @@ pub enum Verdict {
     /// before this one (as far as the store knows).
     Accepted { previous: Option<Token> },
     /// Refused. `accepted` is the token the store compared against.
-    Rejected { accepted: Option<Token>, reason: String },
+    Rejected {
+        accepted: Option<Token>,
+        reason: String,
+    },
 }
 
 impl Verdict {

@@ -63,7 +63,10 @@ pub enum EffectVia {
 pub enum EventKind {
     // --- run boundaries -------------------------------------------------------------------
     /// The run began. `liveness_bound_ms` is the I5 bound derived from the configuration.
-    RunStarted { seed: u64, liveness_bound_ms: u64 },
+    RunStarted {
+        seed: u64,
+        liveness_bound_ms: u64,
+    },
     /// All faults healed (end of the safety phase); I5 is measured from here.
     FaultsHealed,
     /// The run ended.
@@ -71,26 +74,67 @@ pub enum EventKind {
 
     // --- lease service (recorded at the coordinator) ---------------------------------------
     /// A new lease with a freshly issued token. `expires_mono_ms` is by the coordinator's clock.
-    Granted { scope: Scope, holder: NodeName, token: Token, expires_mono_ms: f64 },
+    Granted {
+        scope: Scope,
+        holder: NodeName,
+        token: Token,
+        expires_mono_ms: f64,
+    },
     /// An acquire by the current holder (a retry) or a renewal extended the lease.
-    Renewed { scope: Scope, holder: NodeName, token: Token },
+    Renewed {
+        scope: Scope,
+        holder: NodeName,
+        token: Token,
+    },
     /// A renewal or acquire was refused.
-    Refused { scope: Scope, holder: NodeName, token: Option<Token>, reason: String },
+    Refused {
+        scope: Scope,
+        holder: NodeName,
+        token: Option<Token>,
+        reason: String,
+    },
     /// An acquire was denied because the scope is taken or in lock-delay.
-    Denied { scope: Scope, holder: NodeName, denial: Denial },
+    Denied {
+        scope: Scope,
+        holder: NodeName,
+        denial: Denial,
+    },
     /// The service expired a lease by its own monotonic clock.
-    Expired { scope: Scope, holder: NodeName, token: Token },
-    Released { scope: Scope, holder: NodeName, token: Token },
+    Expired {
+        scope: Scope,
+        holder: NodeName,
+        token: Token,
+    },
+    Released {
+        scope: Scope,
+        holder: NodeName,
+        token: Token,
+    },
     /// A restart forgot this lease (`on_restart = "drop"`).
-    Dropped { scope: Scope, holder: NodeName, token: Token },
+    Dropped {
+        scope: Scope,
+        holder: NodeName,
+        token: Token,
+    },
     /// A restart kept this lease and re-extended it.
-    Extended { scope: Scope, holder: NodeName, token: Token, expires_mono_ms: f64 },
+    Extended {
+        scope: Scope,
+        holder: NodeName,
+        token: Token,
+        expires_mono_ms: f64,
+    },
     /// A restart lost the token counters (`volatile-counter`).
     CountersLost,
 
     // --- storage ----------------------------------------------------------------------------
     /// A write arrived at the storage (before the decision).
-    WritePresented { op: OpId, resource: Scope, lease_scope: Scope, writer: NodeName, token: Token },
+    WritePresented {
+        op: OpId,
+        resource: Scope,
+        lease_scope: Scope,
+        writer: NodeName,
+        token: Token,
+    },
     /// The storage accepted (committed) a write.
     WriteAccepted {
         op: OpId,
@@ -111,42 +155,107 @@ pub enum EventKind {
         reason: String,
     },
     /// A read of the stored token (read-then-write).
-    TokenRead { op: OpId, resource: Scope, writer: NodeName, stored: Option<Token> },
+    TokenRead {
+        op: OpId,
+        resource: Scope,
+        writer: NodeName,
+        stored: Option<Token>,
+    },
     /// A fence (epoch bump) request and the storage's verdict.
-    Fence { resource: Scope, writer: NodeName, token: Token, verdict: Verdict },
+    Fence {
+        resource: Scope,
+        writer: NodeName,
+        token: Token,
+        verdict: Verdict,
+    },
     /// The storage process lost its volatile state.
     StorageStateLost,
 
     // --- workers ----------------------------------------------------------------------------
     /// The worker received a grant and now believes it holds `scope`.
-    BeliefStarted { scope: Scope, token: Token, local_deadline_mono_ms: f64 },
+    BeliefStarted {
+        scope: Scope,
+        token: Token,
+        local_deadline_mono_ms: f64,
+    },
     /// The worker stopped believing it holds `scope`.
-    BeliefEnded { scope: Scope, token: Token, why: BeliefEnd, local_mono_ms: f64 },
+    BeliefEnded {
+        scope: Scope,
+        token: Token,
+        why: BeliefEnd,
+        local_mono_ms: f64,
+    },
     /// The worker sent a write.
-    WriteSent { op: OpId, resource: Scope, token: Token },
+    WriteSent {
+        op: OpId,
+        resource: Scope,
+        token: Token,
+    },
     /// The worker abandoned a write on its own (read-then-write saw a newer token).
-    WriteAbandoned { op: OpId, resource: Scope, token: Token, stored: Option<Token> },
+    WriteAbandoned {
+        op: OpId,
+        resource: Scope,
+        token: Token,
+        stored: Option<Token>,
+    },
     /// A renewal failed from the worker's point of view (refused or timed out).
-    RenewFailed { scope: Scope, token: Token, reason: String },
+    RenewFailed {
+        scope: Scope,
+        token: Token,
+        reason: String,
+    },
     /// An external side effect happened for work done under `token`.
-    SideEffect { op: OpId, resource: Scope, lease_scope: Scope, worker: NodeName, token: Token, via: EffectVia },
+    SideEffect {
+        op: OpId,
+        resource: Scope,
+        lease_scope: Scope,
+        worker: NodeName,
+        token: Token,
+        via: EffectVia,
+    },
 
     // --- faults (recorded by the nemesis on the affected node) ------------------------------
-    Paused { kind: PauseKind, planned_ms: f64 },
-    Resumed { kind: PauseKind },
+    Paused {
+        kind: PauseKind,
+        planned_ms: f64,
+    },
+    Resumed {
+        kind: PauseKind,
+    },
     /// The node's wall clock stepped; readings after the step are given.
-    ClockStepped { delta_ms: f64, wall_ms: f64, mono_ms: f64 },
+    ClockStepped {
+        delta_ms: f64,
+        wall_ms: f64,
+        mono_ms: f64,
+    },
     Crashed,
     Restarted,
     /// Messages `from` → `to` are dropped (both directions when `one_way` is false).
-    PartitionStarted { from: Vec<NodeName>, to: Vec<NodeName>, one_way: bool },
-    PartitionHealed { from: Vec<NodeName>, to: Vec<NodeName>, one_way: bool },
+    PartitionStarted {
+        from: Vec<NodeName>,
+        to: Vec<NodeName>,
+        one_way: bool,
+    },
+    PartitionHealed {
+        from: Vec<NodeName>,
+        to: Vec<NodeName>,
+        one_way: bool,
+    },
     /// Messages `from` → `to` are held in the network...
-    HoldStarted { from: NodeName, to: NodeName },
+    HoldStarted {
+        from: NodeName,
+        to: NodeName,
+    },
     /// ...and delivered now, late.
-    HoldReleased { from: NodeName, to: NodeName, released: u64 },
+    HoldReleased {
+        from: NodeName,
+        to: NodeName,
+        released: u64,
+    },
     /// A node's code panicked (a bug in the system under test, or an injected one).
-    Panicked { message: String },
+    Panicked {
+        message: String,
+    },
 }
 
 /// A run's history.
@@ -161,7 +270,11 @@ impl History {
             self.events.last().is_none_or(|last| last.t_ns <= t_ns),
             "history must be recorded in time order"
         );
-        self.events.push(Event { t_ns, node: node.into(), kind });
+        self.events.push(Event {
+            t_ns,
+            node: node.into(),
+            kind,
+        });
     }
 
     /// One JSON object per line, in order.
@@ -206,7 +319,16 @@ mod tests {
     #[test]
     fn events_round_trip_through_jsonl() {
         let mut h = History::default();
-        h.push(5, "coordinator", EventKind::Granted { scope: "job-1".into(), holder: "worker-0".into(), token: 41, expires_mono_ms: 10.0 });
+        h.push(
+            5,
+            "coordinator",
+            EventKind::Granted {
+                scope: "job-1".into(),
+                holder: "worker-0".into(),
+                token: 41,
+                expires_mono_ms: 10.0,
+            },
+        );
         let line = h.to_jsonl();
         let back: Event = serde_json::from_str(line.trim()).unwrap();
         assert_eq!(back, h.events[0]);

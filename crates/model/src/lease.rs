@@ -175,7 +175,8 @@ impl LeaseService {
         for scope in due {
             let lease = self.leases.remove(&scope).expect("due lease present");
             if self.config.lock_delay_ns > 0 {
-                self.lock_delay_until.insert(scope, now + self.config.lock_delay_ns);
+                self.lock_delay_until
+                    .insert(scope, now + self.config.lock_delay_ns);
             }
             expired.push(lease);
         }
@@ -186,7 +187,9 @@ impl LeaseService {
     /// by `wall-clock` tokens.
     pub fn acquire(&mut self, scope: &str, holder: &str, now: u64, wall_ms: i64) -> Acquire {
         debug_assert!(
-            self.leases.get(scope).is_none_or(|lease| lease.expires_ns > now),
+            self.leases
+                .get(scope)
+                .is_none_or(|lease| lease.expires_ns > now),
             "expire_due must run before acquire"
         );
         if let Some(lease) = self.leases.get_mut(scope) {
@@ -279,7 +282,9 @@ impl LeaseService {
         }
         self.lock_delay_until.clear();
         match self.config.on_restart {
-            OnRestart::Drop => effect.dropped = std::mem::take(&mut self.leases).into_values().collect(),
+            OnRestart::Drop => {
+                effect.dropped = std::mem::take(&mut self.leases).into_values().collect()
+            }
             OnRestart::KeepAndExtend => {
                 let until = now + self.config.ttl_ns + self.config.election_timeout_ns;
                 for lease in self.leases.values_mut() {
@@ -322,30 +327,53 @@ mod tests {
 
     #[test]
     fn single_holder_until_expiry_then_larger_token() {
-        let mut s = service(TokenSource::DurableCounter, TokenScope::PerResource, OnRestart::Drop);
+        let mut s = service(
+            TokenSource::DurableCounter,
+            TokenScope::PerResource,
+            OnRestart::Drop,
+        );
         let a = granted(s.acquire("job", "a", 0, 0));
         assert_eq!(a.token, 1);
-        assert!(matches!(s.acquire("job", "b", 50 * MS, 0), Acquire::Denied(Denial::Held { .. })));
+        assert!(matches!(
+            s.acquire("job", "b", 50 * MS, 0),
+            Acquire::Denied(Denial::Held { .. })
+        ));
         assert!(s.expire_due(99 * MS).is_empty());
         assert_eq!(s.expire_due(100 * MS).len(), 1);
         let b = granted(s.acquire("job", "b", 100 * MS, 0));
         assert_eq!(b.token, 2);
-        assert_eq!(s.renew("job", "a", 1, 101 * MS), Err(RenewRefusal::Superseded { holder: "b".into(), token: 2 }));
+        assert_eq!(
+            s.renew("job", "a", 1, 101 * MS),
+            Err(RenewRefusal::Superseded {
+                holder: "b".into(),
+                token: 2
+            })
+        );
     }
 
     #[test]
     fn retried_acquire_by_holder_keeps_token() {
-        let mut s = service(TokenSource::DurableCounter, TokenScope::PerResource, OnRestart::Drop);
+        let mut s = service(
+            TokenSource::DurableCounter,
+            TokenScope::PerResource,
+            OnRestart::Drop,
+        );
         granted(s.acquire("job", "a", 0, 0));
         match s.acquire("job", "a", 10 * MS, 0) {
-            Acquire::AlreadyHeld(lease) => assert_eq!((lease.token, lease.expires_ns), (1, 110 * MS)),
+            Acquire::AlreadyHeld(lease) => {
+                assert_eq!((lease.token, lease.expires_ns), (1, 110 * MS))
+            }
             other => panic!("{other:?}"),
         }
     }
 
     #[test]
     fn volatile_counter_restarts_from_one() {
-        let mut s = service(TokenSource::VolatileCounter, TokenScope::PerResource, OnRestart::Drop);
+        let mut s = service(
+            TokenSource::VolatileCounter,
+            TokenScope::PerResource,
+            OnRestart::Drop,
+        );
         granted(s.acquire("job", "a", 0, 0));
         let effect = s.restart(5 * MS);
         assert!(effect.counters_lost);
@@ -355,7 +383,11 @@ mod tests {
 
     #[test]
     fn durable_counter_survives_restart_and_keep_extends() {
-        let mut s = service(TokenSource::DurableCounter, TokenScope::PerResource, OnRestart::KeepAndExtend);
+        let mut s = service(
+            TokenSource::DurableCounter,
+            TokenScope::PerResource,
+            OnRestart::KeepAndExtend,
+        );
         granted(s.acquire("job", "a", 0, 0));
         let effect = s.restart(50 * MS);
         assert_eq!(effect.extended[0].expires_ns, 160 * MS);
@@ -366,14 +398,22 @@ mod tests {
 
     #[test]
     fn global_scope_shares_one_counter() {
-        let mut s = service(TokenSource::DurableCounter, TokenScope::Global, OnRestart::Drop);
+        let mut s = service(
+            TokenSource::DurableCounter,
+            TokenScope::Global,
+            OnRestart::Drop,
+        );
         assert_eq!(granted(s.acquire("x", "a", 0, 0)).token, 1);
         assert_eq!(granted(s.acquire("y", "b", 0, 0)).token, 2);
     }
 
     #[test]
     fn wrapping_counter_wraps_to_zero() {
-        let mut s = service(TokenSource::WrappingCounter { bits: 2 }, TokenScope::PerResource, OnRestart::Drop);
+        let mut s = service(
+            TokenSource::WrappingCounter { bits: 2 },
+            TokenScope::PerResource,
+            OnRestart::Drop,
+        );
         let mut tokens = Vec::new();
         for i in 0..5 {
             let lease = granted(s.acquire("job", "a", i * 200 * MS, 0));
@@ -385,7 +425,11 @@ mod tests {
 
     #[test]
     fn wall_clock_tokens_follow_the_clock() {
-        let mut s = service(TokenSource::WallClock, TokenScope::PerResource, OnRestart::Drop);
+        let mut s = service(
+            TokenSource::WallClock,
+            TokenScope::PerResource,
+            OnRestart::Drop,
+        );
         let first = granted(s.acquire("job", "a", 0, 5_000));
         s.release("job", "a", first.token);
         assert_eq!(granted(s.acquire("job", "a", 1, 4_000)).token, 4_000);
@@ -393,11 +437,18 @@ mod tests {
 
     #[test]
     fn lock_delay_blocks_reacquire_after_expiry() {
-        let mut s = service(TokenSource::DurableCounter, TokenScope::PerResource, OnRestart::Drop);
+        let mut s = service(
+            TokenSource::DurableCounter,
+            TokenScope::PerResource,
+            OnRestart::Drop,
+        );
         s.config.lock_delay_ns = 15 * MS;
         granted(s.acquire("job", "a", 0, 0));
         s.expire_due(100 * MS);
-        assert_eq!(s.acquire("job", "b", 110 * MS, 0), Acquire::Denied(Denial::LockDelay { until_ns: 115 * MS }));
+        assert_eq!(
+            s.acquire("job", "b", 110 * MS, 0),
+            Acquire::Denied(Denial::LockDelay { until_ns: 115 * MS })
+        );
         granted(s.acquire("job", "b", 115 * MS, 0));
     }
 }

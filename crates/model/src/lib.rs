@@ -45,7 +45,9 @@ pub fn ms_to_ns(ms: f64) -> u64 {
 }
 
 /// The invariants fencesim checks (BRIEF.md, "Invariants and what is reported").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Invariant {
     /// Tokens strictly increase across grants, per scope, restarts included.
     I1,
@@ -60,11 +62,18 @@ pub enum Invariant {
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 5] =
-        [Invariant::I1, Invariant::I2, Invariant::I3, Invariant::I4, Invariant::I5];
+    pub const ALL: [Invariant; 5] = [
+        Invariant::I1,
+        Invariant::I2,
+        Invariant::I3,
+        Invariant::I4,
+        Invariant::I5,
+    ];
 
     pub fn parse(text: &str) -> Option<Invariant> {
-        Invariant::ALL.into_iter().find(|inv| inv.to_string() == text)
+        Invariant::ALL
+            .into_iter()
+            .find(|inv| inv.to_string() == text)
     }
 
     pub fn title(self) -> &'static str {

@@ -460,14 +460,23 @@ const CONSOLE_METRICS: [&str; 10] = [
 /// A short human-readable rendering of a summary for the console.
 pub fn render_summary(summary: &Summary) -> String {
     let mut out = String::new();
-    let failing: Vec<String> = summary.failing_seeds.iter().take(20).map(u64::to_string).collect();
+    let failing: Vec<String> = summary
+        .failing_seeds
+        .iter()
+        .take(20)
+        .map(u64::to_string)
+        .collect();
     let more = summary.failing_seeds.len().saturating_sub(failing.len());
     out.push_str(&format!(
         "{}: {} runs, {} failing seeds{}{}\n",
         summary.scenario,
         summary.runs,
         summary.failing_seeds.len(),
-        if failing.is_empty() { String::new() } else { format!(" [{}", failing.join(", ")) },
+        if failing.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}", failing.join(", "))
+        },
         if failing.is_empty() {
             String::new()
         } else if more > 0 {
@@ -489,7 +498,11 @@ pub fn render_summary(summary: &Summary) -> String {
     out.push_str(&format!(
         "  expectation {}: {} — {}",
         summary.expectation,
-        if summary.expectation_met { "MET" } else { "NOT MET" },
+        if summary.expectation_met {
+            "MET"
+        } else {
+            "NOT MET"
+        },
         summary.expectation_detail
     ));
     out

@@ -46,7 +46,11 @@ fn restarted(world: &Arc<World>) {
     for lease in effect.dropped {
         world.record(
             COORDINATOR,
-            EventKind::Dropped { scope: lease.scope, holder: lease.holder, token: lease.token },
+            EventKind::Dropped {
+                scope: lease.scope,
+                holder: lease.holder,
+                token: lease.token,
+            },
         );
     }
     for lease in effect.extended {
@@ -69,7 +73,11 @@ pub(crate) fn expire_due(world: &World) {
     for lease in expired {
         world.record(
             COORDINATOR,
-            EventKind::Expired { scope: lease.scope, holder: lease.holder, token: lease.token },
+            EventKind::Expired {
+                scope: lease.scope,
+                holder: lease.holder,
+                token: lease.token,
+            },
         );
     }
 }
@@ -81,13 +89,22 @@ async fn expiry_timer(world: Arc<World>) {
     loop {
         let now = world.mono_ns(COORDINATOR);
         let next = lock(&world.lease).next_expiry_ns().unwrap_or(now + idle_ns);
-        world.sleep_local(COORDINATOR, next.saturating_sub(now).max(1_000)).await;
+        world
+            .sleep_local(COORDINATOR, next.saturating_sub(now).max(1_000))
+            .await;
         expire_due(&world);
     }
 }
 
 fn reply(world: &Arc<World>, to: &str, msg: Msg) {
-    net::send(world, Envelope { from: COORDINATOR.to_string(), to: to.to_string(), msg });
+    net::send(
+        world,
+        Envelope {
+            from: COORDINATOR.to_string(),
+            to: to.to_string(),
+            msg,
+        },
+    );
 }
 
 fn handle(world: &Arc<World>, envelope: Envelope) {
@@ -115,7 +132,11 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
                 Acquire::AlreadyHeld(lease) => {
                     world.record(
                         COORDINATOR,
-                        EventKind::Renewed { scope, holder: lease.holder, token: lease.token },
+                        EventKind::Renewed {
+                            scope,
+                            holder: lease.holder,
+                            token: lease.token,
+                        },
                     );
                     Some(lease.token)
                 }
@@ -132,7 +153,11 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
                 Ok(_) => {
                     world.record(
                         COORDINATOR,
-                        EventKind::Renewed { scope, holder: from.to_string(), token },
+                        EventKind::Renewed {
+                            scope,
+                            holder: from.to_string(),
+                            token,
+                        },
                     );
                     (true, String::new())
                 }
@@ -155,14 +180,27 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
                     (false, reason)
                 }
             };
-            reply(world, from, Msg::RenewReply { req, ok, ttl_ms, reason });
+            reply(
+                world,
+                from,
+                Msg::RenewReply {
+                    req,
+                    ok,
+                    ttl_ms,
+                    reason,
+                },
+            );
         }
         Msg::Release { scope, token } => {
             let released = lock(&world.lease).release(&scope, from, token);
             if let Some(lease) = released {
                 world.record(
                     COORDINATOR,
-                    EventKind::Released { scope, holder: lease.holder, token: lease.token },
+                    EventKind::Released {
+                        scope,
+                        holder: lease.holder,
+                        token: lease.token,
+                    },
                 );
             }
         }

@@ -3,32 +3,53 @@
 
 use std::{sync::Arc, time::Duration};
 
-use fencesim_model::{history::{EventKind, PauseKind}, ms_to_ns, nodes, NS_PER_MS};
+use fencesim_model::{
+    history::{EventKind, PauseKind},
+    ms_to_ns, nodes, NS_PER_MS,
+};
 use fencesim_scenario::{Fault, TimedFault};
 use madsim::runtime::Handle;
 
 use crate::{
     net,
-    world::{lock, World},
+    world::{lock, sleep_exact, World},
 };
 
 const NEMESIS: &str = "nemesis";
 
 fn node_id(world: &World, name: &str) -> madsim::task::NodeId {
-    lock(&world.nodes).get(name).unwrap_or_else(|| panic!("fault names unknown node {name}")).id()
+    lock(&world.nodes)
+        .get(name)
+        .unwrap_or_else(|| panic!("fault names unknown node {name}"))
+        .id()
 }
 
 async fn sleep_ms(ms: f64) {
-    madsim::time::sleep(Duration::from_nanos(ms_to_ns(ms))).await;
+    sleep_exact(Duration::from_nanos(ms_to_ns(ms))).await;
 }
 
 /// Applies every fault, then the heal and liveness phases. Returns when the run is over.
+///
+/// Must be called right after the nodes are built and before anything awaits: faults planned
+/// at 0 ms begin synchronously here, so they are in force before any node runs its first
+/// step (madsim runs ready tasks in random order).
 pub(crate) async fn run(world: Arc<World>) {
     let faults: Vec<TimedFault> = world.plan.faults.clone();
     let mut tasks = Vec::with_capacity(faults.len());
     for (index, timed) in faults.into_iter().enumerate() {
         let world = world.clone();
-        tasks.push(madsim::task::spawn(async move { apply(&world, index as u64, timed).await }));
+        let index = index as u64;
+        let task = if timed.at_ms <= 0.0 {
+            let undo = begin(&world, index, timed.fault);
+            madsim::task::spawn(async move { finish(&world, undo).await })
+        } else {
+            madsim::task::spawn(async move {
+                world.sleep_until_true(ms_to_ns(timed.at_ms)).await;
+                let undo = begin(&world, index, timed.fault);
+                finish(&world, undo).await;
+            })
+        };
+        tasks.push(task);
     }
     for task in tasks {
         task.await.expect("fault task");
@@ -40,14 +61,40 @@ pub(crate) async fn run(world: Arc<World>) {
     world.record(NEMESIS, EventKind::RunEnded);
 }
 
-async fn apply(world: &Arc<World>, index: u64, timed: TimedFault) {
-    world.sleep_until_true(ms_to_ns(timed.at_ms)).await;
+/// What ends a fault once its duration has passed.
+enum Undo {
+    Nothing,
+    Resume {
+        node: String,
+        kind: PauseKind,
+        after_ms: f64,
+    },
+    Heal {
+        index: u64,
+        from: Vec<String>,
+        to: Vec<String>,
+        one_way: bool,
+        after_ms: f64,
+    },
+    Release {
+        from: String,
+        to: String,
+        after_ms: f64,
+    },
+    Restart {
+        node: String,
+        after_ms: f64,
+    },
+}
+
+/// Starts a fault now (synchronously) and says how it ends.
+fn begin(world: &Arc<World>, index: u64, fault: Fault) -> Undo {
     let handle = Handle::current();
-    match timed.fault {
-        Fault::GcPause { node, duration_ms } => pause(world, &node, PauseKind::Gc, duration_ms).await,
+    match fault {
+        Fault::GcPause { node, duration_ms } => pause(world, node, PauseKind::Gc, duration_ms),
+        // The node's clock already knows this freeze (it is part of the plan).
         Fault::VmSuspend { node, duration_ms } => {
-            // The node's clock already knows this freeze (it is part of the plan).
-            pause(world, &node, PauseKind::VmSuspend, duration_ms).await
+            pause(world, node, PauseKind::VmSuspend, duration_ms)
         }
         Fault::ClockStep { node, delta_ms } => {
             // The step is part of the node's clock plan; record the readings right after it.
@@ -61,57 +108,146 @@ async fn apply(world: &Arc<World>, index: u64, timed: TimedFault) {
                     mono_ms: clock.mono_ns(now) as f64 / NS_PER_MS as f64,
                 },
             );
+            Undo::Nothing
         }
-        Fault::Partition { nodes, peers, one_way, duration_ms } => {
-            world.net.partition(index, nodes.clone(), peers.clone(), one_way);
+        Fault::Partition {
+            nodes,
+            peers,
+            one_way,
+            duration_ms,
+        } => {
+            world
+                .net
+                .partition(index, nodes.clone(), peers.clone(), one_way);
             world.record(
                 NEMESIS,
-                EventKind::PartitionStarted { from: nodes.clone(), to: peers.clone(), one_way },
+                EventKind::PartitionStarted {
+                    from: nodes.clone(),
+                    to: peers.clone(),
+                    one_way,
+                },
             );
-            sleep_ms(duration_ms).await;
-            world.net.heal(index);
-            world.record(NEMESIS, EventKind::PartitionHealed { from: nodes, to: peers, one_way });
-        }
-        Fault::HoldRelease { from, to, duration_ms } => {
-            world.net.hold(&from, &to);
-            world.record(NEMESIS, EventKind::HoldStarted { from: from.clone(), to: to.clone() });
-            sleep_ms(duration_ms).await;
-            let held = world.net.take_held(&from, &to);
-            world.record(NEMESIS, EventKind::HoldReleased { from, to, released: held.len() as u64 });
-            for envelope in held {
-                net::carry(world, envelope);
+            Undo::Heal {
+                index,
+                from: nodes,
+                to: peers,
+                one_way,
+                after_ms: duration_ms,
             }
         }
-        Fault::CoordinatorRestart { duration_ms } => crash(world, nodes::COORDINATOR, duration_ms).await,
-        Fault::StorageRestart { duration_ms } => crash(world, nodes::STORAGE, duration_ms).await,
-        Fault::WorkerCrash { node, duration_ms } => crash(world, &node, duration_ms).await,
+        Fault::HoldRelease {
+            from,
+            to,
+            duration_ms,
+        } => {
+            world.net.hold(&from, &to);
+            world.record(
+                NEMESIS,
+                EventKind::HoldStarted {
+                    from: from.clone(),
+                    to: to.clone(),
+                },
+            );
+            Undo::Release {
+                from,
+                to,
+                after_ms: duration_ms,
+            }
+        }
+        Fault::CoordinatorRestart { duration_ms } => {
+            crash(world, nodes::COORDINATOR.to_string(), duration_ms)
+        }
+        Fault::StorageRestart { duration_ms } => {
+            crash(world, nodes::STORAGE.to_string(), duration_ms)
+        }
+        Fault::WorkerCrash { node, duration_ms } => crash(world, node, duration_ms),
         Fault::Panic { node } => {
             let id = node_id(world, &node);
             let target = handle.get_node(id).expect("node exists");
             let world = world.clone();
             target.spawn(async move {
                 let message = format!("injected panic on {node}");
-                world.record(&node, EventKind::Panicked { message: message.clone() });
+                world.record(
+                    &node,
+                    EventKind::Panicked {
+                        message: message.clone(),
+                    },
+                );
                 panic!("{message}");
             });
+            Undo::Nothing
         }
     }
 }
 
-async fn pause(world: &Arc<World>, node: &str, kind: PauseKind, duration_ms: f64) {
-    let id = node_id(world, node);
-    world.record(node, EventKind::Paused { kind, planned_ms: duration_ms });
-    Handle::current().pause(id);
-    sleep_ms(duration_ms).await;
-    Handle::current().resume(id);
-    world.record(node, EventKind::Resumed { kind });
+/// Waits out a fault's duration and ends it.
+async fn finish(world: &Arc<World>, undo: Undo) {
+    match undo {
+        Undo::Nothing => {}
+        Undo::Resume {
+            node,
+            kind,
+            after_ms,
+        } => {
+            sleep_ms(after_ms).await;
+            Handle::current().resume(node_id(world, &node));
+            world.record(&node, EventKind::Resumed { kind });
+        }
+        Undo::Heal {
+            index,
+            from,
+            to,
+            one_way,
+            after_ms,
+        } => {
+            sleep_ms(after_ms).await;
+            world.net.heal(index);
+            world.record(NEMESIS, EventKind::PartitionHealed { from, to, one_way });
+        }
+        Undo::Release { from, to, after_ms } => {
+            sleep_ms(after_ms).await;
+            let held = world.net.take_held(&from, &to);
+            world.record(
+                NEMESIS,
+                EventKind::HoldReleased {
+                    from,
+                    to,
+                    released: held.len() as u64,
+                },
+            );
+            for envelope in held {
+                net::carry(world, envelope);
+            }
+        }
+        Undo::Restart { node, after_ms } => {
+            sleep_ms(after_ms).await;
+            world.record(&node, EventKind::Restarted);
+            Handle::current().restart(node_id(world, &node));
+        }
+    }
 }
 
-async fn crash(world: &Arc<World>, node: &str, duration_ms: f64) {
-    let id = node_id(world, node);
-    world.record(node, EventKind::Crashed);
-    Handle::current().kill(id);
-    sleep_ms(duration_ms).await;
-    world.record(node, EventKind::Restarted);
-    Handle::current().restart(id);
+fn pause(world: &Arc<World>, node: String, kind: PauseKind, duration_ms: f64) -> Undo {
+    world.record(
+        &node,
+        EventKind::Paused {
+            kind,
+            planned_ms: duration_ms,
+        },
+    );
+    Handle::current().pause(node_id(world, &node));
+    Undo::Resume {
+        node,
+        kind,
+        after_ms: duration_ms,
+    }
+}
+
+fn crash(world: &Arc<World>, node: String, duration_ms: f64) -> Undo {
+    world.record(&node, EventKind::Crashed);
+    Handle::current().kill(node_id(world, &node));
+    Undo::Restart {
+        node,
+        after_ms: duration_ms,
+    }
 }

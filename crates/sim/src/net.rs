@@ -20,7 +20,7 @@ use rand::Rng as _;
 
 use crate::{
     protocol::Envelope,
-    world::{lock, World},
+    world::{lock, sleep_exact, World},
 };
 
 /// One active partition: messages from `from` to `to` are dropped (and back, unless one-way).
@@ -83,7 +83,12 @@ impl Net {
     }
 
     pub fn partition(&self, id: u64, from: Vec<String>, to: Vec<String>, one_way: bool) {
-        lock(&self.cuts).push(Cut { id, from, to, one_way });
+        lock(&self.cuts).push(Cut {
+            id,
+            from,
+            to,
+            one_way,
+        });
     }
 
     pub fn heal(&self, id: u64) {
@@ -91,12 +96,16 @@ impl Net {
     }
 
     pub fn hold(&self, from: &str, to: &str) {
-        lock(&self.holds).entry((from.to_string(), to.to_string())).or_default();
+        lock(&self.holds)
+            .entry((from.to_string(), to.to_string()))
+            .or_default();
     }
 
     /// Ends a hold and returns the messages it kept, in send order.
     pub fn take_held(&self, from: &str, to: &str) -> Vec<Envelope> {
-        lock(&self.holds).remove(&(from.to_string(), to.to_string())).unwrap_or_default()
+        lock(&self.holds)
+            .remove(&(from.to_string(), to.to_string()))
+            .unwrap_or_default()
     }
 
     fn delay(&self) -> Duration {
@@ -117,7 +126,10 @@ impl Net {
 /// the link is held, otherwise delivered after a drawn delay (twice if duplicated).
 pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
     let net = &world.net;
-    if lock(&net.cuts).iter().any(|cut| cut.blocks(&envelope.from, &envelope.to)) {
+    if lock(&net.cuts)
+        .iter()
+        .any(|cut| cut.blocks(&envelope.from, &envelope.to))
+    {
         return;
     }
     let (lost, duplicated) = {
@@ -143,10 +155,12 @@ pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
 /// messages being released, and by `send`).
 pub(crate) fn carry(world: &Arc<World>, envelope: Envelope) {
     let delay = world.net.delay();
-    let carrier = lock(&world.net.carrier).clone().expect("net carrier node set");
+    let carrier = lock(&world.net.carrier)
+        .clone()
+        .expect("net carrier node set");
     let world = world.clone();
     carrier.spawn(async move {
-        madsim::time::sleep(delay).await;
+        sleep_exact(delay).await;
         let mailbox = lock(&world.net.mailboxes).get(&envelope.to).cloned();
         if let Some(mailbox) = mailbox {
             // A closed mailbox means the node is down: the message is lost, as on a wire.

@@ -38,7 +38,12 @@ where
 {
     if let Err(payload) = AssertUnwindSafe(future).catch_unwind().await {
         let message = panic_message(&*payload);
-        world.record(&node, EventKind::Panicked { message: message.clone() });
+        world.record(
+            &node,
+            EventKind::Panicked {
+                message: message.clone(),
+            },
+        );
         std::panic::resume_unwind(Box::new(format!("{node}: {message}")));
     }
 }
@@ -86,17 +91,31 @@ impl Endpoint {
 
     /// Fire and forget.
     pub fn send(&self, to: &str, msg: Msg) {
-        net::send(&self.world, Envelope { from: self.name.clone(), to: to.to_string(), msg });
+        net::send(
+            &self.world,
+            Envelope {
+                from: self.name.clone(),
+                to: to.to_string(),
+                msg,
+            },
+        );
     }
 
     /// Sends a request built from a fresh request id and waits for its reply, giving up after
     /// `timeout_ms` by this process's clock (`None`: no reply in time).
-    pub async fn call(&self, to: &str, make: impl FnOnce(u64) -> Msg, timeout_ms: u64) -> Option<Msg> {
+    pub async fn call(
+        &self,
+        to: &str,
+        make: impl FnOnce(u64) -> Msg,
+        timeout_ms: u64,
+    ) -> Option<Msg> {
         let req = self.next_req.fetch_add(1, Ordering::Relaxed);
         let (sender, receiver) = oneshot::channel();
         lock(&self.pending).insert(req, sender);
         self.send(to, make(req));
-        let timeout = self.world.sleep_local(&self.name, ms_to_ns(timeout_ms as f64));
+        let timeout = self
+            .world
+            .sleep_local(&self.name, ms_to_ns(timeout_ms as f64));
         futures::pin_mut!(timeout);
         let reply = futures::select_biased! {
             reply = receiver.fuse() => reply.ok(),

@@ -1,24 +1,74 @@
 //! The messages nodes exchange (requests carry a request id; replies echo it).
 
-use fencesim_model::{fence::{Verdict, WriteRequest}, Scope, Token};
+use fencesim_model::{
+    fence::{Verdict, WriteRequest},
+    Scope, Token,
+};
 
 #[derive(Clone, Debug)]
 pub(crate) enum Msg {
-    Acquire { req: u64, scope: Scope },
+    Acquire {
+        req: u64,
+        scope: Scope,
+    },
     /// `token` is `None` when denied.
-    AcquireReply { req: u64, token: Option<Token>, ttl_ms: u64 },
-    Renew { req: u64, scope: Scope, token: Token },
-    RenewReply { req: u64, ok: bool, ttl_ms: u64, reason: String },
-    Release { scope: Scope, token: Token },
+    AcquireReply {
+        req: u64,
+        token: Option<Token>,
+        ttl_ms: u64,
+    },
+    Renew {
+        req: u64,
+        scope: Scope,
+        token: Token,
+    },
+    RenewReply {
+        req: u64,
+        ok: bool,
+        ttl_ms: u64,
+        reason: String,
+    },
+    Release {
+        scope: Scope,
+        token: Token,
+    },
     /// Check-lease-before-write: "do I still hold `scope` under `token`?"
-    Check { req: u64, scope: Scope, token: Token },
-    CheckReply { req: u64, holds: bool },
-    Write { req: u64, request: WriteRequest, outbox: bool },
-    WriteReply { req: u64, verdict: Verdict },
-    ReadToken { req: u64, op: u64, resource: Scope },
-    ReadTokenReply { req: u64, stored: Option<Token> },
-    Fence { req: u64, resource: Scope, token: Token },
-    FenceReply { req: u64, verdict: Verdict },
+    Check {
+        req: u64,
+        scope: Scope,
+        token: Token,
+    },
+    CheckReply {
+        req: u64,
+        holds: bool,
+    },
+    Write {
+        req: u64,
+        request: WriteRequest,
+        outbox: bool,
+    },
+    WriteReply {
+        req: u64,
+        verdict: Verdict,
+    },
+    ReadToken {
+        req: u64,
+        op: u64,
+        resource: Scope,
+    },
+    ReadTokenReply {
+        req: u64,
+        stored: Option<Token>,
+    },
+    Fence {
+        req: u64,
+        resource: Scope,
+        token: Token,
+    },
+    FenceReply {
+        req: u64,
+        verdict: Verdict,
+    },
 }
 
 impl Msg {

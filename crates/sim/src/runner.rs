@@ -28,8 +28,7 @@ use fencesim_scenario::{
 use madsim::runtime::{Handle, Runtime};
 
 use crate::{
-    coordinator,
-    nemesis,
+    coordinator, nemesis,
     node::{guarded, panic_message},
     storage, worker,
     world::{lock, World},
@@ -57,7 +56,9 @@ pub fn builtin_store(scenario: &Scenario) -> Box<dyn Fence> {
         FencingMode::ReadThenWrite => Box::new(f::ReadThenWrite::new(durable)),
         FencingMode::FenceOnAcquire => Box::new(f::FenceOnAcquire::new(durable, global)),
         FencingMode::SameStoreTxn => Box::new(f::SameStoreTxn::new()),
-        FencingMode::Proxy => Box::new(f::Proxy::new(durable, global, storage.proxy_bypass.clone())),
+        FencingMode::Proxy => {
+            Box::new(f::Proxy::new(durable, global, storage.proxy_bypass.clone()))
+        }
     }
 }
 
@@ -84,7 +85,9 @@ pub fn run_seed_with(scenario: &Arc<Scenario>, seed: u64, factory: &StoreFactory
         .spawn(move || simulate(scenario, seed, factory))
         .expect("spawn seed thread")
         .join()
-        .unwrap_or_else(|payload| panic!("seed {seed}: runner failed: {}", panic_message(&*payload)))
+        .unwrap_or_else(|payload| {
+            panic!("seed {seed}: runner failed: {}", panic_message(&*payload))
+        })
 }
 
 /// Runs `seeds` on `jobs` threads; `on_done` sees each outcome as it finishes (any order).
@@ -111,7 +114,9 @@ pub fn sweep(
             });
         }
     });
-    let mut results = results.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut results = results
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     results.sort_by_key(|outcome| outcome.seed);
     results
 }
@@ -143,11 +148,17 @@ fn clocks(plan: &FaultPlan) -> BTreeMap<String, NodeClock> {
         match &timed.fault {
             Fault::ClockStep { node, delta_ms } => {
                 let delta_ns = (delta_ms * NS_PER_MS as f64).round() as i64;
-                clocks.get_mut(node).expect("planned node has a clock").add_step(at, delta_ns);
+                clocks
+                    .get_mut(node)
+                    .expect("planned node has a clock")
+                    .add_step(at, delta_ns);
             }
             Fault::VmSuspend { node, duration_ms } => {
                 let end = at + ms_to_ns(*duration_ms);
-                clocks.get_mut(node).expect("planned node has a clock").add_freeze(at, end);
+                clocks
+                    .get_mut(node)
+                    .expect("planned node has a clock")
+                    .add_freeze(at, end);
             }
             _ => {}
         }
@@ -167,11 +178,21 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunRes
     let run_scenario = scenario.clone();
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
         runtime.block_on(async move {
-            let world = Arc::new(World::new(run_scenario, run_plan, seed, clocks, lease, store));
+            let world = Arc::new(World::new(
+                run_scenario,
+                run_plan,
+                seed,
+                clocks,
+                lease,
+                store,
+            ));
             *lock(&run_slot) = Some(world.clone());
             world.record(
                 "nemesis",
-                EventKind::RunStarted { seed, liveness_bound_ms: world.scenario.liveness_bound_ms() },
+                EventKind::RunStarted {
+                    seed,
+                    liveness_bound_ms: world.scenario.liveness_bound_ms(),
+                },
             );
             start_nodes(&world);
             nemesis::run(world.clone()).await;
@@ -193,7 +214,11 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunRes
         checked: check(&history),
         panic,
     };
-    RunResult { outcome, history, plan }
+    RunResult {
+        outcome,
+        history,
+        plan,
+    }
 }
 
 fn start_nodes(world: &Arc<World>) {
@@ -207,7 +232,13 @@ fn start_nodes(world: &Arc<World>) {
     let node = handle
         .create_node()
         .name(nodes::COORDINATOR)
-        .init(move || guarded(w.clone(), nodes::COORDINATOR.to_string(), coordinator::run(w.clone())))
+        .init(move || {
+            guarded(
+                w.clone(),
+                nodes::COORDINATOR.to_string(),
+                coordinator::run(w.clone()),
+            )
+        })
         .build();
     built.insert(nodes::COORDINATOR.to_string(), node);
 
@@ -215,7 +246,13 @@ fn start_nodes(world: &Arc<World>) {
     let node = handle
         .create_node()
         .name(nodes::STORAGE)
-        .init(move || guarded(w.clone(), nodes::STORAGE.to_string(), storage::run(w.clone())))
+        .init(move || {
+            guarded(
+                w.clone(),
+                nodes::STORAGE.to_string(),
+                storage::run(w.clone()),
+            )
+        })
         .build();
     built.insert(nodes::STORAGE.to_string(), node);
 

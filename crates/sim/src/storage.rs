@@ -38,7 +38,11 @@ pub(crate) async fn run(world: Arc<World>) {
 pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
     let from = envelope.from;
     let answer = match envelope.msg {
-        Msg::Write { req, request, outbox } => {
+        Msg::Write {
+            req,
+            request,
+            outbox,
+        } => {
             world.record(
                 host,
                 EventKind::WritePresented {
@@ -52,7 +56,10 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
             let verdict = {
                 let mut store = lock(&world.store);
                 if store.checks_lease_state() {
-                    assert_eq!(host, COORDINATOR, "a lease-checking store must live with the lease service");
+                    assert_eq!(
+                        host, COORDINATOR,
+                        "a lease-checking store must live with the lease service"
+                    );
                     coordinator::expire_due(world);
                     let lease = lock(&world.lease);
                     store.write(&request, Some(&*lease as &dyn LeaseView))
@@ -98,18 +105,42 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
         }
         Msg::ReadToken { req, op, resource } => {
             let stored = lock(&world.store).read_token(&resource);
-            world.record(host, EventKind::TokenRead { op, resource, writer: from.clone(), stored });
+            world.record(
+                host,
+                EventKind::TokenRead {
+                    op,
+                    resource,
+                    writer: from.clone(),
+                    stored,
+                },
+            );
             Msg::ReadTokenReply { req, stored }
         }
-        Msg::Fence { req, resource, token } => {
+        Msg::Fence {
+            req,
+            resource,
+            token,
+        } => {
             let verdict = lock(&world.store).raise_fence(&resource, token);
             world.record(
                 host,
-                EventKind::Fence { resource, writer: from.clone(), token, verdict: verdict.clone() },
+                EventKind::Fence {
+                    resource,
+                    writer: from.clone(),
+                    token,
+                    verdict: verdict.clone(),
+                },
             );
             Msg::FenceReply { req, verdict }
         }
         other => panic!("storage received an unexpected message: {other:?}"),
     };
-    net::send(world, Envelope { from: host.to_string(), to: from, msg: answer });
+    net::send(
+        world,
+        Envelope {
+            from: host.to_string(),
+            to: from,
+            msg: answer,
+        },
+    );
 }

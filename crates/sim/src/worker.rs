@@ -65,7 +65,9 @@ pub(crate) async fn run(world: Arc<World>, index: usize) {
         match me.acquire(&scope).await {
             Some((token, deadline_mono_ns)) => {
                 period += 1;
-                me.clone().hold(&mut rng, scope, token, deadline_mono_ns, resource).await;
+                me.clone()
+                    .hold(&mut rng, scope, token, deadline_mono_ns, resource)
+                    .await;
             }
             None => me.sleep_ms(me.spec.acquire_retry_ms as f64).await,
         }
@@ -94,12 +96,18 @@ impl Worker {
         let scope = scope.to_string();
         let reply = self
             .endpoint
-            .call(COORDINATOR, |req| Msg::Acquire { req, scope }, self.spec.request_timeout_ms)
+            .call(
+                COORDINATOR,
+                |req| Msg::Acquire { req, scope },
+                self.spec.request_timeout_ms,
+            )
             .await;
         match reply {
-            Some(Msg::AcquireReply { token: Some(token), ttl_ms, .. }) => {
-                Some((token, self.deadline_base(sent) + ttl_ms * NS_PER_MS))
-            }
+            Some(Msg::AcquireReply {
+                token: Some(token),
+                ttl_ms,
+                ..
+            }) => Some((token, self.deadline_base(sent) + ttl_ms * NS_PER_MS)),
             _ => None,
         }
     }
@@ -129,7 +137,14 @@ impl Worker {
         self.mono() >= lock(belief).deadline_mono_ns
     }
 
-    async fn hold(self: Arc<Self>, rng: &mut Rng, scope: Scope, token: Token, deadline_mono_ns: u64, resource: String) {
+    async fn hold(
+        self: Arc<Self>,
+        rng: &mut Rng,
+        scope: Scope,
+        token: Token,
+        deadline_mono_ns: u64,
+        resource: String,
+    ) {
         self.world.record(
             &self.name,
             EventKind::BeliefStarted {
@@ -138,12 +153,21 @@ impl Worker {
                 local_deadline_mono_ms: deadline_mono_ns as f64 / NS_PER_MS as f64,
             },
         );
-        let belief = Arc::new(Mutex::new(Belief { scope: scope.clone(), token, deadline_mono_ns, ended: None }));
+        let belief = Arc::new(Mutex::new(Belief {
+            scope: scope.clone(),
+            token,
+            deadline_mono_ns,
+            ended: None,
+        }));
         let renewer = self.clone();
         let renew_belief = belief.clone();
-        spawn_guarded(&self.world, &self.name, async move { renewer.renew_loop(renew_belief).await });
+        spawn_guarded(&self.world, &self.name, async move {
+            renewer.renew_loop(renew_belief).await
+        });
 
-        if self.protocol == ClientProtocol::FenceThenWrite && !self.fence(&belief, &resource, token).await {
+        if self.protocol == ClientProtocol::FenceThenWrite
+            && !self.fence(&belief, &resource, token).await
+        {
             self.release(&belief, &scope, token);
             return;
         }
@@ -174,7 +198,13 @@ impl Worker {
     fn release(&self, belief: &Mutex<Belief>, scope: &str, token: Token) {
         if !self.ended(belief) {
             self.end(belief, BeliefEnd::Released);
-            self.endpoint.send(COORDINATOR, Msg::Release { scope: scope.to_string(), token });
+            self.endpoint.send(
+                COORDINATOR,
+                Msg::Release {
+                    scope: scope.to_string(),
+                    token,
+                },
+            );
         }
     }
 
@@ -189,11 +219,25 @@ impl Worker {
             let resource = resource.to_string();
             let reply = self
                 .endpoint
-                .call(self.store_node, |req| Msg::Fence { req, resource, token }, self.spec.request_timeout_ms)
+                .call(
+                    self.store_node,
+                    |req| Msg::Fence {
+                        req,
+                        resource,
+                        token,
+                    },
+                    self.spec.request_timeout_ms,
+                )
                 .await;
             match reply {
-                Some(Msg::FenceReply { verdict: Verdict::Accepted { .. }, .. }) => return true,
-                Some(Msg::FenceReply { verdict: Verdict::Rejected { .. }, .. }) => {
+                Some(Msg::FenceReply {
+                    verdict: Verdict::Accepted { .. },
+                    ..
+                }) => return true,
+                Some(Msg::FenceReply {
+                    verdict: Verdict::Rejected { .. },
+                    ..
+                }) => {
                     self.end(belief, BeliefEnd::WriteRejected);
                     return false;
                 }
@@ -206,26 +250,49 @@ impl Worker {
         let scope = scope.to_string();
         let reply = self
             .endpoint
-            .call(COORDINATOR, |req| Msg::Check { req, scope, token }, self.spec.request_timeout_ms)
+            .call(
+                COORDINATOR,
+                |req| Msg::Check { req, scope, token },
+                self.spec.request_timeout_ms,
+            )
             .await;
         matches!(reply, Some(Msg::CheckReply { holds: true, .. }))
     }
 
     /// One protected write; false when the worker must stop holding.
-    async fn write(&self, belief: &Mutex<Belief>, scope: &str, token: Token, resource: &str) -> bool {
+    async fn write(
+        &self,
+        belief: &Mutex<Belief>,
+        scope: &str,
+        token: Token,
+        resource: &str,
+    ) -> bool {
         let op = self.world.next_op();
         if self.protocol == ClientProtocol::ReadThenWrite {
             let target = resource.to_string();
             let reply = self
                 .endpoint
-                .call(self.store_node, |req| Msg::ReadToken { req, op, resource: target }, self.spec.request_timeout_ms)
+                .call(
+                    self.store_node,
+                    |req| Msg::ReadToken {
+                        req,
+                        op,
+                        resource: target,
+                    },
+                    self.spec.request_timeout_ms,
+                )
                 .await;
             match reply {
                 Some(Msg::ReadTokenReply { stored, .. }) => {
                     if stored.is_some_and(|stored| stored > token) {
                         self.world.record(
                             &self.name,
-                            EventKind::WriteAbandoned { op, resource: resource.to_string(), token, stored },
+                            EventKind::WriteAbandoned {
+                                op,
+                                resource: resource.to_string(),
+                                token,
+                                stored,
+                            },
                         );
                         self.end(belief, BeliefEnd::WriteRejected);
                         return false;
@@ -248,7 +315,14 @@ impl Worker {
                 },
             );
         }
-        self.world.record(&self.name, EventKind::WriteSent { op, resource: resource.to_string(), token });
+        self.world.record(
+            &self.name,
+            EventKind::WriteSent {
+                op,
+                resource: resource.to_string(),
+                token,
+            },
+        );
         let request = WriteRequest {
             op,
             resource: resource.to_string(),
@@ -260,9 +334,21 @@ impl Worker {
         let outbox = self.spec.side_effects == SideEffects::Outbox;
         let reply = self
             .endpoint
-            .call(self.store_node, |req| Msg::Write { req, request, outbox }, self.spec.request_timeout_ms)
+            .call(
+                self.store_node,
+                |req| Msg::Write {
+                    req,
+                    request,
+                    outbox,
+                },
+                self.spec.request_timeout_ms,
+            )
             .await;
-        if let Some(Msg::WriteReply { verdict: Verdict::Rejected { .. }, .. }) = reply {
+        if let Some(Msg::WriteReply {
+            verdict: Verdict::Rejected { .. },
+            ..
+        }) = reply
+        {
             self.end(belief, BeliefEnd::WriteRejected);
             return false;
         }
@@ -283,13 +369,23 @@ impl Worker {
             let renew_scope = scope.clone();
             let reply = self
                 .endpoint
-                .call(COORDINATOR, |req| Msg::Renew { req, scope: renew_scope, token }, self.spec.request_timeout_ms)
+                .call(
+                    COORDINATOR,
+                    |req| Msg::Renew {
+                        req,
+                        scope: renew_scope,
+                        token,
+                    },
+                    self.spec.request_timeout_ms,
+                )
                 .await;
             if self.ended(&belief) {
                 return;
             }
             let failure = match reply {
-                Some(Msg::RenewReply { ok: true, ttl_ms, .. }) => {
+                Some(Msg::RenewReply {
+                    ok: true, ttl_ms, ..
+                }) => {
                     let deadline = self.deadline_base(sent) + ttl_ms * NS_PER_MS;
                     let mut belief = lock(&belief);
                     belief.deadline_mono_ns = belief.deadline_mono_ns.max(deadline);
@@ -299,7 +395,14 @@ impl Worker {
                 _ => Some(("no reply (timeout)".to_string(), false)),
             };
             if let Some((reason, refused)) = failure {
-                self.world.record(&self.name, EventKind::RenewFailed { scope: scope.clone(), token, reason });
+                self.world.record(
+                    &self.name,
+                    EventKind::RenewFailed {
+                        scope: scope.clone(),
+                        token,
+                        reason,
+                    },
+                );
                 if self.spec.stop_on_renew_failure {
                     self.end(&belief, BeliefEnd::RenewFailed);
                 }

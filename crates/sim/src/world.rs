@@ -24,7 +24,9 @@ use crate::net::Net;
 /// Locks a mutex, ignoring poisoning: a panicking node is reported as a failed seed by the
 /// runner, and the history recorded up to the panic is still wanted.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 pub(crate) struct World {
@@ -100,7 +102,9 @@ impl World {
     }
 
     pub fn clock(&self, node: &str) -> &NodeClock {
-        self.clocks.get(node).unwrap_or_else(|| panic!("no clock for node {node}"))
+        self.clocks
+            .get(node)
+            .unwrap_or_else(|| panic!("no clock for node {node}"))
     }
 
     /// `node`'s monotonic clock now, in nanoseconds.
@@ -110,7 +114,9 @@ impl World {
 
     /// `node`'s wall clock now, in milliseconds since the Unix epoch.
     pub fn wall_ms(&self, node: &str) -> i64 {
-        self.clock(node).wall_ns(self.now_ns()).div_euclid(1_000_000)
+        self.clock(node)
+            .wall_ns(self.now_ns())
+            .div_euclid(1_000_000)
     }
 
     /// Sleeps until `node`'s monotonic clock has advanced by `local_ns`. Re-checks after each
@@ -125,7 +131,7 @@ impl World {
             if wake <= now {
                 return;
             }
-            madsim::time::sleep(std::time::Duration::from_nanos(wake - now)).await;
+            sleep_exact(std::time::Duration::from_nanos(wake - now)).await;
         }
     }
 
@@ -133,7 +139,18 @@ impl World {
     pub async fn sleep_until_true(&self, t_ns: u64) {
         let now = self.now_ns();
         if t_ns > now {
-            madsim::time::sleep(std::time::Duration::from_nanos(t_ns - now)).await;
+            sleep_exact(std::time::Duration::from_nanos(t_ns - now)).await;
         }
     }
+}
+
+/// Sleeps exactly `duration` of true time. madsim's `sleep` rounds every wait up to at least
+/// 1 ms (to mimic tokio), which would turn a 0.5 ms intra-DC hop into 1 ms; resetting the
+/// deadline of its `Sleep` future has no such floor.
+pub(crate) async fn sleep_exact(duration: std::time::Duration) {
+    let deadline = Instant::now() + duration;
+    let sleep = madsim::time::sleep(duration);
+    futures::pin_mut!(sleep);
+    sleep.as_mut().reset(deadline);
+    sleep.await;
 }
