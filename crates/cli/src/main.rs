@@ -44,6 +44,14 @@ enum Command {
         #[arg(long, default_value = "reports")]
         out: PathBuf,
     },
+    /// Run every scenario (files, or directories of `*.toml`) over its own seed range and
+    /// check each expectation: one table, exit 0 only if all are met.
+    Check {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(long, default_value_t = default_jobs())]
+        jobs: usize,
+    },
     /// Re-run one seed and show exactly what happened.
     Replay {
         scenario: PathBuf,
@@ -82,6 +90,7 @@ fn main() -> ExitCode {
             jobs,
             out,
         } => run(&scenario, seeds.as_deref(), jobs, &out),
+        Command::Check { paths, jobs } => check(&paths, jobs),
         Command::Replay {
             scenario,
             seed,
@@ -250,4 +259,92 @@ fn replay(
         println!("determinism: second run gave the same trace hash");
     }
     Ok(result.outcome.panic.is_none() && result.outcome.checked.violations.is_empty())
+}
+
+/// Scenario files named by `paths`: files as given, directories expanded to their `*.toml`
+/// files in name order.
+fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let entries = std::fs::read_dir(path)
+                .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+                .filter(|file| file.extension().is_some_and(|ext| ext == "toml"))
+                .collect();
+            found.sort();
+            if found.is_empty() {
+                return Err(InputError(format!(
+                    "{}: no *.toml scenario files",
+                    path.display()
+                )));
+            }
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn check(paths: &[PathBuf], jobs: usize) -> Result<bool, InputError> {
+    if jobs == 0 {
+        return Err(InputError(
+            "--jobs: expected a positive number of threads, got 0".into(),
+        ));
+    }
+    // Validate everything before running anything: bad input fails fast with exit 2.
+    let files = scenario_files(paths)?;
+    let mut scenarios = Vec::with_capacity(files.len());
+    for file in &files {
+        scenarios.push((file.clone(), Arc::new(fencesim_scenario::load(file)?)));
+    }
+    let factory: StoreFactory = Arc::new(builtin_store);
+    println!(
+        "{:<44} {:<22} {:<8} {:>6} {:>8} {:>9}",
+        "scenario", "expectation", "result", "runs", "failing", "wall (s)"
+    );
+    let mut all_met = true;
+    let mut failures = Vec::new();
+    for (file, scenario) in &scenarios {
+        // Wall time is shown to people only; it never enters a simulation or a report file.
+        #[allow(clippy::disallowed_methods)]
+        let started = std::time::Instant::now();
+        let outcomes =
+            fencesim_sim::sweep(scenario, scenario.seeds.iter(), jobs, &factory, &|_| {});
+        let summary = fencesim_report::summarize(scenario, scenario.seeds, &outcomes);
+        all_met &= summary.expectation_met;
+        println!(
+            "{:<44} {:<22} {:<8} {:>6} {:>8} {:>9.1}",
+            scenario.name,
+            summary.expectation,
+            if summary.expectation_met {
+                "ok"
+            } else {
+                "FAILED"
+            },
+            summary.runs,
+            summary.failing_seeds.len(),
+            started.elapsed().as_secs_f64()
+        );
+        if !summary.expectation_met {
+            let seed = summary
+                .failing_seeds
+                .first()
+                .copied()
+                .unwrap_or(scenario.seeds.start);
+            failures.push(format!(
+                "{}: {}\n    replay: {}",
+                scenario.name,
+                summary.expectation_detail,
+                replay_command(file, seed)
+            ));
+        }
+    }
+    for failure in &failures {
+        println!("{failure}");
+    }
+    println!("{} scenarios, {} failed", scenarios.len(), failures.len());
+    Ok(all_met)
 }

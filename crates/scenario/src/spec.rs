@@ -209,6 +209,10 @@ pub struct WorkerSpec {
     pub renew_every_ms: u64,
     pub stop_on_renew_failure: bool,
     pub check_lease_before_write: bool,
+    /// Re-check the local deadline (by the worker's own monotonic clock) after the work,
+    /// right before sending the write. Catches a GC pause during the work (mono kept
+    /// running), not a VM suspend (mono stopped).
+    pub recheck_deadline_before_write: bool,
     pub deadline_from: DeadlineFrom,
     /// How long a worker waits for any reply (by its own clock) before giving up.
     pub request_timeout_ms: u64,

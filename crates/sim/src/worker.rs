@@ -184,6 +184,10 @@ impl Worker {
             if self.ended(&belief) {
                 break;
             }
+            if self.spec.recheck_deadline_before_write && self.deadline_passed(&belief) {
+                self.end(&belief, BeliefEnd::DeadlinePassed);
+                break;
+            }
             if self.spec.check_lease_before_write && !self.check(&scope, token).await {
                 self.end(&belief, BeliefEnd::CheckFailed);
                 break;

@@ -266,3 +266,24 @@ fn a_users_store_runs_like_a_builtin() {
     let ours = run_seed(&s, 5);
     assert_eq!(theirs.outcome.trace_hash, ours.outcome.trace_hash);
 }
+
+// Per-node clocks: a local-deadline re-check sees a GC pause (mono ran on) but not a VM
+// suspend (mono stopped).
+
+#[test]
+fn local_deadline_check_catches_gc_pause_but_not_vm_suspend() {
+    let gc = outcomes("gc-pause-local-deadline-none", 0..10);
+    assert_clean(&gc);
+    let vm = outcomes("vm-suspend-local-deadline-none", 0..10);
+    assert!(
+        violating(&vm, Invariant::I4) >= 3,
+        "{:?}",
+        vm.iter().map(|o| o.checked.violated()).collect::<Vec<_>>()
+    );
+    let fenced = outcomes("vm-suspend-local-deadline-max-token", 0..10);
+    assert_clean(&fenced);
+    assert_eq!(
+        total(&fenced, "stale_write_rejections") as usize,
+        violating(&vm, Invariant::I4)
+    );
+}

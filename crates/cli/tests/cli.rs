@@ -1,0 +1,259 @@
+//! The `fencesim` binary as a user runs it: exit codes, files written (or not), replay
+//! commands, determinism across processes.
+
+use std::{fs, path::Path, process::Command};
+
+fn fencesim(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_fencesim"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+const BASE: &str = r#"
+name = "cli-test"
+description = "two workers, one job, a GC pause past the TTL"
+duration_ms = 20_000
+seeds = "0..4"
+
+[lease]
+ttl_ms = 5_000
+token_source = "durable-counter"
+
+[storage]
+fencing = "same-store-txn"
+
+[workers]
+count = 2
+resources = ["job-1"]
+work_ms = { dist = "uniform", min = 100, max = 300 }
+writes_per_lease = 100
+
+[[faults.schedule]]
+at_ms = 1_000
+kind = "gc-pause"
+node = "worker-0"
+duration_ms = 8_000
+
+[expect]
+safe = true
+"#;
+
+fn write_scenario(dir: &Path, text: &str) -> std::path::PathBuf {
+    let path = dir.join("scenario.toml");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+/// Each malformed input exits 2, names the field, and leaves no output behind.
+#[test]
+fn malformed_input_exits_2_naming_the_field_and_writes_nothing() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "unknown field",
+            "[lease]\nttl_ms = 5_000\n",
+            "[lease]\nttl_ms = 5_000\ncolour = \"red\"\n",
+        ),
+        (
+            "negative duration",
+            "duration_ms = 20_000",
+            "duration_ms = -5",
+        ),
+        ("zero ttl", "ttl_ms = 5_000", "ttl_ms = 0"),
+        ("bad seed range", "seeds = \"0..4\"", "seeds = \"9..2\""),
+    ];
+    let expected_field = ["lease.colour", "duration_ms", "lease.ttl_ms", "seeds"];
+    for ((what, from, to), field) in cases.iter().zip(expected_field) {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(BASE.contains(from), "{what}: test setup");
+        let path = write_scenario(dir.path(), &BASE.replacen(from, to, 1));
+        let out = dir.path().join("out");
+        let (code, _, stderr) = fencesim(
+            &[
+                "run",
+                path.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            dir.path(),
+        );
+        assert_eq!(code, 2, "{what}: {stderr}");
+        assert!(
+            stderr.contains(field),
+            "{what}: stderr should name {field}: {stderr}"
+        );
+        assert!(
+            stderr.contains("scenario.toml:"),
+            "{what}: stderr should name the file and line: {stderr}"
+        );
+        assert!(!out.exists(), "{what}: nothing may be written");
+    }
+}
+
+#[test]
+fn bad_seeds_flag_and_missing_file_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_scenario(dir.path(), BASE);
+    for seeds in ["5..5", "x..3", "7"] {
+        let (code, _, stderr) = fencesim(
+            &["run", path.to_str().unwrap(), "--seeds", seeds],
+            dir.path(),
+        );
+        assert_eq!(code, 2, "{seeds}");
+        assert!(stderr.contains("--seeds"), "{stderr}");
+    }
+    let (code, _, stderr) = fencesim(&["run", "no-such-file.toml"], dir.path());
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no-such-file.toml"), "{stderr}");
+    assert!(!dir.path().join("reports").exists());
+}
+
+#[test]
+fn summaries_are_byte_identical_across_runs_and_job_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_scenario(dir.path(), BASE);
+    let mut summaries = Vec::new();
+    for (out, jobs) in [("a", "2"), ("b", "2"), ("c", "1")] {
+        let (code, stdout, stderr) = fencesim(
+            &[
+                "run",
+                path.to_str().unwrap(),
+                "--seeds",
+                "0..6",
+                "--jobs",
+                jobs,
+                "--out",
+                out,
+            ],
+            dir.path(),
+        );
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        summaries.push(fs::read(dir.path().join(out).join("cli-test/summary.json")).unwrap());
+    }
+    assert_eq!(summaries[0], summaries[1], "same range twice");
+    assert_eq!(summaries[0], summaries[2], "--jobs 1 vs --jobs 2");
+    let summary: serde_json::Value = serde_json::from_slice(&summaries[0]).unwrap();
+    for key in [
+        "scenario",
+        "scenario_hash",
+        "seeds",
+        "runs",
+        "failing_seeds",
+        "violations",
+        "expectation_met",
+        "metrics",
+    ] {
+        assert!(summary.get(key).is_some(), "summary.json lacks {key}");
+    }
+    assert_eq!(summary["runs"], 6);
+    assert_eq!(summary["seeds"]["start"], 0);
+    assert_eq!(summary["seeds"]["end"], 6);
+}
+
+#[test]
+fn unmet_expectation_exits_1_and_prints_replay_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_scenario(
+        dir.path(),
+        &BASE.replace("fencing = \"same-store-txn\"", "fencing = \"none\""),
+    );
+    let (code, stdout, _) = fencesim(&["run", path.to_str().unwrap()], dir.path());
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("replay: fencesim replay"), "{stdout}");
+    assert!(stdout.contains(" --seed "), "{stdout}");
+}
+
+#[test]
+fn a_panicking_node_fails_its_seed_with_a_replay_command_and_the_sweep_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = BASE.replace("seeds = \"0..4\"", "seeds = \"0..3\"")
+        + "\n[[faults.schedule]]\nat_ms = 2_000\nkind = \"panic\"\nnode = \"worker-1\"\n";
+    // [[faults.schedule]] after [expect] would land in the wrong table: move expect last.
+    let text = text.replace("[expect]\nsafe = true\n", "") + "\n[expect]\nsafe = true\n";
+    let path = write_scenario(dir.path(), &text);
+    let (code, stdout, stderr) =
+        fencesim(&["run", path.to_str().unwrap(), "--out", "out"], dir.path());
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("seed 0: panicked: injected panic on worker-1"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("replay: fencesim replay"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("out/cli-test/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["runs"], 3);
+    assert_eq!(summary["panicked_seeds"], serde_json::json!([0, 1, 2]));
+}
+
+#[test]
+fn replay_is_identical_across_processes_and_writes_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_scenario(dir.path(), BASE);
+    let hash_line = |stdout: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with("== trace hash"))
+            .unwrap()
+            .to_string()
+    };
+    let (code_a, first, _) = fencesim(
+        &[
+            "replay",
+            path.to_str().unwrap(),
+            "--seed",
+            "2",
+            "--trace",
+            "t.jsonl",
+        ],
+        dir.path(),
+    );
+    let (code_b, second, _) = fencesim(
+        &[
+            "replay",
+            path.to_str().unwrap(),
+            "--seed",
+            "2",
+            "--check-determinism",
+        ],
+        dir.path(),
+    );
+    assert_eq!((code_a, code_b), (0, 0), "{first}{second}");
+    assert_eq!(hash_line(&first), hash_line(&second));
+    let body = |stdout: &str| stdout.split("== trace hash").next().unwrap().to_string();
+    assert_eq!(
+        body(&first),
+        body(&second),
+        "the whole replay output is identical"
+    );
+    assert!(
+        second.contains("determinism: second run gave the same trace hash"),
+        "{second}"
+    );
+    for section in [
+        "== resolved options",
+        "== fault plan",
+        "== timeline",
+        "== metrics",
+    ] {
+        assert!(first.contains(section), "replay prints {section}");
+    }
+    assert!(first.contains("GC pause 8000ms"), "{first}");
+    let trace = fs::read_to_string(dir.path().join("t.jsonl")).unwrap();
+    let events: usize = hash_line(&first)
+        .split('(')
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(trace.lines().count(), events);
+}
