@@ -152,7 +152,7 @@ fn run(path: &Path, seeds: Option<&str>, jobs: usize, out: &Path) -> Result<bool
         if let Some(panic) = &outcome.panic {
             eprintln!("seed {}: PANIC {panic}", outcome.seed);
         }
-        if finished % 100 == 0 || finished == total {
+        if finished.is_multiple_of(100) || finished == total {
             eprintln!("  {finished}/{total} seeds");
         }
     });

@@ -287,3 +287,22 @@ fn local_deadline_check_catches_gc_pause_but_not_vm_suspend() {
         violating(&vm, Invariant::I4)
     );
 }
+
+// Fencing does not cover effects outside the fenced store; the outbox does.
+
+#[test]
+fn direct_side_effects_escape_fencing_and_the_outbox_does_not() {
+    let direct = outcomes("side-effects-direct-max-token", 0..6);
+    assert_clean(&direct);
+    assert!(
+        total(&direct, "superseded_side_effects") >= 6,
+        "each seed's stale holder reached the sink"
+    );
+    let outbox = outcomes("side-effects-outbox-max-token", 0..6);
+    assert_clean(&outbox);
+    assert_eq!(total(&outbox, "superseded_side_effects"), 0);
+    assert!(
+        total(&outbox, "side_effects") > 0,
+        "the outbox relays committed effects"
+    );
+}

@@ -68,6 +68,7 @@ fn scenario(expect: Outcome) -> Scenario {
             renew_every_ms: 3_333,
             stop_on_renew_failure: true,
             check_lease_before_write: false,
+            recheck_deadline_before_write: false,
             deadline_from: DeadlineFrom::RequestSent,
             request_timeout_ms: 1_000,
             acquire_retry_ms: 500,
