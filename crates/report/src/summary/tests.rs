@@ -1,12 +1,5 @@
 use fencesim_check::{Checked, Violation};
-use fencesim_model::{
-    lease::{OnRestart, TokenScope, TokenSource},
-    Invariant::{self, I1, I2, I3, I4, I5},
-};
-use fencesim_scenario::{
-    ClocksSpec, CompareScope, DeadlineFrom, Dist, Durability, Expect, FaultSpec, FencingMode,
-    LatencySpec, LeaseScopeSpec, LeaseSpec, NetworkSpec, SideEffects, StorageSpec, WorkerSpec,
-};
+use fencesim_model::Invariant::{self, I1, I2, I3, I4, I5};
 use serde_json::json;
 
 use super::*;
@@ -35,72 +28,28 @@ fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOutcom
     }
 }
 
+/// A real scenario through the real parser, so this test does not restate every spec field.
 fn scenario(expect: Outcome) -> Scenario {
-    Scenario {
-        name: "gc-pause-textbook-max-token".into(),
-        description: "000: a holder pauses past its TTL".into(),
-        duration_ms: 60_000,
-        seeds: SeedRange { start: 0, end: 20 },
-        lease: LeaseSpec {
-            ttl_ms: 10_000,
-            min_ttl_ms: 0,
-            lock_delay_ms: 0,
-            election_timeout_ms: 1_000,
-            token_source: TokenSource::DurableCounter,
-            token_scope: TokenScope::PerResource,
-            on_restart: OnRestart::KeepAndExtend,
-        },
-        storage: StorageSpec {
-            fencing: FencingMode::MaxToken,
-            max_token: Durability::Durable,
-            compare_scope: CompareScope::PerResource,
-            proxy_bypass: vec![],
-        },
-        workers: WorkerSpec {
-            count: 2,
-            resources: vec!["job-1".into()],
-            lease_scope: LeaseScopeSpec::PerResource,
-            work_ms: Dist::Uniform {
-                min: 200.0,
-                max: 800.0,
-            },
-            writes_per_lease: 1,
-            renew_every_ms: 3_333,
-            stop_on_renew_failure: true,
-            check_lease_before_write: false,
-            recheck_deadline_before_write: false,
-            deadline_from: DeadlineFrom::RequestSent,
-            request_timeout_ms: 1_000,
-            acquire_retry_ms: 500,
-            side_effects: SideEffects::None,
-        },
-        network: NetworkSpec {
-            latency: LatencySpec {
-                base: Dist::Lognormal {
-                    median: 1.0,
-                    p99: 20.0,
-                },
-                spike_probability: 0.0,
-                spikes_ms: vec![],
-            },
-            loss: 0.0,
-            duplicate: 0.0,
-        },
-        clocks: ClocksSpec {
-            random_drift_ppm: 20.0,
-            random_offset_ms: 0.0,
-            nodes: BTreeMap::new(),
-        },
-        faults: FaultSpec {
-            schedule: vec![],
-            random: vec![],
-            swarm: false,
-        },
-        expect: Expect {
-            outcome: expect,
-            coverage: vec![],
-        },
-    }
+    let text = r#"
+name = "gc-pause-textbook-max-token"
+description = "000: a holder pauses past its TTL"
+duration_ms = 60_000
+seeds = "0..20"
+[lease]
+ttl_ms = 10_000
+token_source = "durable-counter"
+[storage]
+fencing = "max-token"
+[workers]
+count = 2
+resources = ["job-1"]
+work_ms = { dist = "uniform", min = 200, max = 800 }
+[expect]
+safe = true
+"#;
+    let mut scenario = fencesim_scenario::parse_str(text, "summary-test.toml").expect("valid");
+    scenario.expect.outcome = expect;
+    scenario
 }
 
 /// Runs `evaluate` and checks the verdict and that the detail mentions every `needles`.
