@@ -8,6 +8,7 @@
 use fencesim_model::{history::History, Invariant};
 use serde::{Deserialize, Serialize};
 
+pub mod coverage;
 mod index;
 mod invariants;
 mod metrics;

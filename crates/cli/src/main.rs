@@ -13,6 +13,8 @@ use std::{
     },
 };
 
+mod check;
+
 use clap::{Parser, Subcommand};
 use fencesim_scenario::{Scenario, SeedRange};
 use fencesim_sim::runner::{builtin_store, StoreFactory};
@@ -51,6 +53,30 @@ enum Command {
         paths: Vec<PathBuf>,
         #[arg(long, default_value_t = default_jobs())]
         jobs: usize,
+        /// Write JUnit XML (one testcase per scenario) to FILE.
+        #[arg(long)]
+        junit: Option<PathBuf>,
+        /// Write the JSON report (every scenario, summary and per-seed outcome) to FILE.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write the safety matrix to DIR/matrix.md and DIR/matrix.json.
+        #[arg(long)]
+        matrix: Option<PathBuf>,
+        /// Run only slice K of N of every scenario's seeds (seed offset mod N == K-1);
+        /// combine the slices' JSON reports with `fencesim merge`.
+        #[arg(long)]
+        shard: Option<String>,
+    },
+    /// Combine the JSON reports of `check --shard K/N` runs into the unsharded report.
+    Merge {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[arg(long)]
+        junit: Option<PathBuf>,
+        #[arg(long)]
+        matrix: Option<PathBuf>,
     },
     /// Re-run one seed and show exactly what happened.
     Replay {
@@ -66,14 +92,14 @@ enum Command {
     },
 }
 
-fn default_jobs() -> usize {
+pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
 }
 
 /// A usage or input error: printed, exit code 2.
-struct InputError(String);
+pub(crate) struct InputError(pub(crate) String);
 
 impl<E: std::fmt::Display> From<E> for InputError {
     fn from(error: E) -> Self {
@@ -90,7 +116,36 @@ fn main() -> ExitCode {
             jobs,
             out,
         } => run(&scenario, seeds.as_deref(), jobs, &out),
-        Command::Check { paths, jobs } => check(&paths, jobs),
+        Command::Check {
+            paths,
+            jobs,
+            junit,
+            json,
+            matrix,
+            shard,
+        } => check::check(
+            &paths,
+            jobs,
+            shard.as_deref(),
+            &check::Outputs {
+                json,
+                junit,
+                matrix,
+            },
+        ),
+        Command::Merge {
+            files,
+            json,
+            junit,
+            matrix,
+        } => check::merge(
+            &files,
+            &check::Outputs {
+                json,
+                junit,
+                matrix,
+            },
+        ),
         Command::Replay {
             scenario,
             seed,
@@ -123,7 +178,7 @@ fn parse_seeds(text: &str) -> Result<SeedRange, InputError> {
     Ok(SeedRange { start, end })
 }
 
-fn replay_command(scenario: &Path, seed: u64) -> String {
+pub(crate) fn replay_command(scenario: &Path, seed: u64) -> String {
     format!("fencesim replay {} --seed {seed}", scenario.display())
 }
 
@@ -259,92 +314,4 @@ fn replay(
         println!("determinism: second run gave the same trace hash");
     }
     Ok(result.outcome.panic.is_none() && result.outcome.checked.violations.is_empty())
-}
-
-/// Scenario files named by `paths`: files as given, directories expanded to their `*.toml`
-/// files in name order.
-fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let entries = std::fs::read_dir(path)
-                .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-                .filter(|file| file.extension().is_some_and(|ext| ext == "toml"))
-                .collect();
-            found.sort();
-            if found.is_empty() {
-                return Err(InputError(format!(
-                    "{}: no *.toml scenario files",
-                    path.display()
-                )));
-            }
-            files.extend(found);
-        } else {
-            files.push(path.clone());
-        }
-    }
-    Ok(files)
-}
-
-fn check(paths: &[PathBuf], jobs: usize) -> Result<bool, InputError> {
-    if jobs == 0 {
-        return Err(InputError(
-            "--jobs: expected a positive number of threads, got 0".into(),
-        ));
-    }
-    // Validate everything before running anything: bad input fails fast with exit 2.
-    let files = scenario_files(paths)?;
-    let mut scenarios = Vec::with_capacity(files.len());
-    for file in &files {
-        scenarios.push((file.clone(), Arc::new(fencesim_scenario::load(file)?)));
-    }
-    let factory: StoreFactory = Arc::new(builtin_store);
-    println!(
-        "{:<44} {:<22} {:<8} {:>6} {:>8} {:>9}",
-        "scenario", "expectation", "result", "runs", "failing", "wall (s)"
-    );
-    let mut all_met = true;
-    let mut failures = Vec::new();
-    for (file, scenario) in &scenarios {
-        // Wall time is shown to people only; it never enters a simulation or a report file.
-        #[allow(clippy::disallowed_methods)]
-        let started = std::time::Instant::now();
-        let outcomes =
-            fencesim_sim::sweep(scenario, scenario.seeds.iter(), jobs, &factory, &|_| {});
-        let summary = fencesim_report::summarize(scenario, scenario.seeds, &outcomes);
-        all_met &= summary.expectation_met;
-        println!(
-            "{:<44} {:<22} {:<8} {:>6} {:>8} {:>9.1}",
-            scenario.name,
-            summary.expectation,
-            if summary.expectation_met {
-                "ok"
-            } else {
-                "FAILED"
-            },
-            summary.runs,
-            summary.failing_seeds.len(),
-            started.elapsed().as_secs_f64()
-        );
-        if !summary.expectation_met {
-            let seed = summary
-                .failing_seeds
-                .first()
-                .copied()
-                .unwrap_or(scenario.seeds.start);
-            failures.push(format!(
-                "{}: {}\n    replay: {}",
-                scenario.name,
-                summary.expectation_detail,
-                replay_command(file, seed)
-            ));
-        }
-    }
-    for failure in &failures {
-        println!("{failure}");
-    }
-    println!("{} scenarios, {} failed", scenarios.len(), failures.len());
-    Ok(all_met)
 }

@@ -43,6 +43,7 @@ duration_ms = 8_000
 
 [expect]
 safe = true
+coverage = ["takeover"]
 "#;
 
 fn write_scenario(dir: &Path, text: &str) -> std::path::PathBuf {
@@ -175,7 +176,8 @@ fn a_panicking_node_fails_its_seed_with_a_replay_command_and_the_sweep_goes_on()
     let text = BASE.replace("seeds = \"0..4\"", "seeds = \"0..3\"")
         + "\n[[faults.schedule]]\nat_ms = 2_000\nkind = \"panic\"\nnode = \"worker-1\"\n";
     // [[faults.schedule]] after [expect] would land in the wrong table: move expect last.
-    let text = text.replace("[expect]\nsafe = true\n", "") + "\n[expect]\nsafe = true\n";
+    let expect = "[expect]\nsafe = true\ncoverage = [\"takeover\"]\n";
+    let text = text.replace(expect, "") + "\n" + expect;
     let path = write_scenario(dir.path(), &text);
     let (code, stdout, stderr) =
         fencesim(&["run", path.to_str().unwrap(), "--out", "out"], dir.path());

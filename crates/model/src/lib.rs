@@ -92,3 +92,52 @@ impl std::fmt::Display for Invariant {
         write!(f, "{self:?}")
     }
 }
+
+/// Coverage conditions a scenario can require ("sometimes" assertions): each must occur in
+/// at least one seed of the range, proving the danger the scenario guards against actually
+/// happened. Names and meanings; `fencesim-check` computes them from the metrics.
+pub const COVERAGE: &[(&str, &str)] = &[
+    (
+        "stale-write-presented",
+        "a write from a superseded epoch reached the storage",
+    ),
+    (
+        "stale-write-rejected",
+        "the storage rejected a write as stale",
+    ),
+    (
+        "write-abandoned",
+        "a writer saw a newer stored token and abandoned its write",
+    ),
+    (
+        "lease-expired-while-paused",
+        "a lease expired while its holder was paused",
+    ),
+    ("false-expiry", "a lease expired while its holder was alive"),
+    (
+        "takeover",
+        "a scope was granted to a different holder than before",
+    ),
+    (
+        "takeover-after-crash",
+        "a crashed holder's scope was taken over",
+    ),
+    (
+        "renewal-failed",
+        "a worker's renewal was refused or timed out",
+    ),
+    (
+        "superseded-side-effect",
+        "an external side effect happened under a superseded token",
+    ),
+    ("side-effect", "an external side effect happened"),
+    (
+        "overlapping-beliefs",
+        "two workers believed they held the same scope at once",
+    ),
+    ("fence-raised", "a new holder's fence reached the storage"),
+    (
+        "accepted-in-fence-window",
+        "a superseded write was accepted between a grant and its fence",
+    ),
+];

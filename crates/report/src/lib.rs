@@ -1,18 +1,31 @@
-//! fencesim's reports: the summary JSON of a scenario over its seeds, per-node timelines of a
-//! run, and JSON-lines traces, all byte-deterministic (no wall-clock time inside).
+//! fencesim's reports: the summary JSON of a scenario over its seeds, the check report of a
+//! catalogue run (and the merge of sharded ones), JUnit XML, the safety matrix, per-node
+//! timelines of a run, and JSON-lines traces, all byte-deterministic (no wall-clock time
+//! inside, except the JUnit times the caller passes in).
 //!
 //! Architecture invariant: this crate only reads what the checker and the scenario say; the
 //! only I/O is writing files, always atomically (`fs`), so nothing is ever half-written.
 
+pub mod check_report;
 pub mod fs;
+pub mod junit;
+pub mod matrix;
 pub mod summary;
+#[cfg(test)]
+mod testing;
 pub mod timeline;
 pub mod trace;
 
+pub use check_report::{
+    check_report, merge, report_from_json, report_to_json, scenario_result, CheckReport,
+    ScenarioResult,
+};
 pub use fs::write_atomic;
+pub use junit::junit_xml;
+pub use matrix::{matrix_json, matrix_markdown};
 pub use summary::{
-    aggregate_metrics, evaluate, expectation_text, render_summary, summarize, to_json, SeedsJson,
-    Summary,
+    aggregate_metrics, evaluate, expectation_text, render_summary, summarize, to_json,
+    verdict_word, SeedsJson, Summary,
 };
 pub use timeline::{event_text, render, render_violation, MAX_LINE_CHARS};
 pub use trace::write_jsonl;

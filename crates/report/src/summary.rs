@@ -7,8 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use fencesim_check::SeedOutcome;
-use fencesim_model::Invariant;
-use fencesim_scenario::{Outcome, Scenario, SeedRange};
+use fencesim_model::{Invariant, COVERAGE};
+use fencesim_scenario::{Expect, Outcome, Scenario, SeedRange};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
@@ -49,8 +49,17 @@ pub struct Summary {
     /// `"safe"` or `"violates I3, I4"`.
     pub expectation: String,
     pub expectation_met: bool,
-    /// One sentence: why the expectation was met or not, naming seeds.
+    /// One sentence: why the expectation was met or not, naming seeds. Starts with
+    /// `"vacuous:"` when [`Summary::vacuous`].
     pub expectation_detail: String,
+    /// Every condition of `fencesim_model::COVERAGE` → number of seeds that hit it, declared
+    /// or not, so a reader sees what happened.
+    pub coverage: BTreeMap<String, u64>,
+    /// The coverage conditions the scenario declares (`expect.coverage`), as declared.
+    pub coverage_required: Vec<String>,
+    /// The invariants behaved as expected but some required coverage condition was never hit:
+    /// the danger never happened, so the pass proves nothing and counts as not met.
+    pub vacuous: bool,
     /// Metrics aggregated over seeds (see [`aggregate_metrics`]).
     pub metrics: Value,
     /// Seed (decimal) → trace hash.
@@ -61,7 +70,7 @@ pub struct Summary {
 pub fn summarize(scenario: &Scenario, seeds: SeedRange, outcomes: &[SeedOutcome]) -> Summary {
     let sorted = sorted_by_seed(outcomes);
     let stats = Stats::of(&sorted);
-    let (expectation_met, expectation_detail) = evaluate_stats(&scenario.expect.outcome, &stats);
+    let verdict = evaluate_stats(&scenario.expect, &stats);
 
     let mut violations = BTreeMap::new();
     let mut first_violation_seed = BTreeMap::new();
@@ -86,8 +95,11 @@ pub fn summarize(scenario: &Scenario, seeds: SeedRange, outcomes: &[SeedOutcome]
         violations,
         first_violation_seed,
         expectation: expectation_text(&scenario.expect.outcome),
-        expectation_met,
-        expectation_detail,
+        expectation_met: verdict.met,
+        expectation_detail: verdict.detail,
+        coverage: stats.coverage.clone(),
+        coverage_required: scenario.expect.coverage.clone(),
+        vacuous: verdict.vacuous,
         metrics,
         trace_hashes: sorted
             .iter()
@@ -116,8 +128,15 @@ pub fn expectation_text(expect: &Outcome) -> String {
 /// `Safe` is met iff no seed violated anything and no seed panicked. `Violates(list)` is met
 /// iff every listed invariant is violated in at least one seed, no unlisted invariant is
 /// violated in any seed, and no seed panicked: a panic is a failure whatever was expected.
-pub fn evaluate(expect: &Outcome, outcomes: &[SeedOutcome]) -> (bool, String) {
-    evaluate_stats(expect, &Stats::of(&sorted_by_seed(outcomes)))
+///
+/// On top of that, every condition in `expect.coverage` must be hit in at least one seed
+/// (a name that is not a coverage condition is never hit). When the invariants behave as
+/// expected but coverage is missing, the verdict is not met and the detail starts with
+/// `"vacuous:"` and names the missing conditions: a `safe` whose danger never happened
+/// proves nothing.
+pub fn evaluate(expect: &Expect, outcomes: &[SeedOutcome]) -> (bool, String) {
+    let verdict = evaluate_stats(expect, &Stats::of(&sorted_by_seed(outcomes)));
+    (verdict.met, verdict.detail)
 }
 
 fn sorted_by_seed(outcomes: &[SeedOutcome]) -> Vec<&SeedOutcome> {
@@ -150,6 +169,8 @@ struct Stats {
     /// Seed and panic message, ascending.
     panicked: Vec<(u64, String)>,
     failing: Vec<u64>,
+    /// Every `COVERAGE` condition → number of distinct seeds that hit it.
+    coverage: BTreeMap<String, u64>,
 }
 
 impl Stats {
@@ -160,7 +181,19 @@ impl Stats {
             .collect();
         let mut panicked = Vec::new();
         let mut failing = Vec::new();
+        let mut coverage: BTreeMap<String, u64> = COVERAGE
+            .iter()
+            .map(|(name, _)| (name.to_string(), 0))
+            .collect();
+        let mut previous_seed = None;
         for outcome in sorted {
+            // Outcomes are sorted by seed: a repeated seed (a merge mistake) counts once.
+            if previous_seed != Some(outcome.seed) {
+                for name in fencesim_check::coverage::hits(&outcome.checked.metrics) {
+                    *coverage.entry(name).or_insert(0) += 1;
+                }
+            }
+            previous_seed = Some(outcome.seed);
             let violated = outcome.checked.violated();
             for invariant in &violated {
                 let seeds = violating
@@ -184,7 +217,16 @@ impl Stats {
             violating,
             panicked,
             failing,
+            coverage,
         }
+    }
+
+    /// The conditions of `required` no seed hit, in declared order, without duplicates.
+    fn missing_coverage<'a>(&self, required: &'a [String]) -> Vec<&'a str> {
+        dedup_in_order(required)
+            .into_iter()
+            .filter(|name| self.coverage.get(*name).copied().unwrap_or(0) == 0)
+            .collect()
     }
 
     fn violated(&self) -> Vec<Invariant> {
@@ -196,7 +238,96 @@ impl Stats {
     }
 }
 
-fn evaluate_stats(expect: &Outcome, stats: &Stats) -> (bool, String) {
+/// The verdict on an expectation, before it is split into summary fields.
+struct Verdict {
+    met: bool,
+    detail: String,
+    vacuous: bool,
+}
+
+fn evaluate_stats(expect: &Expect, stats: &Stats) -> Verdict {
+    let outcome = &expect.outcome;
+    let problems = invariant_problems(outcome, stats);
+    let missing = stats.missing_coverage(&expect.coverage);
+    let seeds_run = plural(stats.runs as u64, "seed");
+
+    if !problems.is_empty() {
+        let mut problems = problems;
+        if !missing.is_empty() {
+            problems.push(format!(
+                "required coverage never hit: {}",
+                coverage_list(&missing)
+            ));
+        }
+        return Verdict {
+            met: false,
+            detail: format!(
+                "Not met (expected {}): {}.",
+                expectation_text(outcome),
+                problems.join("; ")
+            ),
+            vacuous: false,
+        };
+    }
+
+    let as_expected = match outcome {
+        Outcome::Safe => {
+            format!("no invariant was violated and no node panicked in any of {seeds_run}")
+        }
+        Outcome::Violates(list) => {
+            let found: Vec<String> = normalized(list)
+                .into_iter()
+                .map(|invariant| {
+                    let seeds = &stats.violating[&invariant];
+                    format!(
+                        "{invariant} in {} (first seed {})",
+                        plural(seeds.len() as u64, "seed"),
+                        seeds[0]
+                    )
+                })
+                .collect();
+            format!(
+                "violated as expected, {}, and nothing else in {seeds_run}",
+                found.join(", ")
+            )
+        }
+    };
+    if !missing.is_empty() {
+        return Verdict {
+            met: false,
+            detail: format!(
+                "vacuous: {as_expected}, but required coverage was never hit: {}.",
+                coverage_list(&missing)
+            ),
+            vacuous: true,
+        };
+    }
+
+    let covered = if expect.coverage.is_empty() {
+        String::new()
+    } else {
+        let counts: Vec<String> = dedup_in_order(&expect.coverage)
+            .into_iter()
+            .map(|name| {
+                let seeds = stats.coverage.get(name).copied().unwrap_or(0);
+                format!("{name} in {}", plural(seeds, "seed"))
+            })
+            .collect();
+        format!("; coverage hit: {}", counts.join(", "))
+    };
+    let detail = match outcome {
+        Outcome::Safe if stats.runs == 0 => "Met, but trivially: no seeds were run.".to_string(),
+        _ => format!("Met: {as_expected}{covered}."),
+    };
+    Verdict {
+        met: true,
+        detail,
+        vacuous: false,
+    }
+}
+
+/// Why the invariant part of an expectation is not met (empty when it is).
+fn invariant_problems(expect: &Outcome, stats: &Stats) -> Vec<String> {
     let mut problems: Vec<String> = Vec::new();
     match expect {
         Outcome::Safe => {
@@ -237,38 +368,32 @@ fn evaluate_stats(expect: &Outcome, stats: &Stats) -> (bool, String) {
             one_line(message, 200)
         ));
     }
+    problems
+}
 
-    let met = problems.is_empty();
-    let detail = match (expect, met) {
-        (Outcome::Safe, true) if stats.runs == 0 => "Met vacuously: no seeds were run.".to_string(),
-        (Outcome::Safe, true) => format!(
-            "Met: no invariant was violated and no node panicked in any of {}.",
-            plural(stats.runs as u64, "seed")
-        ),
-        (Outcome::Violates(list), true) => {
-            let found: Vec<String> = normalized(list)
-                .into_iter()
-                .map(|invariant| {
-                    let seeds = &stats.violating[&invariant];
-                    format!(
-                        "{invariant} in {} (first seed {})",
-                        plural(seeds.len() as u64, "seed"),
-                        seeds[0]
-                    )
-                })
-                .collect();
-            format!(
-                "Met: violated as expected, {}, and nothing else.",
-                found.join(", ")
-            )
+/// `"a (meaning), b (meaning)"`; a name that is not a coverage condition says so.
+fn coverage_list(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|name| {
+            let meaning = COVERAGE
+                .iter()
+                .find(|(known, _)| known == name)
+                .map_or("not a known coverage condition", |(_, meaning)| *meaning);
+            format!("{name} ({meaning})")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn dedup_in_order(names: &[String]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for name in names {
+        if !out.contains(&name.as_str()) {
+            out.push(name);
         }
-        (_, false) => format!(
-            "Not met (expected {}): {}.",
-            expectation_text(expect),
-            problems.join("; ")
-        ),
-    };
-    (met, detail)
+    }
+    out
 }
 
 fn violated_phrase(invariant: Invariant, seeds: &[u64]) -> String {
@@ -434,7 +559,13 @@ fn number_value(value: &Value) -> Value {
 
 /// Rounded to 3 decimals, so output does not depend on the last bits of a float sum.
 fn float_value(x: f64) -> Value {
-    let rounded = (x * 1000.0).round() / 1000.0;
+    let scaled = x * 1000.0;
+    // Near f64::MAX scaling overflows; such a value has no decimals worth rounding anyway.
+    let rounded = if scaled.is_finite() {
+        scaled.round() / 1000.0
+    } else {
+        x
+    };
     // -0.0 would print as "-0.0".
     let rounded = if rounded == 0.0 { 0.0 } else { rounded };
     Number::from_f64(rounded).map_or(Value::Null, Value::Number)
@@ -495,15 +626,35 @@ pub fn render_summary(summary: &Summary) -> String {
             out.push_str(&format!("  {key}: {value}\n"));
         }
     }
+    out.push_str("  coverage:");
+    if summary.coverage_required.is_empty() {
+        out.push_str(" none required");
+    }
+    for name in dedup_in_order(&summary.coverage_required) {
+        let seeds = summary.coverage.get(name).copied().unwrap_or(0);
+        out.push_str(&format!(" {name}={seeds}"));
+    }
+    if summary.vacuous {
+        out.push_str(" VACUOUS");
+    }
+    out.push('\n');
     out.push_str(&format!(
         "  expectation {}: {} — {}",
         summary.expectation,
-        if summary.expectation_met {
-            "MET"
-        } else {
-            "NOT MET"
-        },
+        verdict_word(summary),
         summary.expectation_detail
     ));
     out
+}
+
+/// `MET`, `VACUOUS` (the invariants held as expected but required coverage is missing) or
+/// `NOT MET`.
+pub fn verdict_word(summary: &Summary) -> &'static str {
+    if summary.expectation_met {
+        "MET"
+    } else if summary.vacuous {
+        "VACUOUS"
+    } else {
+        "NOT MET"
+    }
 }

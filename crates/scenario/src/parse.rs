@@ -129,6 +129,7 @@ struct RawWorkers {
     work_ms: Option<RawDist>,
     writes_per_lease: Option<i64>,
     renew_every_ms: Option<i64>,
+    renew_deadline_ms: Option<i64>,
     stop_on_renew_failure: Option<bool>,
     check_lease_before_write: Option<bool>,
     recheck_deadline_before_write: Option<bool>,
@@ -773,6 +774,10 @@ impl Ctx<'_> {
             }
             None => ttl_ms / 3,
         };
+        let renew_deadline_ms = match raw.renew_deadline_ms {
+            Some(deadline) => self.positive_ms("workers.renew_deadline_ms", deadline)?,
+            None => ttl_ms,
+        };
         let request_timeout_ms = match raw.request_timeout_ms {
             Some(timeout) => self.positive_ms("workers.request_timeout_ms", timeout)?,
             None if ttl_ms / 2 == 0 => {
@@ -795,6 +800,7 @@ impl Ctx<'_> {
             work_ms,
             writes_per_lease,
             renew_every_ms,
+            renew_deadline_ms,
             stop_on_renew_failure: raw.stop_on_renew_failure.unwrap_or(true),
             check_lease_before_write: raw.check_lease_before_write.unwrap_or(false),
             recheck_deadline_before_write: raw.recheck_deadline_before_write.unwrap_or(false),
@@ -1222,10 +1228,34 @@ impl Ctx<'_> {
                 ))
             }
         };
-        Ok(Expect {
-            outcome,
-            coverage: raw.coverage.unwrap_or_default(),
-        })
+        let coverage = raw.coverage.unwrap_or_default();
+        let known: Vec<&str> = fencesim_model::COVERAGE
+            .iter()
+            .map(|(name, _)| *name)
+            .collect();
+        for (index, name) in coverage.iter().enumerate() {
+            if !known.contains(&name.as_str()) {
+                return Err(self.error(
+                    &format!("expect.coverage[{index}]"),
+                    format!("expected one of {}, got `{name}`", known.join(", ")),
+                ));
+            }
+            if coverage[..index].contains(name) {
+                return Err(self.error(
+                    &format!("expect.coverage[{index}]"),
+                    format!("expected distinct conditions, got `{name}` twice"),
+                ));
+            }
+        }
+        // No vacuous passes: a safe expectation must say what danger it survived.
+        if outcome == Outcome::Safe && coverage.is_empty() {
+            return Err(self.error(
+                "expect.coverage",
+                "expected at least one coverage condition with `safe = true` (what danger must \
+                 happen for \"safe\" to mean something, e.g. [\"stale-write-rejected\"])",
+            ));
+        }
+        Ok(Expect { outcome, coverage })
     }
 
     fn dist(&self, path: &str, raw: RawDist) -> Result<Dist> {

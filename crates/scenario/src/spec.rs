@@ -207,6 +207,10 @@ pub struct WorkerSpec {
     pub work_ms: Dist,
     pub writes_per_lease: u32,
     pub renew_every_ms: u64,
+    /// How long after a grant or successful renewal (by the worker's own clock, measured per
+    /// `deadline_from`) the worker still believes it holds the lease: client-go's
+    /// RenewDeadline. Defaults to the effective TTL.
+    pub renew_deadline_ms: u64,
     pub stop_on_renew_failure: bool,
     pub check_lease_before_write: bool,
     /// Re-check the local deadline (by the worker's own monotonic clock) after the work,

@@ -34,6 +34,7 @@ duration_ms = 15_000
 
 [expect]
 safe = true
+coverage = ["stale-write-rejected"]
 "#;
 
 /// Marks the line an error must be reported at.
@@ -110,6 +111,7 @@ fn minimal_file_resolves_with_every_default_explicit() {
             },
             writes_per_lease: 1,
             renew_every_ms: 3_333,
+            renew_deadline_ms: 10_000,
             stop_on_renew_failure: true,
             check_lease_before_write: false,
             recheck_deadline_before_write: false,
@@ -148,7 +150,7 @@ fn minimal_file_resolves_with_every_default_explicit() {
         },
         expect: Expect {
             outcome: Outcome::Safe,
-            coverage: vec![],
+            coverage: vec!["stale-write-rejected".into()],
         },
     };
     assert_eq!(parse_ok(MINIMAL), expected);
@@ -462,10 +464,30 @@ fn expectations_are_exactly_one_outcome() {
     check_err(
         &edit(&[
             ("[expect]", &format!("[expect] {MARK}")),
-            ("safe = true", "coverage = []"),
+            ("safe = true", ""),
         ]),
         "expect",
         "got neither",
+    );
+}
+
+#[test]
+fn coverage_is_validated_and_required_for_safe() {
+    check_err(
+        &edit(&[(
+            "coverage = [\"stale-write-rejected\"]",
+            &format!("coverage = [] {MARK}"),
+        )]),
+        "expect.coverage",
+        "at least one coverage condition",
+    );
+    check_err(
+        &edit(&[(
+            "coverage = [\"stale-write-rejected\"]",
+            &format!("coverage = [\"stale-write-rejected\", \"sometimes\"] {MARK}"),
+        )]),
+        "expect.coverage[1]",
+        "got `sometimes`",
     );
 }
 

@@ -21,6 +21,7 @@ work_ms = 100
 
 [expect]
 safe = true
+coverage = ["stale-write-rejected"]
 "#;
 
 const GC_PAUSES: &str = r#"

@@ -110,7 +110,6 @@ fn reply(world: &Arc<World>, to: &str, msg: Msg) {
 fn handle(world: &Arc<World>, envelope: Envelope) {
     expire_due(world);
     let from = envelope.from.as_str();
-    let ttl_ms = lock(&world.lease).config().ttl_ns / NS_PER_MS;
     match envelope.msg {
         Msg::Acquire { req, scope } => {
             let now = world.mono_ns(COORDINATOR);
@@ -144,7 +143,7 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
                 // ends the wait is what matters.
                 Acquire::Denied(_) => None,
             };
-            reply(world, from, Msg::AcquireReply { req, token, ttl_ms });
+            reply(world, from, Msg::AcquireReply { req, token });
         }
         Msg::Renew { req, scope, token } => {
             let now = world.mono_ns(COORDINATOR);
@@ -180,16 +179,7 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
                     (false, reason)
                 }
             };
-            reply(
-                world,
-                from,
-                Msg::RenewReply {
-                    req,
-                    ok,
-                    ttl_ms,
-                    reason,
-                },
-            );
+            reply(world, from, Msg::RenewReply { req, ok, reason });
         }
         Msg::Release { scope, token } => {
             let released = lock(&world.lease).release(&scope, from, token);

@@ -15,7 +15,6 @@ pub(crate) enum Msg {
     AcquireReply {
         req: u64,
         token: Option<Token>,
-        ttl_ms: u64,
     },
     Renew {
         req: u64,
@@ -25,7 +24,6 @@ pub(crate) enum Msg {
     RenewReply {
         req: u64,
         ok: bool,
-        ttl_ms: u64,
         reason: String,
     },
     Release {

@@ -3,10 +3,9 @@
 
 use std::{
     collections::BTreeMap,
-    ops::Range,
     panic::AssertUnwindSafe,
     sync::{
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicUsize, Ordering},
         Arc, Mutex,
     },
 };
@@ -94,23 +93,22 @@ pub fn run_seed_with(scenario: &Arc<Scenario>, seed: u64, factory: &StoreFactory
 /// Returns the outcomes sorted by seed, so the result does not depend on `jobs`.
 pub fn sweep(
     scenario: &Arc<Scenario>,
-    seeds: Range<u64>,
+    seeds: impl IntoIterator<Item = u64>,
     jobs: usize,
     factory: &StoreFactory,
     on_done: &(dyn Fn(&SeedOutcome) + Sync),
 ) -> Vec<SeedOutcome> {
-    let next = AtomicU64::new(seeds.start);
-    let results = Mutex::new(Vec::with_capacity((seeds.end - seeds.start) as usize));
+    let seeds: Vec<u64> = seeds.into_iter().collect();
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::with_capacity(seeds.len()));
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1) {
-            scope.spawn(|| loop {
-                let seed = next.fetch_add(1, Ordering::Relaxed);
-                if seed >= seeds.end {
-                    break;
+            scope.spawn(|| {
+                while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let outcome = run_seed_with(scenario, seed, factory).outcome;
+                    on_done(&outcome);
+                    lock(&results).push(outcome);
                 }
-                let outcome = run_seed_with(scenario, seed, factory).outcome;
-                on_done(&outcome);
-                lock(&results).push(outcome);
             });
         }
     });

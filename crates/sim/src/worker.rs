@@ -12,7 +12,7 @@ use fencesim_model::{
     ms_to_ns,
     nodes::{worker, COORDINATOR, STORAGE},
     rng::{stream, Rng},
-    Scope, Token, NS_PER_MS,
+    OpId, Scope, Token, NS_PER_MS,
 };
 use fencesim_scenario::{DeadlineFrom, SideEffects, WorkerSpec};
 
@@ -104,10 +104,11 @@ impl Worker {
             .await;
         match reply {
             Some(Msg::AcquireReply {
-                token: Some(token),
-                ttl_ms,
-                ..
-            }) => Some((token, self.deadline_base(sent) + ttl_ms * NS_PER_MS)),
+                token: Some(token), ..
+            }) => Some((
+                token,
+                self.deadline_base(sent) + self.spec.renew_deadline_ms * NS_PER_MS,
+            )),
             _ => None,
         }
     }
@@ -179,6 +180,19 @@ impl Worker {
                 self.end(&belief, BeliefEnd::DeadlinePassed);
                 break;
             }
+            let op = self.world.next_op();
+            // Read-modify-write: the stored token is read and compared before the work, the
+            // write after it is unconditional. A pause during the work is the TOCTOU race.
+            if self.protocol == ClientProtocol::ReadThenWrite {
+                match self.read_stored(op, &resource, token).await {
+                    Some(true) => {}
+                    Some(false) => {
+                        self.end(&belief, BeliefEnd::WriteRejected);
+                        break;
+                    }
+                    None => continue,
+                }
+            }
             let work_ms = self.spec.work_ms.sample(rng);
             self.sleep_ms(work_ms).await;
             if self.ended(&belief) {
@@ -192,7 +206,7 @@ impl Worker {
                 self.end(&belief, BeliefEnd::CheckFailed);
                 break;
             }
-            if !self.write(&belief, &scope, token, &resource).await {
+            if !self.write(&belief, op, &scope, token, &resource).await {
                 break;
             }
         }
@@ -263,48 +277,49 @@ impl Worker {
         matches!(reply, Some(Msg::CheckReply { holds: true, .. }))
     }
 
+    /// Reads the stored token for read-then-write: `Some(true)` to go ahead, `Some(false)`
+    /// when a newer token is stored (the write is abandoned), `None` when no reply came.
+    async fn read_stored(&self, op: OpId, resource: &str, token: Token) -> Option<bool> {
+        let target = resource.to_string();
+        let reply = self
+            .endpoint
+            .call(
+                self.store_node,
+                |req| Msg::ReadToken {
+                    req,
+                    op,
+                    resource: target,
+                },
+                self.spec.request_timeout_ms,
+            )
+            .await;
+        let Some(Msg::ReadTokenReply { stored, .. }) = reply else {
+            return None;
+        };
+        if stored.is_some_and(|stored| stored > token) {
+            self.world.record(
+                &self.name,
+                EventKind::WriteAbandoned {
+                    op,
+                    resource: resource.to_string(),
+                    token,
+                    stored,
+                },
+            );
+            return Some(false);
+        }
+        Some(true)
+    }
+
     /// One protected write; false when the worker must stop holding.
     async fn write(
         &self,
         belief: &Mutex<Belief>,
+        op: OpId,
         scope: &str,
         token: Token,
         resource: &str,
     ) -> bool {
-        let op = self.world.next_op();
-        if self.protocol == ClientProtocol::ReadThenWrite {
-            let target = resource.to_string();
-            let reply = self
-                .endpoint
-                .call(
-                    self.store_node,
-                    |req| Msg::ReadToken {
-                        req,
-                        op,
-                        resource: target,
-                    },
-                    self.spec.request_timeout_ms,
-                )
-                .await;
-            match reply {
-                Some(Msg::ReadTokenReply { stored, .. }) => {
-                    if stored.is_some_and(|stored| stored > token) {
-                        self.world.record(
-                            &self.name,
-                            EventKind::WriteAbandoned {
-                                op,
-                                resource: resource.to_string(),
-                                token,
-                                stored,
-                            },
-                        );
-                        self.end(belief, BeliefEnd::WriteRejected);
-                        return false;
-                    }
-                }
-                _ => return true,
-            }
-        }
         if self.spec.side_effects == SideEffects::Direct {
             // The external call happens before the fenced write: nothing checks its token.
             self.world.record(
@@ -387,10 +402,9 @@ impl Worker {
                 return;
             }
             let failure = match reply {
-                Some(Msg::RenewReply {
-                    ok: true, ttl_ms, ..
-                }) => {
-                    let deadline = self.deadline_base(sent) + ttl_ms * NS_PER_MS;
+                Some(Msg::RenewReply { ok: true, .. }) => {
+                    let deadline =
+                        self.deadline_base(sent) + self.spec.renew_deadline_ms * NS_PER_MS;
                     let mut belief = lock(&belief);
                     belief.deadline_mono_ns = belief.deadline_mono_ns.max(deadline);
                     None

@@ -46,15 +46,36 @@ resources = ["job-1"]
 work_ms = { dist = "uniform", min = 200, max = 800 }
 [expect]
 safe = true
+coverage = ["stale-write-rejected"]
 "#;
     let mut scenario = fencesim_scenario::parse_str(text, "summary-test.toml").expect("valid");
     scenario.expect.outcome = expect;
     scenario
 }
 
+/// `outcome` whose run hit the stale-write-rejected coverage condition.
+fn rejecting(mut outcome: SeedOutcome) -> SeedOutcome {
+    outcome.checked.metrics.stale_write_rejections = 1;
+    outcome
+}
+
+fn expect(outcome: Outcome, coverage: &[&str]) -> Expect {
+    Expect {
+        outcome,
+        coverage: coverage.iter().map(|name| name.to_string()).collect(),
+    }
+}
+
+/// Runs `evaluate` without required coverage and checks the verdict and that the detail
+/// mentions every `needles`.
+#[track_caller]
+fn check_evaluate(outcome: Outcome, outcomes: &[SeedOutcome], met: bool, needles: &[&str]) {
+    check_evaluate_covered(expect(outcome, &[]), outcomes, met, needles);
+}
+
 /// Runs `evaluate` and checks the verdict and that the detail mentions every `needles`.
 #[track_caller]
-fn check_evaluate(expect: Outcome, outcomes: &[SeedOutcome], met: bool, needles: &[&str]) {
+fn check_evaluate_covered(expect: Expect, outcomes: &[SeedOutcome], met: bool, needles: &[&str]) {
     let (actual_met, detail) = evaluate(&expect, outcomes);
     assert_eq!(actual_met, met, "detail: {detail}");
     for needle in needles {
@@ -68,7 +89,12 @@ fn check_evaluate(expect: Outcome, outcomes: &[SeedOutcome], met: bool, needles:
 fn evaluate_safe() {
     let clean = [outcome(0, &[], None), outcome(1, &[], None)];
     check_evaluate(Outcome::Safe, &clean, true, &["Met", "2 seeds"]);
-    check_evaluate(Outcome::Safe, &[], true, &["vacuously"]);
+    check_evaluate(
+        Outcome::Safe,
+        &[],
+        true,
+        &["trivially", "no seeds were run"],
+    );
     check_evaluate(
         Outcome::Safe,
         &[
@@ -150,6 +176,141 @@ fn evaluate_violates() {
         &[],
         false,
         &["I5", "any of 0 seeds"],
+    );
+}
+
+#[test]
+fn evaluate_requires_coverage() {
+    let stale = &["stale-write-rejected"];
+    // Covered: met, and the detail says how often.
+    check_evaluate_covered(
+        expect(Outcome::Safe, stale),
+        &[outcome(0, &[], None), rejecting(outcome(1, &[], None))],
+        true,
+        &[
+            "Met",
+            "any of 2 seeds",
+            "coverage hit: stale-write-rejected in 1 seed",
+        ],
+    );
+    // Safe, but the danger never happened: vacuous, naming the condition and its meaning.
+    check_evaluate_covered(
+        expect(
+            Outcome::Safe,
+            &["stale-write-rejected", "lease-expired-while-paused"],
+        ),
+        &[outcome(0, &[], None), rejecting(outcome(1, &[], None))],
+        false,
+        &[
+            "vacuous: no invariant was violated",
+            "lease-expired-while-paused (a lease expired while its holder was paused)",
+        ],
+    );
+    let (_, detail) = evaluate(&expect(Outcome::Safe, stale), &[outcome(0, &[], None)]);
+    assert!(detail.starts_with("vacuous:"), "{detail}");
+    assert!(!detail.contains("lease-expired"), "{detail}");
+    // No seeds at all: nothing was covered.
+    check_evaluate_covered(
+        expect(Outcome::Safe, stale),
+        &[],
+        false,
+        &["vacuous:", "any of 0 seeds", "stale-write-rejected"],
+    );
+    // A violation expectation is held to its coverage too.
+    check_evaluate_covered(
+        expect(Outcome::Violates(vec![I4]), &["takeover"]),
+        &[outcome(0, &[I4], None)],
+        false,
+        &[
+            "vacuous: violated as expected, I4 in 1 seed (first seed 0)",
+            "takeover (",
+        ],
+    );
+    // A name that is not a coverage condition is never hit, and says so.
+    check_evaluate_covered(
+        expect(Outcome::Safe, &["no-such-condition"]),
+        &[rejecting(outcome(0, &[], None))],
+        false,
+        &[
+            "vacuous:",
+            "no-such-condition (not a known coverage condition)",
+        ],
+    );
+    // Invariants failed as well: plainly not met, and the missing coverage is named too.
+    let (met, detail) = evaluate(&expect(Outcome::Safe, stale), &[outcome(3, &[I4], None)]);
+    assert!(!met);
+    assert!(
+        detail.starts_with("Not met (expected safe): I4"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("required coverage never hit: stale-write-rejected"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn summary_counts_coverage_per_seed_and_flags_vacuous() {
+    let mut paused = outcome(4, &[], None);
+    paused.checked.metrics.paused_expiries = 3;
+    let outcomes = [
+        rejecting(outcome(2, &[], None)),
+        rejecting(outcome(2, &[], None)), // a duplicated seed counts once
+        paused,
+        outcome(7, &[], None),
+    ];
+    let mut scenario = scenario(Outcome::Safe);
+    let seeds = SeedRange { start: 0, end: 8 };
+
+    let summary = summarize(&scenario, seeds, &outcomes);
+    let names: Vec<&str> = COVERAGE.iter().map(|(name, _)| *name).collect();
+    let keys: Vec<&str> = summary.coverage.keys().map(String::as_str).collect();
+    let mut sorted_names = names.clone();
+    sorted_names.sort();
+    assert_eq!(keys, sorted_names, "every condition, declared or not");
+    assert_eq!(summary.coverage["stale-write-rejected"], 1);
+    assert_eq!(summary.coverage["lease-expired-while-paused"], 1);
+    assert_eq!(summary.coverage["takeover"], 0);
+    assert_eq!(summary.coverage_required, vec!["stale-write-rejected"]);
+    assert!(summary.expectation_met && !summary.vacuous);
+    assert_eq!(verdict_word(&summary), "MET");
+
+    scenario.expect.coverage = vec!["takeover".into(), "stale-write-rejected".into()];
+    let summary = summarize(&scenario, seeds, &outcomes);
+    assert!(!summary.expectation_met);
+    assert!(summary.vacuous);
+    assert!(summary.expectation_detail.starts_with("vacuous:"));
+    assert_eq!(verdict_word(&summary), "VACUOUS");
+    let text = render_summary(&summary);
+    assert!(
+        text.contains("  coverage: takeover=0 stale-write-rejected=1 VACUOUS\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("expectation safe: VACUOUS — vacuous:"),
+        "{text}"
+    );
+
+    // A real failure is not vacuous, even with coverage missing.
+    let summary = summarize(&scenario, seeds, &[outcome(1, &[I3], None)]);
+    assert!(!summary.expectation_met && !summary.vacuous);
+    assert_eq!(verdict_word(&summary), "NOT MET");
+}
+
+#[test]
+fn render_summary_without_required_coverage() {
+    let mut scenario = scenario(Outcome::Violates(vec![I4]));
+    scenario.expect.coverage.clear();
+    let summary = summarize(
+        &scenario,
+        SeedRange { start: 0, end: 2 },
+        &[outcome(0, &[I4], None), outcome(1, &[], None)],
+    );
+    let text = render_summary(&summary);
+    assert!(text.contains("  coverage: none required\n"), "{text}");
+    assert!(
+        text.contains("expectation violates I4: MET — Met:"),
+        "{text}"
     );
 }
 
@@ -261,7 +422,7 @@ fn json_fields_come_in_declared_order() {
     let json = to_json(&summarize(
         &scenario(Outcome::Safe),
         SeedRange { start: 0, end: 1 },
-        &[outcome(0, &[], None)],
+        &[rejecting(outcome(0, &[], None))],
     ));
     let order = [
         "\"scenario\"",
@@ -275,6 +436,9 @@ fn json_fields_come_in_declared_order() {
         "\"expectation\"",
         "\"expectation_met\"",
         "\"expectation_detail\"",
+        "\"coverage\"",
+        "\"coverage_required\"",
+        "\"vacuous\"",
         "\"metrics\"",
         "\"trace_hashes\"",
     ];
@@ -282,6 +446,8 @@ fn json_fields_come_in_declared_order() {
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "{json}");
     assert!(json.contains("\"expectation_met\": true"));
     assert!(json.contains("\"I5\": null"));
+    assert!(json.contains("\"stale-write-rejected\": 1"));
+    assert!(json.contains("\"vacuous\": false"));
 }
 
 /// Aggregates `per_seed` and compares with `expect`.
@@ -328,6 +494,11 @@ fn aggregate_floats_mean_and_max_rounded() {
     check_aggregate(
         vec![json!({"x": -0.0001})],
         json!({"x": {"mean": 0.0, "max": 0.0}}),
+    );
+    // Too large to scale for rounding: kept as it is, not turned into null.
+    check_aggregate(
+        vec![json!({"x": f64::MAX})],
+        json!({"x": {"mean": f64::MAX, "max": f64::MAX}}),
     );
 }
 

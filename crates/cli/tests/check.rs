@@ -1,0 +1,246 @@
+//! `fencesim check` and `fencesim merge` as CI runs them (issue 3's acceptance list), on a
+//! small catalogue written to a temporary directory.
+
+use std::{fs, path::Path, process::Command};
+
+fn fencesim(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_fencesim"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A GC pause of `pause_ms` on the first holder (worker-0, made first by a short partition
+/// of worker-1) under `fencing`, expecting `expect`.
+fn scenario(name: &str, fencing: &str, pause_ms: u64, expect: &str) -> String {
+    format!(
+        r#"name = "{name}"
+description = "a holder pauses {pause_ms} ms with a 3 s TTL under {fencing}"
+duration_ms = 12_000
+seeds = "0..7"
+
+[lease]
+ttl_ms = 3_000
+token_source = "durable-counter"
+
+[storage]
+fencing = "{fencing}"
+
+[workers]
+count = 2
+resources = ["job-1"]
+work_ms = {{ dist = "uniform", min = 100, max = 300 }}
+writes_per_lease = 1_000
+
+[[faults.schedule]]
+at_ms = 0
+kind = "partition"
+nodes = ["worker-1"]
+peers = ["coordinator"]
+duration_ms = 500
+
+[[faults.schedule]]
+at_ms = 1_000
+kind = "gc-pause"
+node = "worker-0"
+duration_ms = {pause_ms}
+
+[expect]
+{expect}
+"#
+    )
+}
+
+fn catalogue(dir: &Path) {
+    let scenarios = dir.join("scenarios");
+    fs::create_dir_all(&scenarios).unwrap();
+    fs::write(
+        scenarios.join("a-none.toml"),
+        scenario("a-none", "none", 5_000, "violates = [\"I3\", \"I4\"]"),
+    )
+    .unwrap();
+    fs::write(
+        scenarios.join("b-max-token.toml"),
+        scenario(
+            "b-max-token",
+            "max-token",
+            5_000,
+            "safe = true\ncoverage = [\"stale-write-rejected\"]",
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn catalogue_passes_and_writes_junit_json_and_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    catalogue(dir.path());
+    let args = [
+        "check",
+        "scenarios",
+        "--junit",
+        "out/junit.xml",
+        "--json",
+        "out/check.json",
+        "--matrix",
+        "out",
+    ];
+    let (code, stdout, stderr) = fencesim(&args, dir.path());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("2 scenarios, 0 failed"), "{stdout}");
+
+    let junit = fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
+    let xml = roxmltree::Document::parse(&junit).expect("JUnit output is well-formed XML");
+    let cases: Vec<_> = xml
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(cases.len(), 2, "one testcase per scenario");
+    assert!(xml.descendants().all(|n| !n.has_tag_name("failure")));
+
+    let matrix = fs::read_to_string(dir.path().join("out/matrix.md")).unwrap();
+    assert!(
+        matrix.contains("a-none") && matrix.contains("b-max-token"),
+        "{matrix}"
+    );
+    // Regenerating gives no diff.
+    let (code, _, _) = fencesim(&["check", "scenarios", "--matrix", "again"], dir.path());
+    assert_eq!(code, 0);
+    for file in ["matrix.md", "matrix.json"] {
+        assert_eq!(
+            fs::read(dir.path().join("out").join(file)).unwrap(),
+            fs::read(dir.path().join("again").join(file)).unwrap(),
+            "{file} is deterministic"
+        );
+    }
+}
+
+#[test]
+fn a_changed_expectation_fails_naming_the_scenario_and_a_replay_command() {
+    let dir = tempfile::tempdir().unwrap();
+    catalogue(dir.path());
+    fs::write(
+        dir.path().join("scenarios/a-none.toml"),
+        scenario(
+            "a-none",
+            "none",
+            5_000,
+            "safe = true\ncoverage = [\"takeover\"]",
+        ),
+    )
+    .unwrap();
+    let (code, stdout, _) = fencesim(&["check", "scenarios", "--junit", "junit.xml"], dir.path());
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("a-none: "), "{stdout}");
+    assert!(
+        stdout.contains("replay: fencesim replay scenarios/a-none.toml --seed 0"),
+        "{stdout}"
+    );
+    let junit = fs::read_to_string(dir.path().join("junit.xml")).unwrap();
+    let xml = roxmltree::Document::parse(&junit).unwrap();
+    let failure = xml
+        .descendants()
+        .find(|n| n.has_tag_name("failure"))
+        .expect("one failure");
+    let text: String = failure.descendants().filter_map(|n| n.text()).collect();
+    assert!(
+        text.contains("fencesim replay scenarios/a-none.toml --seed 0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_safe_scenario_whose_danger_never_happens_is_vacuous() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("scenarios")).unwrap();
+    // A 50 ms pause against a 3 s TTL: no lease ever expires, nothing stale is ever written.
+    fs::write(
+        dir.path().join("scenarios/short.toml"),
+        scenario(
+            "short",
+            "max-token",
+            50,
+            "safe = true\ncoverage = [\"stale-write-rejected\"]",
+        ),
+    )
+    .unwrap();
+    let (code, stdout, _) = fencesim(&["check", "scenarios"], dir.path());
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("VACUOUS"), "{stdout}");
+    assert!(stdout.contains("vacuous"), "{stdout}");
+}
+
+#[test]
+fn shards_merge_into_the_unsharded_report_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    catalogue(dir.path());
+    let run = |args: &[&str]| {
+        let (code, stdout, stderr) = fencesim(args, dir.path());
+        assert_eq!(code, 0, "{args:?}: {stdout}{stderr}");
+    };
+    run(&["check", "scenarios", "--json", "full.json", "--jobs", "2"]);
+    run(&[
+        "check",
+        "scenarios",
+        "--shard",
+        "1/2",
+        "--json",
+        "s1.json",
+        "--jobs",
+        "1",
+    ]);
+    run(&["check", "scenarios", "--shard", "2/2", "--json", "s2.json"]);
+    run(&[
+        "merge",
+        "s2.json",
+        "s1.json",
+        "--json",
+        "merged.json",
+        "--matrix",
+        "m",
+    ]);
+    let full = fs::read(dir.path().join("full.json")).unwrap();
+    let merged = fs::read(dir.path().join("merged.json")).unwrap();
+    assert!(
+        full == merged,
+        "merged shards differ from the unsharded report"
+    );
+    let part: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("s1.json")).unwrap()).unwrap();
+    assert_eq!(part["shard"], "1/2");
+    assert_eq!(
+        part["scenarios"][0]["summary"]["runs"], 4,
+        "seeds 0, 2, 4, 6 of 0..7"
+    );
+    // A shard may not be merged twice.
+    let (code, _, stderr) = fencesim(&["merge", "s1.json", "s1.json"], dir.path());
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn bad_shard_and_bad_catalogue_exit_2_before_running() {
+    let dir = tempfile::tempdir().unwrap();
+    catalogue(dir.path());
+    for shard in ["0/2", "3/2", "1", "a/b"] {
+        let (code, _, stderr) = fencesim(&["check", "scenarios", "--shard", shard], dir.path());
+        assert_eq!(code, 2, "{shard}");
+        assert!(stderr.contains("--shard"), "{stderr}");
+    }
+    fs::write(
+        dir.path().join("scenarios/c-broken.toml"),
+        "name = \"broken\"\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) =
+        fencesim(&["check", "scenarios", "--json", "out.json"], dir.path());
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stderr.contains("c-broken.toml"), "{stderr}");
+    assert!(!stdout.contains("a-none"), "nothing ran: {stdout}");
+    assert!(!dir.path().join("out.json").exists());
+}

@@ -1,0 +1,197 @@
+//! The report of one `fencesim check` run over many scenarios (`--json`), and `merge`, which
+//! combines the partial reports of `--shard K/N` runs into the report an unsharded run gives.
+//!
+//! A report keeps every seed's outcome, not only the summaries: summaries aggregate (counts,
+//! percentiles, first seeds), so only the outcomes can be merged exactly. The merged report is
+//! re-summarized from the union of outcomes and is byte-identical to the unsharded one.
+
+use std::collections::BTreeMap;
+
+use fencesim_check::SeedOutcome;
+use fencesim_scenario::Scenario;
+use serde::{Deserialize, Serialize};
+
+use crate::summary::{summarize, Summary};
+
+/// One scenario file's result. Field order is the JSON field order.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ScenarioResult {
+    /// The scenario file as given on the command line.
+    pub file: String,
+    /// The resolved scenario (its hash is `summary.scenario_hash`).
+    pub scenario: Scenario,
+    pub summary: Summary,
+    /// Every seed's outcome, sorted by seed.
+    pub outcomes: Vec<SeedOutcome>,
+}
+
+/// The result of a `fencesim check` run (or of a merge). Field order is the JSON field order.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct CheckReport {
+    /// `"K/N"` for the partial report of a sharded run; `None` for a whole (or merged) run.
+    pub shard: Option<String>,
+    /// Sorted by `file`.
+    pub scenarios: Vec<ScenarioResult>,
+    /// Whether every scenario's expectation was met (true when there are none).
+    pub all_met: bool,
+}
+
+/// The result of `scenario` over `outcomes` (in any order), summarized over `scenario.seeds`.
+pub fn scenario_result(
+    file: &str,
+    scenario: &Scenario,
+    mut outcomes: Vec<SeedOutcome>,
+) -> ScenarioResult {
+    // The trace hash breaks ties so even a duplicated seed orders deterministically.
+    outcomes.sort_by(|a, b| (a.seed, &a.trace_hash).cmp(&(b.seed, &b.trace_hash)));
+    ScenarioResult {
+        file: file.to_string(),
+        scenario: scenario.clone(),
+        summary: summarize(scenario, scenario.seeds, &outcomes),
+        outcomes,
+    }
+}
+
+/// The report of `results` (in any order): sorted by file, `all_met` computed.
+pub fn check_report(shard: Option<String>, mut results: Vec<ScenarioResult>) -> CheckReport {
+    // Names break ties so that even a file given twice orders deterministically.
+    results.sort_by(|a, b| (&a.file, &a.scenario.name).cmp(&(&b.file, &b.scenario.name)));
+    let all_met = results.iter().all(|result| result.summary.expectation_met);
+    CheckReport {
+        shard,
+        scenarios: results,
+        all_met,
+    }
+}
+
+/// Pretty JSON with a trailing newline; the same report always gives the same bytes.
+pub fn report_to_json(report: &CheckReport) -> String {
+    let mut out = serde_json::to_string_pretty(report).expect("check report serializes");
+    out.push('\n');
+    out
+}
+
+/// Reads a report written by [`report_to_json`]; `file` names the input in the error.
+pub fn report_from_json(text: &str, file: &str) -> Result<CheckReport, String> {
+    serde_json::from_str(text).map_err(|error| {
+        format!("{file}: not a fencesim check report (JSON from `fencesim check --json`): {error}")
+    })
+}
+
+/// Most seeds an error message lists.
+const SEEDS_LISTED_MAX: usize = 10;
+
+/// Combines the partial reports of a sharded run into the report the unsharded run gives.
+///
+/// The results of one file are combined: their scenario names and hashes must agree, no seed
+/// may appear twice, and together they must hold every seed of the scenario's range, exactly
+/// once (a shard left out would otherwise pass silently with fewer seeds). The union of
+/// outcomes is re-summarized; the result has no `shard`.
+pub fn merge(parts: Vec<CheckReport>) -> Result<CheckReport, String> {
+    if parts.is_empty() {
+        return Err("merge: no reports to merge".to_string());
+    }
+    let mut by_file: BTreeMap<String, Vec<ScenarioResult>> = BTreeMap::new();
+    for part in parts {
+        for result in part.scenarios {
+            by_file.entry(result.file.clone()).or_default().push(result);
+        }
+    }
+
+    let mut merged = Vec::with_capacity(by_file.len());
+    for (file, results) in by_file {
+        merged.push(merge_file(&file, results)?);
+    }
+    Ok(check_report(None, merged))
+}
+
+fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult, String> {
+    let mut results = results.into_iter();
+    let first = results
+        .next()
+        .expect("a file is grouped with at least one result");
+    let scenario = first.scenario;
+    let hash = first.summary.scenario_hash;
+
+    let mut outcomes: BTreeMap<u64, SeedOutcome> = BTreeMap::new();
+    let mut add = |outcomes_of_part: Vec<SeedOutcome>| -> Result<(), String> {
+        for outcome in outcomes_of_part {
+            let seed = outcome.seed;
+            if outcomes.insert(seed, outcome).is_some() {
+                return Err(format!(
+                    "{file}: seed {seed} appears twice in the reports to merge (are two shards \
+                     the same, or overlapping?)"
+                ));
+            }
+        }
+        Ok(())
+    };
+    add(first.outcomes)?;
+    for result in results {
+        if result.scenario.name != scenario.name {
+            return Err(format!(
+                "{file}: the reports disagree on the scenario's name: {:?} and {:?}",
+                scenario.name, result.scenario.name
+            ));
+        }
+        if result.summary.scenario_hash != hash {
+            return Err(format!(
+                "{file}: the reports ran different versions of scenario {:?}: hash {} and \
+                 hash {} (were the shards run from different commits?)",
+                scenario.name, hash, result.summary.scenario_hash
+            ));
+        }
+        add(result.outcomes)?;
+    }
+
+    let range = scenario.seeds;
+    let outside: Vec<u64> = outcomes
+        .keys()
+        .copied()
+        .filter(|seed| !(range.start..range.end).contains(seed))
+        .collect();
+    if !outside.is_empty() {
+        return Err(format!(
+            "{file}: seeds outside the scenario's range {range}: {}",
+            seed_list(&outside)
+        ));
+    }
+    let missing: Vec<u64> = range
+        .iter()
+        .filter(|seed| !outcomes.contains_key(seed))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "{file}: {} of the scenario's range {range} in none of the reports: {} (was a \
+             shard left out?)",
+            if missing.len() == 1 {
+                "1 seed".to_string()
+            } else {
+                format!("{} seeds", missing.len())
+            },
+            seed_list(&missing)
+        ));
+    }
+
+    Ok(scenario_result(
+        file,
+        &scenario,
+        outcomes.into_values().collect(),
+    ))
+}
+
+/// `"1, 2, 3"`, at most [`SEEDS_LISTED_MAX`] seeds, then `", … (k more)"`.
+fn seed_list(seeds: &[u64]) -> String {
+    let mut out: Vec<String> = seeds
+        .iter()
+        .take(SEEDS_LISTED_MAX)
+        .map(u64::to_string)
+        .collect();
+    if seeds.len() > SEEDS_LISTED_MAX {
+        out.push(format!("… ({} more)", seeds.len() - SEEDS_LISTED_MAX));
+    }
+    out.join(", ")
+}
+
+#[cfg(test)]
+mod tests;

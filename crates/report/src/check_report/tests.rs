@@ -1,0 +1,251 @@
+use fencesim_model::Invariant::{I3, I4};
+
+use super::*;
+use crate::testing::{outcome, scenario, Spec};
+
+/// Outcomes of seeds 0..20 of a `violates I4` scenario: I4 in some seeds, I3 in others, one
+/// panic, floats in every seed's metrics.
+fn outcomes() -> Vec<SeedOutcome> {
+    (0..20)
+        .map(|seed| match seed % 7 {
+            1 => outcome(seed, &[I4], None),
+            4 => outcome(seed, &[I4, I3], None),
+            6 if seed == 13 => outcome(seed, &[], Some("storage panicked")),
+            _ => outcome(seed, &[], None),
+        })
+        .collect()
+}
+
+fn safe() -> Scenario {
+    scenario(Spec {
+        name: "b-safe",
+        ..Spec::default()
+    })
+}
+
+fn violating() -> Scenario {
+    scenario(Spec {
+        name: "a-violates",
+        fencing: "none",
+        expect: "violates = [\"I4\"]\ncoverage = [\"stale-write-rejected\"]",
+        ..Spec::default()
+    })
+}
+
+/// The report of a whole run: two scenarios over their seeds, given in file order reversed.
+fn whole() -> CheckReport {
+    let clean: Vec<SeedOutcome> = (0..20).map(|seed| outcome(seed, &[], None)).collect();
+    check_report(
+        None,
+        vec![
+            scenario_result("scenarios/safe.toml", &safe(), clean),
+            scenario_result("scenarios/violates.toml", &violating(), outcomes()),
+        ],
+    )
+}
+
+/// The partial report of shard `k` of `n` (0-based `k`): every `n`-th outcome of each file.
+fn shard(report: &CheckReport, k: usize, n: usize) -> CheckReport {
+    let results = report
+        .scenarios
+        .iter()
+        .map(|result| {
+            let mine: Vec<SeedOutcome> = result
+                .outcomes
+                .iter()
+                .enumerate()
+                .filter(|(index, _)| index % n == k)
+                .map(|(_, outcome)| outcome.clone())
+                .collect();
+            scenario_result(&result.file, &result.scenario, mine)
+        })
+        .collect();
+    check_report(Some(format!("{}/{n}", k + 1)), results)
+}
+
+/// Writes `report` and reads it back, as the shards' files travel between machines.
+fn through_json(report: &CheckReport, file: &str) -> CheckReport {
+    report_from_json(&report_to_json(report), file).expect("a written report reads back")
+}
+
+#[test]
+fn report_is_sorted_and_knows_whether_all_were_met() {
+    let report = whole();
+    let files: Vec<&str> = report.scenarios.iter().map(|r| r.file.as_str()).collect();
+    assert_eq!(files, ["scenarios/safe.toml", "scenarios/violates.toml"]);
+    let [safe, violates] = &report.scenarios[..] else {
+        panic!("two scenarios")
+    };
+    // Seeds 0, 3, 6, ... reject a stale write: the `safe` scenario is covered.
+    assert!(
+        safe.summary.expectation_met,
+        "{}",
+        safe.summary.expectation_detail
+    );
+    // Seed 13 panicked.
+    assert!(!violates.summary.expectation_met);
+    assert!(!report.all_met);
+    assert_eq!(violates.summary.runs, 20);
+    assert!(violates.outcomes.windows(2).all(|w| w[0].seed < w[1].seed));
+
+    let all_safe = check_report(None, vec![report.scenarios[0].clone()]);
+    assert!(all_safe.all_met);
+    assert!(check_report(None, vec![]).all_met);
+}
+
+#[test]
+fn scenario_result_sorts_outcomes_and_summarizes_over_the_range() {
+    let mut shuffled = outcomes();
+    shuffled.reverse();
+    shuffled.rotate_left(5);
+    let result = scenario_result("v.toml", &violating(), shuffled);
+    let seeds: Vec<u64> = result.outcomes.iter().map(|o| o.seed).collect();
+    assert_eq!(seeds, (0..20).collect::<Vec<_>>());
+    assert_eq!(
+        result.summary,
+        summarize(&violating(), violating().seeds, &outcomes())
+    );
+    assert_eq!(result.summary.runs, 20);
+    // A partial result counts only the outcomes it has; the range stays the scenario's.
+    let partial = scenario_result("v.toml", &violating(), outcomes()[..3].to_vec());
+    assert_eq!(partial.summary.runs, 3);
+    assert_eq!(partial.summary.seeds.end, 20);
+}
+
+#[test]
+fn json_round_trips_byte_for_byte() {
+    let report = whole();
+    let json = report_to_json(&report);
+    assert!(json.ends_with("}\n"));
+    assert_eq!(json, report_to_json(&whole()));
+    let back = report_from_json(&json, "check.json").unwrap();
+    assert_eq!(back, report, "floats survive the round trip exactly");
+    assert_eq!(report_to_json(&back), json);
+    for key in ["\"shard\"", "\"scenarios\"", "\"all_met\""] {
+        assert!(json.contains(key), "{key}");
+    }
+}
+
+#[test]
+fn report_from_json_names_the_file() {
+    let error = report_from_json("{\"shard\": null}", "shard-2.json").unwrap_err();
+    assert!(error.starts_with("shard-2.json: "), "{error}");
+    assert!(error.contains("line 1"), "{error}");
+    let error = report_from_json("not json", "x/y.json").unwrap_err();
+    assert!(
+        error.starts_with("x/y.json: not a fencesim check report"),
+        "{error}"
+    );
+}
+
+#[test]
+fn merged_shards_are_byte_identical_to_the_whole_run() {
+    let whole = whole();
+    let expected = report_to_json(&whole);
+    for n in [1, 2, 3, 7, 25] {
+        let parts: Vec<CheckReport> = (0..n)
+            .map(|k| through_json(&shard(&whole, k, n), &format!("shard-{k}.json")))
+            .collect();
+        if n > 1 {
+            assert_ne!(report_to_json(&parts[0]), expected);
+        }
+        let mut reversed = parts.clone();
+        reversed.reverse();
+        for parts in [parts, reversed] {
+            let merged = merge(parts).unwrap();
+            assert_eq!(merged.shard, None);
+            assert_eq!(report_to_json(&merged), expected, "{n} shards");
+        }
+    }
+    // Merging a merged (or whole) report is the identity.
+    assert_eq!(report_to_json(&merge(vec![whole]).unwrap()), expected);
+}
+
+#[test]
+fn merge_even_and_odd_seeds() {
+    // The property as stated in issue 3: split by even/odd index, merge, compare bytes.
+    let scenario = violating();
+    let all = outcomes();
+    let (even, odd): (Vec<_>, Vec<_>) = all
+        .iter()
+        .cloned()
+        .enumerate()
+        .partition(|(index, _)| index % 2 == 0);
+    let strip = |v: Vec<(usize, SeedOutcome)>| v.into_iter().map(|(_, o)| o).collect();
+    let part = |k: &str, outcomes| {
+        check_report(
+            Some(k.to_string()),
+            vec![scenario_result("v.toml", &scenario, outcomes)],
+        )
+    };
+    let merged = merge(vec![part("1/2", strip(even)), part("2/2", strip(odd))]).unwrap();
+    let direct = check_report(None, vec![scenario_result("v.toml", &scenario, all)]);
+    assert_eq!(report_to_json(&merged), report_to_json(&direct));
+}
+
+/// Merges `parts` and checks the error mentions every `needles`.
+#[track_caller]
+fn check_merge_error(parts: Vec<CheckReport>, needles: &[&str]) {
+    let error = merge(parts).unwrap_err();
+    for needle in needles {
+        assert!(error.contains(needle), "{needle:?} not in {error:?}");
+    }
+}
+
+#[test]
+fn merge_refuses_inconsistent_parts() {
+    let whole = whole();
+    let (first, second) = (shard(&whole, 0, 2), shard(&whole, 1, 2));
+
+    check_merge_error(vec![], &["no reports"]);
+
+    // The same seed twice.
+    check_merge_error(
+        vec![first.clone(), first.clone(), second.clone()],
+        &["scenarios/safe.toml", "seed 0 appears twice"],
+    );
+
+    // A shard left out.
+    check_merge_error(
+        vec![first.clone()],
+        &[
+            "scenarios/safe.toml",
+            "10 seeds",
+            "0..20",
+            "1, 3, 5",
+            "left out",
+        ],
+    );
+
+    // A different version of the scenario.
+    let mut changed = second.clone();
+    let result = &mut changed.scenarios[1];
+    let mut scenario = result.scenario.clone();
+    scenario.lease.ttl_ms += 1;
+    *result = scenario_result(&result.file, &scenario, result.outcomes.clone());
+    let (old, new) = (
+        whole.scenarios[1].summary.scenario_hash.clone(),
+        changed.scenarios[1].summary.scenario_hash.clone(),
+    );
+    assert_ne!(old, new);
+    check_merge_error(
+        vec![first.clone(), changed],
+        &["scenarios/violates.toml", &old, &new],
+    );
+
+    // Another scenario under the same file name.
+    let mut renamed = second.clone();
+    renamed.scenarios[0].scenario.name = "other".into();
+    check_merge_error(
+        vec![first.clone(), renamed],
+        &["scenarios/safe.toml", "\"b-safe\"", "\"other\""],
+    );
+
+    // A seed outside the range.
+    let mut outside = second;
+    outside.scenarios[0].outcomes.push(outcome(99, &[], None));
+    check_merge_error(
+        vec![first, outside],
+        &["scenarios/safe.toml", "outside", "99"],
+    );
+}

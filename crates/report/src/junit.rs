@@ -1,0 +1,195 @@
+//! JUnit XML for CI systems (`fencesim check --junit FILE`): one testcase per scenario, a
+//! failed expectation as a `<failure>` that ends with the command replaying it.
+//!
+//! The wall times are the caller's (measured at the edge); everything else is a pure function
+//! of the report.
+
+use std::collections::BTreeMap;
+
+use fencesim_scenario::Outcome;
+
+use crate::{
+    check_report::{CheckReport, ScenarioResult},
+    summary::{render_summary, verdict_word},
+};
+
+/// Most failing seeds a failure message lists.
+const FAILING_SEEDS_LISTED_MAX: usize = 20;
+
+/// The JUnit XML of `report`: one `<testsuite name="fencesim">` with one `<testcase>` per
+/// scenario, in report order.
+///
+/// `wall_seconds` holds each scenario's wall time, keyed by its `file` (or, failing that, its
+/// scenario name); a scenario in neither gets 0. A scenario whose expectation was not met gets
+/// a `<failure>` whose message is the expectation detail and whose text adds the failing
+/// seeds and `fencesim replay <file> --seed <seed>`. The scenario description and the console
+/// summary go in `<system-out>`.
+pub fn junit_xml(report: &CheckReport, wall_seconds: &BTreeMap<String, f64>) -> String {
+    let seconds = |result: &ScenarioResult| -> f64 {
+        let seconds = wall_seconds
+            .get(&result.file)
+            .or_else(|| wall_seconds.get(&result.scenario.name))
+            .copied()
+            .unwrap_or(0.0);
+        if seconds.is_finite() && seconds > 0.0 {
+            seconds
+        } else {
+            0.0
+        }
+    };
+    let failures = report
+        .scenarios
+        .iter()
+        .filter(|result| !result.summary.expectation_met)
+        .count();
+    let total_seconds: f64 = report.scenarios.iter().map(seconds).sum();
+
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuite name=\"fencesim\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" \
+         skipped=\"0\" time=\"{total_seconds:.3}\">\n",
+        report.scenarios.len()
+    ));
+    if let Some(shard) = &report.shard {
+        out.push_str(&format!(
+            "  <properties>\n    <property name=\"shard\" value=\"{}\"/>\n  </properties>\n",
+            escape(shard)
+        ));
+    }
+    for result in &report.scenarios {
+        let summary = &result.summary;
+        out.push_str(&format!(
+            "  <testcase classname=\"fencesim.scenarios\" name=\"{}\" file=\"{}\" \
+             time=\"{:.3}\">\n",
+            escape(&summary.scenario),
+            escape(&result.file),
+            seconds(result)
+        ));
+        if !summary.expectation_met {
+            out.push_str(&format!(
+                "    <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                verdict_word(summary),
+                escape(&summary.expectation_detail),
+                escape_text(&failure_text(result))
+            ));
+        }
+        out.push_str(&format!(
+            "    <system-out>{}\n\n{}\n</system-out>\n",
+            escape_text(result.scenario.description.trim_end()),
+            escape_text(&render_summary(summary))
+        ));
+        out.push_str("  </testcase>\n");
+    }
+    out.push_str("</testsuite>\n");
+    out
+}
+
+/// The detail, the seeds that contradict the expectation, and the command replaying the
+/// first of them (or the first seed of the range when none does: a vacuous pass or a
+/// violation that never happened).
+fn failure_text(result: &ScenarioResult) -> String {
+    let seeds = failing_seeds(result);
+    let listed: Vec<String> = seeds
+        .iter()
+        .take(FAILING_SEEDS_LISTED_MAX)
+        .map(u64::to_string)
+        .collect();
+    let seeds_line = if seeds.is_empty() {
+        "none".to_string()
+    } else if seeds.len() > listed.len() {
+        format!(
+            "{}, … ({} more)",
+            listed.join(", "),
+            seeds.len() - listed.len()
+        )
+    } else {
+        listed.join(", ")
+    };
+    let replay_seed = seeds
+        .first()
+        .copied()
+        .unwrap_or(result.scenario.seeds.start);
+    format!(
+        "{}\nfailing seeds ({} of {} run): {seeds_line}\nreplay: {}\n",
+        result.summary.expectation_detail,
+        seeds.len(),
+        result.summary.runs,
+        replay_command(&result.file, replay_seed)
+    )
+}
+
+/// Seeds, ascending, that contradict the expectation: a panic, or a violated invariant the
+/// expectation does not list (for `safe`, any violation).
+fn failing_seeds(result: &ScenarioResult) -> Vec<u64> {
+    let expected = match &result.scenario.expect.outcome {
+        Outcome::Safe => Vec::new(),
+        Outcome::Violates(list) => list.clone(),
+    };
+    let mut seeds: Vec<u64> = result
+        .outcomes
+        .iter()
+        .filter(|outcome| {
+            outcome.panic.is_some()
+                || outcome
+                    .checked
+                    .violated()
+                    .iter()
+                    .any(|invariant| !expected.contains(invariant))
+        })
+        .map(|outcome| outcome.seed)
+        .collect();
+    seeds.sort_unstable();
+    seeds.dedup();
+    seeds
+}
+
+/// `fencesim replay <file> --seed <seed>`, the file quoted for a POSIX shell when needed.
+pub(crate) fn replay_command(file: &str, seed: u64) -> String {
+    let plain = !file.is_empty()
+        && file
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c));
+    let file = if plain {
+        file.to_string()
+    } else {
+        format!("'{}'", file.replace('\'', r"'\''"))
+    };
+    format!("fencesim replay {file} --seed {seed}")
+}
+
+/// `text` escaped for an XML 1.0 attribute value: see [`escape_with`].
+fn escape(text: &str) -> String {
+    escape_with(text, true)
+}
+
+/// `text` escaped for XML 1.0 element content: see [`escape_with`].
+fn escape_text(text: &str) -> String {
+    escape_with(text, false)
+}
+
+/// `text` with the five special characters escaped, characters XML 1.0 cannot carry at all
+/// (control characters other than tab and line breaks) replaced with U+FFFD, and, in an
+/// attribute, tab and line breaks as character references (a parser would normalize them to
+/// spaces otherwise).
+fn escape_with(text: &str, attribute: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' if attribute => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' if attribute => out.push_str("&#9;"),
+            '\n' | '\t' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
