@@ -181,7 +181,7 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
             };
             reply(world, from, Msg::RenewReply { req, ok, reason });
         }
-        Msg::Release { scope, token } => {
+        Msg::Release { req, scope, token } => {
             let released = lock(&world.lease).release(&scope, from, token);
             if let Some(lease) = released {
                 world.record(
@@ -193,6 +193,7 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
                     },
                 );
             }
+            reply(world, from, Msg::ReleaseReply { req });
         }
         Msg::Check { req, scope, token } => {
             let holds = lock(&world.lease)

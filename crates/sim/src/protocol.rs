@@ -27,8 +27,12 @@ pub(crate) enum Msg {
         reason: String,
     },
     Release {
+        req: u64,
         scope: Scope,
         token: Token,
+    },
+    ReleaseReply {
+        req: u64,
     },
     /// Check-lease-before-write: "do I still hold `scope` under `token`?"
     Check {
@@ -75,6 +79,7 @@ impl Msg {
         match self {
             Msg::AcquireReply { req, .. }
             | Msg::RenewReply { req, .. }
+            | Msg::ReleaseReply { req }
             | Msg::CheckReply { req, .. }
             | Msg::WriteReply { req, .. }
             | Msg::ReadTokenReply { req, .. }

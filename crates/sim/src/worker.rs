@@ -169,7 +169,7 @@ impl Worker {
         if self.protocol == ClientProtocol::FenceThenWrite
             && !self.fence(&belief, &resource, token).await
         {
-            self.release(&belief, &scope, token);
+            self.release(&belief, &scope, token).await;
             return;
         }
         for _ in 0..self.spec.writes_per_lease {
@@ -210,20 +210,24 @@ impl Worker {
                 break;
             }
         }
-        self.release(&belief, &scope, token);
+        self.release(&belief, &scope, token).await;
     }
 
-    fn release(&self, belief: &Mutex<Belief>, scope: &str, token: Token) {
-        if !self.ended(belief) {
-            self.end(belief, BeliefEnd::Released);
-            self.endpoint.send(
+    /// Ends the lease period, however it ended: gives the lease back and waits for the
+    /// coordinator to confirm, so a re-acquire cannot overtake the release (an acquire by the
+    /// holder is answered "already held", and the late release would then drop the lease
+    /// under a worker that goes on writing). Without a confirmation in time the worker moves
+    /// on, as a real client must.
+    async fn release(&self, belief: &Mutex<Belief>, scope: &str, token: Token) {
+        self.end(belief, BeliefEnd::Released);
+        let scope = scope.to_string();
+        self.endpoint
+            .call(
                 COORDINATOR,
-                Msg::Release {
-                    scope: scope.to_string(),
-                    token,
-                },
-            );
-        }
+                |req| Msg::Release { req, scope, token },
+                self.spec.request_timeout_ms,
+            )
+            .await;
     }
 
     /// Raises the resource's epoch before the first write; false if the store refused or

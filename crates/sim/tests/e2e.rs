@@ -306,3 +306,39 @@ fn direct_side_effects_escape_fencing_and_the_outbox_does_not() {
         "the outbox relays committed effects"
     );
 }
+
+// Regression (found while building issue 3's catalogue): a worker that released without
+// waiting could have its next acquire overtake its own release ("already held", same token),
+// then lose the lease to the late release while writing on: I4 with no fault at all.
+
+#[test]
+fn fast_lease_cycling_without_faults_is_safe() {
+    let text = r#"
+name = "cycling"
+description = "two workers, one job, leases cycling every two writes, no faults"
+duration_ms = 20_000
+seeds = "0..20"
+[lease]
+ttl_ms = 2_000
+token_source = "durable-counter"
+[storage]
+fencing = "max-token"
+[workers]
+count = 2
+resources = ["job-1"]
+work_ms = 1
+writes_per_lease = 2
+[network]
+latency_ms = 1
+[expect]
+safe = true
+coverage = ["takeover"]
+"#;
+    let scenario = Arc::new(fencesim_scenario::parse_str(text, "cycling.toml").unwrap());
+    let runs = sweep(&scenario, 0..20, 2, &builtin(), &|_| {});
+    assert_clean(&runs);
+    assert!(
+        total(&runs, "takeovers") > 100,
+        "leases really cycle between the workers"
+    );
+}
