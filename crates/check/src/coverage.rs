@@ -1,35 +1,33 @@
-//! Coverage conditions ("sometimes" assertions, `fencesim_model::COVERAGE`) computed from a
-//! seed's metrics.
+//! Coverage conditions ("sometimes" assertions, [`Coverage`]) computed from a seed's metrics.
+
+use fencesim_model::Coverage;
 
 use crate::Metrics;
 
-/// Whether the condition `name` happened in a run with these metrics; `None` for a name that
-/// is not a coverage condition.
-pub fn hit(name: &str, m: &Metrics) -> Option<bool> {
-    Some(match name {
-        "stale-write-presented" => m.stale_presented > 0,
-        "stale-write-rejected" => m.stale_write_rejections > 0,
-        "write-abandoned" => m.writes_abandoned > 0,
-        "lease-expired-while-paused" => m.paused_expiries > 0,
-        "false-expiry" => m.false_expiries > 0,
-        "takeover" => m.takeovers > 0,
-        "takeover-after-crash" => !m.takeover_latency_ms.is_empty(),
-        "renewal-failed" => m.renewal_failures > 0,
-        "superseded-side-effect" => m.superseded_side_effects > 0,
-        "side-effect" => m.side_effects > 0,
-        "overlapping-beliefs" => m.overlapping_beliefs > 0,
-        "fence-raised" => !m.fence_window_ms.is_empty(),
-        "accepted-in-fence-window" => m.accepts_in_fence_window > 0,
-        _ => return None,
-    })
+/// Whether `condition` happened in a run with these metrics.
+pub fn hit(condition: Coverage, m: &Metrics) -> bool {
+    match condition {
+        Coverage::StaleWritePresented => m.stale_presented > 0,
+        Coverage::StaleWriteRejected => m.stale_write_rejections > 0,
+        Coverage::WriteAbandoned => m.writes_abandoned > 0,
+        Coverage::LeaseExpiredWhilePaused => m.paused_expiries > 0,
+        Coverage::FalseExpiry => m.false_expiries > 0,
+        Coverage::Takeover => m.takeovers > 0,
+        Coverage::TakeoverAfterCrash => !m.takeover_latency_ms.is_empty(),
+        Coverage::RenewalFailed => m.renewal_failures > 0,
+        Coverage::SupersededSideEffect => m.superseded_side_effects > 0,
+        Coverage::SideEffect => m.side_effects > 0,
+        Coverage::OverlappingBeliefs => m.overlapping_beliefs > 0,
+        Coverage::FenceRaised => !m.fence_window_ms.is_empty(),
+        Coverage::AcceptedInFenceWindow => m.accepts_in_fence_window > 0,
+    }
 }
 
-/// Every coverage condition hit by a run, in `COVERAGE` order.
-pub fn hits(m: &Metrics) -> Vec<String> {
-    fencesim_model::COVERAGE
-        .iter()
-        .filter(|(name, _)| hit(name, m) == Some(true))
-        .map(|(name, _)| name.to_string())
+/// Every coverage condition hit by a run, in [`Coverage::ALL`] order.
+pub fn hits(m: &Metrics) -> Vec<Coverage> {
+    Coverage::ALL
+        .into_iter()
+        .filter(|&condition| hit(condition, m))
         .collect()
 }
 
@@ -38,11 +36,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_listed_condition_is_computed() {
-        for (name, _) in fencesim_model::COVERAGE {
-            assert_eq!(hit(name, &Metrics::default()), Some(false), "{name}");
-        }
-        assert_eq!(hit("no-such-condition", &Metrics::default()), None);
+    fn nothing_is_hit_by_an_empty_run() {
+        assert!(hits(&Metrics::default()).is_empty());
     }
 
     #[test]
@@ -55,8 +50,8 @@ mod tests {
         assert_eq!(
             hits(&m),
             vec![
-                "stale-write-rejected".to_string(),
-                "lease-expired-while-paused".to_string()
+                Coverage::StaleWriteRejected,
+                Coverage::LeaseExpiredWhilePaused
             ]
         );
     }

@@ -11,33 +11,17 @@ use std::{
     },
 };
 
-use fencesim_report::{CheckReport, ScenarioResult};
-use fencesim_scenario::{Outcome, Scenario};
-use fencesim_sim::runner::{builtin_store, StoreFactory};
+use fencesim::{builtin_store, StoreFactory};
+use fencesim_report::{definitely_failed, replay_command, CheckReport, ScenarioResult, Shard};
+use fencesim_scenario::Scenario;
 
-use crate::{replay_command, InputError};
+use crate::InputError;
 
 /// Where `check` and `merge` write their files (all optional, all written atomically).
 pub(crate) struct Outputs {
     pub json: Option<PathBuf>,
     pub junit: Option<PathBuf>,
     pub matrix: Option<PathBuf>,
-}
-
-/// `K/N` with 1 <= K <= N.
-fn parse_shard(text: &str) -> Result<(u64, u64), InputError> {
-    let bad = || {
-        InputError(format!(
-            "--shard: expected `K/N` with 1 <= K <= N, got `{text}`"
-        ))
-    };
-    let (k, n) = text.split_once('/').ok_or_else(bad)?;
-    let k: u64 = k.trim().parse().map_err(|_| bad())?;
-    let n: u64 = n.trim().parse().map_err(|_| bad())?;
-    if k == 0 || n == 0 || k > n {
-        return Err(bad());
-    }
-    Ok((k, n))
 }
 
 /// Scenario files named by `paths`: files as given, directories expanded to their `*.toml`
@@ -124,7 +108,7 @@ fn row(result: &ScenarioResult, verdict: &str, wall: Option<f64>) -> String {
     let required = &summary.coverage_required;
     let hit = required
         .iter()
-        .filter(|name| summary.coverage.get(*name).copied().unwrap_or(0) > 0)
+        .filter(|condition| summary.coverage.get(*condition).copied().unwrap_or(0) > 0)
         .count();
     format!(
         "{:<45} {:<20} {:<8} {:>6} {:>8} {:>9} {:>9}",
@@ -136,33 +120,6 @@ fn row(result: &ScenarioResult, verdict: &str, wall: Option<f64>) -> String {
         format!("{hit}/{}", required.len()),
         wall.map_or("-".to_string(), |w| format!("{w:.1}")),
     )
-}
-
-fn verdict(result: &ScenarioResult) -> &'static str {
-    if result.summary.expectation_met {
-        "ok"
-    } else if result.summary.vacuous {
-        "VACUOUS"
-    } else {
-        "FAILED"
-    }
-}
-
-/// In a shard, only failures no other shard can undo are decided: a panic, or an invariant
-/// the expectation does not allow. Missing violations and missing coverage wait for `merge`.
-fn definitely_failed(result: &ScenarioResult) -> bool {
-    let summary = &result.summary;
-    if !summary.panicked_seeds.is_empty() {
-        return true;
-    }
-    let allowed: Vec<String> = match &result.scenario.expect.outcome {
-        Outcome::Safe => Vec::new(),
-        Outcome::Violates(list) => list.iter().map(|i| i.to_string()).collect(),
-    };
-    summary
-        .violations
-        .iter()
-        .any(|(invariant, &seeds)| seeds > 0 && !allowed.contains(invariant))
 }
 
 fn print_failures(results: &[&ScenarioResult]) {
@@ -177,7 +134,7 @@ fn print_failures(results: &[&ScenarioResult]) {
             "{}: {}\n    replay: {}",
             summary.scenario,
             summary.expectation_detail,
-            replay_command(Path::new(&result.file), seed)
+            replay_command(&result.file, seed)
         );
     }
 }
@@ -220,7 +177,11 @@ pub(crate) fn check(
             "--jobs: expected a positive number of threads, got 0".into(),
         ));
     }
-    let shard = shard.map(parse_shard).transpose()?;
+    let shard = shard
+        .map(|text| {
+            Shard::parse(text).map_err(|expected| InputError(format!("--shard: {expected}")))
+        })
+        .transpose()?;
     if shard.is_some() && outputs.matrix.is_some() {
         return Err(InputError(
             "--matrix: needs every seed; run it on the merged report (`fencesim merge --matrix`)"
@@ -242,11 +203,10 @@ pub(crate) fn check(
     let mut results = Vec::with_capacity(scenarios.len());
     let mut wall_seconds = BTreeMap::new();
     for (file, scenario) in &scenarios {
-        let seeds: Vec<u64> = scenario
-            .seeds
-            .iter()
-            .filter(|seed| shard.is_none_or(|(k, n)| (seed - scenario.seeds.start) % n == k - 1))
-            .collect();
+        let seeds: Vec<u64> = match shard {
+            Some(shard) => shard.seeds(scenario.seeds).collect(),
+            None => scenario.seeds.iter().collect(),
+        };
         let total = seeds.len() as u64;
         let done = AtomicU64::new(0);
         // Wall time is shown to people only; it never enters a simulation or the JSON report.
@@ -266,13 +226,13 @@ pub(crate) fn check(
         let shown = match shard {
             Some(_) if definitely_failed(&result) => "FAILED",
             Some(_) => "partial",
-            None => verdict(&result),
+            None => result.summary.verdict().table_label(),
         };
         println!("{}", row(&result, shown, Some(wall)));
         wall_seconds.insert(scenario.name.clone(), wall);
         results.push(result);
     }
-    let shard_label = shard.map(|(k, n)| format!("{k}/{n}"));
+    let shard_label = shard.map(|shard| shard.to_string());
     let report = fencesim_report::check_report(shard_label.clone(), results);
     write_outputs(&report, &wall_seconds, outputs)?;
     let failed: Vec<&ScenarioResult> = match shard {
@@ -313,7 +273,10 @@ pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputE
     let report = fencesim_report::merge(parts).map_err(InputError)?;
     println!("{HEADER}");
     for result in &report.scenarios {
-        println!("{}", row(result, verdict(result), None));
+        println!(
+            "{}",
+            row(result, result.summary.verdict().table_label(), None)
+        );
     }
     write_outputs(&report, &BTreeMap::new(), outputs)?;
     let failed: Vec<&ScenarioResult> = report

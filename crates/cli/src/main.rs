@@ -16,8 +16,9 @@ use std::{
 mod check;
 
 use clap::{Parser, Subcommand};
+use fencesim::{builtin_store, StoreFactory};
+use fencesim_report::replay_command;
 use fencesim_scenario::{Scenario, SeedRange};
-use fencesim_sim::runner::{builtin_store, StoreFactory};
 
 #[derive(Parser)]
 #[command(
@@ -164,22 +165,12 @@ fn main() -> ExitCode {
 }
 
 fn parse_seeds(text: &str) -> Result<SeedRange, InputError> {
-    let bad = || {
-        InputError(format!(
-            "--seeds: expected `A..B` with integers A < B, got `{text}`"
-        ))
-    };
-    let (start, end) = text.split_once("..").ok_or_else(bad)?;
-    let start: u64 = start.trim().parse().map_err(|_| bad())?;
-    let end: u64 = end.trim().parse().map_err(|_| bad())?;
-    if start >= end {
-        return Err(bad());
-    }
-    Ok(SeedRange { start, end })
+    SeedRange::parse(text).map_err(|expected| InputError(format!("--seeds: {expected}")))
 }
 
-pub(crate) fn replay_command(scenario: &Path, seed: u64) -> String {
-    format!("fencesim replay {} --seed {seed}", scenario.display())
+/// The file as the user typed it, for commands they can paste back.
+fn shown(path: &Path) -> String {
+    path.display().to_string()
 }
 
 fn run(path: &Path, seeds: Option<&str>, jobs: usize, out: &Path) -> Result<bool, InputError> {
@@ -236,7 +227,7 @@ fn run(path: &Path, seeds: Option<&str>, jobs: usize, out: &Path) -> Result<bool
         println!(
             "seed {}: {what}\n    replay: {}",
             outcome.seed,
-            replay_command(path, outcome.seed)
+            replay_command(&shown(path), outcome.seed)
         );
     }
     println!("{}", fencesim_report::render_summary(&summary));
@@ -251,67 +242,21 @@ fn replay(
     check_determinism: bool,
 ) -> Result<bool, InputError> {
     let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load(path)?);
-    let result = fencesim_sim::run_seed(&scenario, seed);
-    println!(
-        "== scenario {} (hash {}), seed {seed}",
-        scenario.name,
-        scenario.hash()
-    );
-    println!("== resolved options");
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&*scenario).expect("scenario serializes")
-    );
-    println!("== fault plan");
-    println!("{}", result.plan.render());
-    println!("== timeline (true time, ms)");
-    let mut nodes = scenario.node_names();
-    nodes.push("nemesis".to_string());
-    println!(
-        "{}",
-        fencesim_report::timeline::render(
-            &result.history,
-            &result.outcome.checked.violations,
-            &nodes
-        )
-    );
-    println!("== violations");
-    if result.outcome.checked.violations.is_empty() {
-        println!("none");
-    }
-    for violation in &result.outcome.checked.violations {
-        println!(
-            "{}",
-            fencesim_report::timeline::render_violation(&result.history, violation)
-        );
-    }
-    if let Some(panic) = &result.outcome.panic {
-        println!("== PANIC: {panic}");
-    }
-    println!("== metrics");
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&result.outcome.checked.metrics).expect("metrics serialize")
-    );
-    println!(
-        "== trace hash {} ({} events)",
-        result.outcome.trace_hash, result.outcome.events
-    );
+    let factory: StoreFactory = Arc::new(builtin_store);
+    let replay = fencesim::replay(&scenario, seed, &factory);
+    print!("{}", replay.text());
     if let Some(trace) = trace {
-        fencesim_report::trace::write_jsonl(&result.history, trace)
+        replay
+            .write_trace(trace)
             .map_err(|e| InputError(format!("{}: cannot write trace: {e}", trace.display())))?;
         println!("trace written to {}", trace.display());
     }
     if check_determinism {
-        let again = fencesim_sim::run_seed(&scenario, seed);
-        if again.outcome.trace_hash != result.outcome.trace_hash {
-            println!(
-                "NONDETERMINISM: second run hashed {} ({} events)",
-                again.outcome.trace_hash, again.outcome.events
-            );
+        let determinism = fencesim::check_determinism(&replay, &factory);
+        println!("{determinism}");
+        if !matches!(determinism, fencesim::Determinism::Same { .. }) {
             return Ok(false);
         }
-        println!("determinism: second run gave the same trace hash");
     }
-    Ok(result.outcome.panic.is_none() && result.outcome.checked.violations.is_empty())
+    Ok(!replay.failed())
 }

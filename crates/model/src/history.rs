@@ -287,18 +287,25 @@ impl History {
         out
     }
 
+    /// The index of the first event where `self` and `other` differ (an event missing from
+    /// the shorter history counts as a difference), or `None` when they are equal.
+    pub fn first_difference(&self, other: &History) -> Option<usize> {
+        let common = self.events.len().min(other.events.len());
+        (0..common)
+            .find(|&index| self.events[index] != other.events[index])
+            .or((self.events.len() != other.events.len()).then_some(common))
+    }
+
     /// FNV-1a 64 over the JSON lines: equal exactly when the serialized histories are equal
     /// (up to hash collisions). Stable across platforms and releases.
     pub fn trace_hash(&self) -> String {
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut hash = crate::fnv::Fnv1a::new();
         for event in &self.events {
             let line = serde_json::to_string(event).expect("events serialize");
-            for byte in line.as_bytes().iter().chain(b"\n") {
-                hash ^= u64::from(*byte);
-                hash = hash.wrapping_mul(0x0100_0000_01b3);
-            }
+            hash.write(line.as_bytes());
+            hash.write(b"\n");
         }
-        format!("{hash:016x}")
+        hash.hex()
     }
 }
 
@@ -314,6 +321,21 @@ mod tests {
         assert_eq!(a.trace_hash(), b.trace_hash());
         b.events[0].t_ns = 2;
         assert_ne!(a.trace_hash(), b.trace_hash());
+    }
+
+    #[test]
+    fn first_difference_names_the_first_differing_event() {
+        let mut a = History::default();
+        a.push(1, "worker-0", EventKind::Crashed);
+        a.push(2, "worker-0", EventKind::Restarted);
+        assert_eq!(a.first_difference(&a.clone()), None);
+        let mut b = a.clone();
+        b.events[1].t_ns = 3;
+        assert_eq!(a.first_difference(&b), Some(1));
+        b.events.truncate(1);
+        assert_eq!(a.first_difference(&b), Some(1));
+        assert_eq!(b.first_difference(&a), Some(1));
+        assert_eq!(History::default().first_difference(&a), Some(0));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 pub mod clock;
 pub mod fence;
+pub mod fnv;
 pub mod history;
 pub mod lease;
 pub mod rng;
@@ -27,9 +28,15 @@ pub const NS_PER_MS: u64 = 1_000_000;
 
 /// Well-known node names.
 pub mod nodes {
+    /// The lease service's process.
     pub const COORDINATOR: &str = "coordinator";
+    /// The protected storage's process.
     pub const STORAGE: &str = "storage";
+    /// The node that carries messages in flight (no fault ever touches it).
     pub const NET: &str = "net";
+    /// Where the fault injector records run boundaries and network faults.
+    pub const NEMESIS: &str = "nemesis";
+    /// The name of worker `index`: `worker-0`, `worker-1`, ...
     pub fn worker(index: usize) -> String {
         format!("worker-{index}")
     }
@@ -95,49 +102,108 @@ impl std::fmt::Display for Invariant {
 
 /// Coverage conditions a scenario can require ("sometimes" assertions): each must occur in
 /// at least one seed of the range, proving the danger the scenario guards against actually
-/// happened. Names and meanings; `fencesim-check` computes them from the metrics.
-pub const COVERAGE: &[(&str, &str)] = &[
-    (
-        "stale-write-presented",
-        "a write from a superseded epoch reached the storage",
-    ),
-    (
-        "stale-write-rejected",
-        "the storage rejected a write as stale",
-    ),
-    (
-        "write-abandoned",
-        "a writer saw a newer stored token and abandoned its write",
-    ),
-    (
-        "lease-expired-while-paused",
-        "a lease expired while its holder was paused",
-    ),
-    ("false-expiry", "a lease expired while its holder was alive"),
-    (
-        "takeover",
-        "a scope was granted to a different holder than before",
-    ),
-    (
-        "takeover-after-crash",
-        "a crashed holder's scope was taken over",
-    ),
-    (
-        "renewal-failed",
-        "a worker's renewal was refused or timed out",
-    ),
-    (
-        "superseded-side-effect",
-        "an external side effect happened under a superseded token",
-    ),
-    ("side-effect", "an external side effect happened"),
-    (
-        "overlapping-beliefs",
-        "two workers believed they held the same scope at once",
-    ),
-    ("fence-raised", "a new holder's fence reached the storage"),
-    (
-        "accepted-in-fence-window",
-        "a superseded write was accepted between a grant and its fence",
-    ),
-];
+/// happened. `fencesim-check` computes them from a run's metrics.
+///
+/// Ordered by name (not declaration order), so maps keyed by a condition list it
+/// alphabetically, as its name would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Coverage {
+    StaleWritePresented,
+    StaleWriteRejected,
+    WriteAbandoned,
+    LeaseExpiredWhilePaused,
+    FalseExpiry,
+    Takeover,
+    TakeoverAfterCrash,
+    RenewalFailed,
+    SupersededSideEffect,
+    SideEffect,
+    OverlappingBeliefs,
+    FenceRaised,
+    AcceptedInFenceWindow,
+}
+
+impl Coverage {
+    /// Every condition, in the order documentation lists them.
+    pub const ALL: [Coverage; 13] = [
+        Coverage::StaleWritePresented,
+        Coverage::StaleWriteRejected,
+        Coverage::WriteAbandoned,
+        Coverage::LeaseExpiredWhilePaused,
+        Coverage::FalseExpiry,
+        Coverage::Takeover,
+        Coverage::TakeoverAfterCrash,
+        Coverage::RenewalFailed,
+        Coverage::SupersededSideEffect,
+        Coverage::SideEffect,
+        Coverage::OverlappingBeliefs,
+        Coverage::FenceRaised,
+        Coverage::AcceptedInFenceWindow,
+    ];
+
+    /// The name as written in scenario files, e.g. `"stale-write-rejected"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Coverage::StaleWritePresented => "stale-write-presented",
+            Coverage::StaleWriteRejected => "stale-write-rejected",
+            Coverage::WriteAbandoned => "write-abandoned",
+            Coverage::LeaseExpiredWhilePaused => "lease-expired-while-paused",
+            Coverage::FalseExpiry => "false-expiry",
+            Coverage::Takeover => "takeover",
+            Coverage::TakeoverAfterCrash => "takeover-after-crash",
+            Coverage::RenewalFailed => "renewal-failed",
+            Coverage::SupersededSideEffect => "superseded-side-effect",
+            Coverage::SideEffect => "side-effect",
+            Coverage::OverlappingBeliefs => "overlapping-beliefs",
+            Coverage::FenceRaised => "fence-raised",
+            Coverage::AcceptedInFenceWindow => "accepted-in-fence-window",
+        }
+    }
+
+    /// What it means, in one phrase.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Coverage::StaleWritePresented => "a write from a superseded epoch reached the storage",
+            Coverage::StaleWriteRejected => "the storage rejected a write as stale",
+            Coverage::WriteAbandoned => "a writer saw a newer stored token and abandoned its write",
+            Coverage::LeaseExpiredWhilePaused => "a lease expired while its holder was paused",
+            Coverage::FalseExpiry => "a lease expired while its holder was alive",
+            Coverage::Takeover => "a scope was granted to a different holder than before",
+            Coverage::TakeoverAfterCrash => "a crashed holder's scope was taken over",
+            Coverage::RenewalFailed => "a worker's renewal was refused or timed out",
+            Coverage::SupersededSideEffect => {
+                "an external side effect happened under a superseded token"
+            }
+            Coverage::SideEffect => "an external side effect happened",
+            Coverage::OverlappingBeliefs => "two workers believed they held the same scope at once",
+            Coverage::FenceRaised => "a new holder's fence reached the storage",
+            Coverage::AcceptedInFenceWindow => {
+                "a superseded write was accepted between a grant and its fence"
+            }
+        }
+    }
+
+    /// The condition named `name`, if any.
+    pub fn parse(name: &str) -> Option<Coverage> {
+        Coverage::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+impl Ord for Coverage {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
+impl PartialOrd for Coverage {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::fmt::Display for Coverage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -11,11 +11,7 @@ pub type Rng = ChaCha8Rng;
 pub fn stream(seed: u64, component: &str) -> Rng {
     // FNV-1a over the component name, mixed with the seed: stable across platforms and
     // releases (unlike std's DefaultHasher, whose algorithm is unspecified).
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in component.as_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
+    let hash = crate::fnv::hash(component.as_bytes());
     let mut key = [0u8; 32];
     key[..8].copy_from_slice(&seed.to_le_bytes());
     key[8..16].copy_from_slice(&hash.to_le_bytes());

@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 
 use fencesim_check::SeedOutcome;
-use fencesim_scenario::Scenario;
+use fencesim_model::Invariant;
+use fencesim_scenario::{Outcome, Scenario, SeedRange};
 use serde::{Deserialize, Serialize};
 
 use crate::summary::{summarize, Summary};
@@ -34,6 +35,62 @@ pub struct CheckReport {
     pub scenarios: Vec<ScenarioResult>,
     /// Whether every scenario's expectation was met (true when there are none).
     pub all_met: bool,
+}
+
+/// Slice `k` of `n` of every scenario's seeds (`check --shard K/N`): the seeds whose offset
+/// from the range's start is `k - 1` modulo `n`, so N machines split a sweep and `merge`
+/// puts it back together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based slice number.
+    pub k: u64,
+    /// Number of slices.
+    pub n: u64,
+}
+
+impl Shard {
+    /// Parses `K/N` with 1 <= K <= N; the error says what was expected.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("expected `K/N` with 1 <= K <= N, got `{text}`");
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let k: u64 = k.trim().parse().map_err(|_| bad())?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if k == 0 || n == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// The seeds of `range` in this slice, ascending.
+    pub fn seeds(self, range: SeedRange) -> impl Iterator<Item = u64> {
+        range
+            .iter()
+            .filter(move |seed| (seed - range.start) % self.n == self.k - 1)
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
+/// Whether a shard's partial result has failed whatever the other shards hold: a panic, or an
+/// invariant the expectation does not allow. Missing violations and missing coverage can still
+/// be supplied by another slice, so they wait for [`merge`].
+pub fn definitely_failed(result: &ScenarioResult) -> bool {
+    let summary = &result.summary;
+    if !summary.panicked_seeds.is_empty() {
+        return true;
+    }
+    let allowed: &[Invariant] = match &result.scenario.expect.outcome {
+        Outcome::Safe => &[],
+        Outcome::Violates(list) => list,
+    };
+    summary
+        .violations
+        .iter()
+        .any(|(invariant, &seeds)| seeds > 0 && !allowed.contains(invariant))
 }
 
 /// The result of `scenario` over `outcomes` (in any order), summarized over `scenario.seeds`.

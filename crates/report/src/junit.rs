@@ -10,7 +10,7 @@ use fencesim_scenario::Outcome;
 
 use crate::{
     check_report::{CheckReport, ScenarioResult},
-    summary::{render_summary, verdict_word},
+    summary::render_summary,
 };
 
 /// Most failing seeds a failure message lists.
@@ -68,7 +68,7 @@ pub fn junit_xml(report: &CheckReport, wall_seconds: &BTreeMap<String, f64>) -> 
         if !summary.expectation_met {
             out.push_str(&format!(
                 "    <failure type=\"{}\" message=\"{}\">{}</failure>\n",
-                verdict_word(summary),
+                summary.verdict().word(),
                 escape(&summary.expectation_detail),
                 escape_text(&failure_text(result))
             ));
@@ -144,7 +144,7 @@ fn failing_seeds(result: &ScenarioResult) -> Vec<u64> {
 }
 
 /// `fencesim replay <file> --seed <seed>`, the file quoted for a POSIX shell when needed.
-pub(crate) fn replay_command(file: &str, seed: u64) -> String {
+pub fn replay_command(file: &str, seed: u64) -> String {
     let plain = !file.is_empty()
         && file
             .chars()

@@ -17,15 +17,15 @@ pub mod timeline;
 pub mod trace;
 
 pub use check_report::{
-    check_report, merge, report_from_json, report_to_json, scenario_result, CheckReport,
-    ScenarioResult,
+    check_report, definitely_failed, merge, report_from_json, report_to_json, scenario_result,
+    CheckReport, ScenarioResult, Shard,
 };
 pub use fs::write_atomic;
-pub use junit::junit_xml;
+pub use junit::{junit_xml, replay_command};
 pub use matrix::{matrix_json, matrix_markdown};
 pub use summary::{
     aggregate_metrics, evaluate, expectation_text, render_summary, summarize, to_json,
-    verdict_word, SeedsJson, Summary,
+    ExpectationVerdict, SeedsJson, Summary,
 };
 pub use timeline::{event_text, render, render_violation, MAX_LINE_CHARS};
 pub use trace::write_jsonl;

@@ -37,9 +37,12 @@ struct Cell {
 
 impl Cell {
     fn of(summary: &Summary, invariant: Invariant) -> Cell {
-        let key = invariant.to_string();
-        let violating_seeds = summary.violations.get(&key).copied().unwrap_or(0);
-        let first_violation_seed = summary.first_violation_seed.get(&key).copied().flatten();
+        let violating_seeds = summary.violations.get(&invariant).copied().unwrap_or(0);
+        let first_violation_seed = summary
+            .first_violation_seed
+            .get(&invariant)
+            .copied()
+            .flatten();
         Cell {
             held: violating_seeds == 0,
             violating_seeds,
@@ -108,14 +111,7 @@ impl Row {
                 .map(|invariant| (invariant.to_string(), Cell::of(summary, invariant)))
                 .collect(),
             expectation: summary.expectation.clone(),
-            result: if summary.expectation_met {
-                "met"
-            } else if summary.vacuous {
-                "VACUOUS"
-            } else {
-                "NOT MET"
-            }
-            .to_string(),
+            result: summary.verdict().matrix_label().to_string(),
         }
     }
 

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use fencesim_check::SeedOutcome;
-use fencesim_model::{Invariant, COVERAGE};
+use fencesim_model::{Coverage, Invariant};
 use fencesim_scenario::{Expect, Outcome, Scenario, SeedRange};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
@@ -43,20 +43,20 @@ pub struct Summary {
     /// Seeds where a simulated node panicked, ascending.
     pub panicked_seeds: Vec<u64>,
     /// `"I1"`..`"I5"` → number of seeds violating it (every key present).
-    pub violations: BTreeMap<String, u64>,
+    pub violations: BTreeMap<Invariant, u64>,
     /// `"I1"`..`"I5"` → smallest seed violating it, or null.
-    pub first_violation_seed: BTreeMap<String, Option<u64>>,
+    pub first_violation_seed: BTreeMap<Invariant, Option<u64>>,
     /// `"safe"` or `"violates I3, I4"`.
     pub expectation: String,
     pub expectation_met: bool,
     /// One sentence: why the expectation was met or not, naming seeds. Starts with
     /// `"vacuous:"` when [`Summary::vacuous`].
     pub expectation_detail: String,
-    /// Every condition of `fencesim_model::COVERAGE` → number of seeds that hit it, declared
-    /// or not, so a reader sees what happened.
-    pub coverage: BTreeMap<String, u64>,
+    /// Every coverage condition → number of seeds that hit it, declared or not, so a reader
+    /// sees what happened.
+    pub coverage: BTreeMap<Coverage, u64>,
     /// The coverage conditions the scenario declares (`expect.coverage`), as declared.
-    pub coverage_required: Vec<String>,
+    pub coverage_required: Vec<Coverage>,
     /// The invariants behaved as expected but some required coverage condition was never hit:
     /// the danger never happened, so the pass proves nothing and counts as not met.
     pub vacuous: bool,
@@ -76,8 +76,8 @@ pub fn summarize(scenario: &Scenario, seeds: SeedRange, outcomes: &[SeedOutcome]
     let mut first_violation_seed = BTreeMap::new();
     for invariant in Invariant::ALL {
         let seeds = &stats.violating[&invariant];
-        violations.insert(invariant.to_string(), seeds.len() as u64);
-        first_violation_seed.insert(invariant.to_string(), seeds.first().copied());
+        violations.insert(invariant, seeds.len() as u64);
+        first_violation_seed.insert(invariant, seeds.first().copied());
     }
 
     let metrics = aggregate_metrics(sorted.iter().map(|outcome| {
@@ -95,11 +95,11 @@ pub fn summarize(scenario: &Scenario, seeds: SeedRange, outcomes: &[SeedOutcome]
         violations,
         first_violation_seed,
         expectation: expectation_text(&scenario.expect.outcome),
-        expectation_met: verdict.met,
+        expectation_met: verdict.verdict.is_met(),
         expectation_detail: verdict.detail,
         coverage: stats.coverage.clone(),
         coverage_required: scenario.expect.coverage.clone(),
-        vacuous: verdict.vacuous,
+        vacuous: verdict.verdict == ExpectationVerdict::Vacuous,
         metrics,
         trace_hashes: sorted
             .iter()
@@ -136,7 +136,7 @@ pub fn expectation_text(expect: &Outcome) -> String {
 /// proves nothing.
 pub fn evaluate(expect: &Expect, outcomes: &[SeedOutcome]) -> (bool, String) {
     let verdict = evaluate_stats(expect, &Stats::of(&sorted_by_seed(outcomes)));
-    (verdict.met, verdict.detail)
+    (verdict.verdict.is_met(), verdict.detail)
 }
 
 fn sorted_by_seed(outcomes: &[SeedOutcome]) -> Vec<&SeedOutcome> {
@@ -169,8 +169,8 @@ struct Stats {
     /// Seed and panic message, ascending.
     panicked: Vec<(u64, String)>,
     failing: Vec<u64>,
-    /// Every `COVERAGE` condition → number of distinct seeds that hit it.
-    coverage: BTreeMap<String, u64>,
+    /// Every coverage condition → number of distinct seeds that hit it.
+    coverage: BTreeMap<Coverage, u64>,
 }
 
 impl Stats {
@@ -181,16 +181,14 @@ impl Stats {
             .collect();
         let mut panicked = Vec::new();
         let mut failing = Vec::new();
-        let mut coverage: BTreeMap<String, u64> = COVERAGE
-            .iter()
-            .map(|(name, _)| (name.to_string(), 0))
-            .collect();
+        let mut coverage: BTreeMap<Coverage, u64> =
+            Coverage::ALL.into_iter().map(|name| (name, 0)).collect();
         let mut previous_seed = None;
         for outcome in sorted {
             // Outcomes are sorted by seed: a repeated seed (a merge mistake) counts once.
             if previous_seed != Some(outcome.seed) {
-                for name in fencesim_check::coverage::hits(&outcome.checked.metrics) {
-                    *coverage.entry(name).or_insert(0) += 1;
+                for condition in fencesim_check::coverage::hits(&outcome.checked.metrics) {
+                    *coverage.entry(condition).or_insert(0) += 1;
                 }
             }
             previous_seed = Some(outcome.seed);
@@ -222,10 +220,10 @@ impl Stats {
     }
 
     /// The conditions of `required` no seed hit, in declared order, without duplicates.
-    fn missing_coverage<'a>(&self, required: &'a [String]) -> Vec<&'a str> {
+    fn missing_coverage(&self, required: &[Coverage]) -> Vec<Coverage> {
         dedup_in_order(required)
             .into_iter()
-            .filter(|name| self.coverage.get(*name).copied().unwrap_or(0) == 0)
+            .filter(|condition| self.coverage.get(condition).copied().unwrap_or(0) == 0)
             .collect()
     }
 
@@ -240,9 +238,8 @@ impl Stats {
 
 /// The verdict on an expectation, before it is split into summary fields.
 struct Verdict {
-    met: bool,
+    verdict: ExpectationVerdict,
     detail: String,
-    vacuous: bool,
 }
 
 fn evaluate_stats(expect: &Expect, stats: &Stats) -> Verdict {
@@ -260,13 +257,12 @@ fn evaluate_stats(expect: &Expect, stats: &Stats) -> Verdict {
             ));
         }
         return Verdict {
-            met: false,
+            verdict: ExpectationVerdict::NotMet,
             detail: format!(
                 "Not met (expected {}): {}.",
                 expectation_text(outcome),
                 problems.join("; ")
             ),
-            vacuous: false,
         };
     }
 
@@ -294,12 +290,11 @@ fn evaluate_stats(expect: &Expect, stats: &Stats) -> Verdict {
     };
     if !missing.is_empty() {
         return Verdict {
-            met: false,
+            verdict: ExpectationVerdict::Vacuous,
             detail: format!(
                 "vacuous: {as_expected}, but required coverage was never hit: {}.",
                 coverage_list(&missing)
             ),
-            vacuous: true,
         };
     }
 
@@ -308,9 +303,9 @@ fn evaluate_stats(expect: &Expect, stats: &Stats) -> Verdict {
     } else {
         let counts: Vec<String> = dedup_in_order(&expect.coverage)
             .into_iter()
-            .map(|name| {
-                let seeds = stats.coverage.get(name).copied().unwrap_or(0);
-                format!("{name} in {}", plural(seeds, "seed"))
+            .map(|condition| {
+                let seeds = stats.coverage.get(&condition).copied().unwrap_or(0);
+                format!("{condition} in {}", plural(seeds, "seed"))
             })
             .collect();
         format!("; coverage hit: {}", counts.join(", "))
@@ -320,9 +315,8 @@ fn evaluate_stats(expect: &Expect, stats: &Stats) -> Verdict {
         _ => format!("Met: {as_expected}{covered}."),
     };
     Verdict {
-        met: true,
+        verdict: ExpectationVerdict::Met,
         detail,
-        vacuous: false,
     }
 }
 
@@ -371,26 +365,20 @@ fn invariant_problems(expect: &Outcome, stats: &Stats) -> Vec<String> {
     problems
 }
 
-/// `"a (meaning), b (meaning)"`; a name that is not a coverage condition says so.
-fn coverage_list(names: &[&str]) -> String {
-    names
+/// `"a (meaning), b (meaning)"`.
+fn coverage_list(conditions: &[Coverage]) -> String {
+    conditions
         .iter()
-        .map(|name| {
-            let meaning = COVERAGE
-                .iter()
-                .find(|(known, _)| known == name)
-                .map_or("not a known coverage condition", |(_, meaning)| *meaning);
-            format!("{name} ({meaning})")
-        })
+        .map(|condition| format!("{condition} ({})", condition.meaning()))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-fn dedup_in_order(names: &[String]) -> Vec<&str> {
-    let mut out: Vec<&str> = Vec::new();
-    for name in names {
-        if !out.contains(&name.as_str()) {
-            out.push(name);
+fn dedup_in_order(conditions: &[Coverage]) -> Vec<Coverage> {
+    let mut out: Vec<Coverage> = Vec::new();
+    for &condition in conditions {
+        if !out.contains(&condition) {
+            out.push(condition);
         }
     }
     out
@@ -630,9 +618,9 @@ pub fn render_summary(summary: &Summary) -> String {
     if summary.coverage_required.is_empty() {
         out.push_str(" none required");
     }
-    for name in dedup_in_order(&summary.coverage_required) {
-        let seeds = summary.coverage.get(name).copied().unwrap_or(0);
-        out.push_str(&format!(" {name}={seeds}"));
+    for condition in dedup_in_order(&summary.coverage_required) {
+        let seeds = summary.coverage.get(&condition).copied().unwrap_or(0);
+        out.push_str(&format!(" {condition}={seeds}"));
     }
     if summary.vacuous {
         out.push_str(" VACUOUS");
@@ -641,20 +629,64 @@ pub fn render_summary(summary: &Summary) -> String {
     out.push_str(&format!(
         "  expectation {}: {} — {}",
         summary.expectation,
-        verdict_word(summary),
+        summary.verdict().word(),
         summary.expectation_detail
     ));
     out
 }
 
-/// `MET`, `VACUOUS` (the invariants held as expected but required coverage is missing) or
-/// `NOT MET`.
-pub fn verdict_word(summary: &Summary) -> &'static str {
-    if summary.expectation_met {
-        "MET"
-    } else if summary.vacuous {
-        "VACUOUS"
-    } else {
-        "NOT MET"
+/// How a scenario's expectation came out over its seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpectationVerdict {
+    /// The invariants behaved as expected and every required coverage condition was hit.
+    Met,
+    /// The invariants behaved as expected but some required coverage condition was never
+    /// hit: the danger never happened, so the pass proves nothing (and counts as not met).
+    Vacuous,
+    /// An invariant behaved otherwise than expected, or a node panicked.
+    NotMet,
+}
+
+impl ExpectationVerdict {
+    /// Whether the expectation counts as met (exit code 0).
+    pub fn is_met(self) -> bool {
+        self == ExpectationVerdict::Met
+    }
+
+    /// `MET`, `VACUOUS` or `NOT MET`: the console summary's word.
+    pub fn word(self) -> &'static str {
+        match self {
+            ExpectationVerdict::Met => "MET",
+            ExpectationVerdict::Vacuous => "VACUOUS",
+            ExpectationVerdict::NotMet => "NOT MET",
+        }
+    }
+
+    /// `met`, `VACUOUS` or `NOT MET`: the safety matrix's result column.
+    pub fn matrix_label(self) -> &'static str {
+        match self {
+            ExpectationVerdict::Met => "met",
+            other => other.word(),
+        }
+    }
+
+    /// `ok`, `VACUOUS` or `FAILED`: the `check` table's result column.
+    pub fn table_label(self) -> &'static str {
+        match self {
+            ExpectationVerdict::Met => "ok",
+            ExpectationVerdict::Vacuous => "VACUOUS",
+            ExpectationVerdict::NotMet => "FAILED",
+        }
+    }
+}
+
+impl Summary {
+    /// The verdict `expectation_met` and `vacuous` encode.
+    pub fn verdict(&self) -> ExpectationVerdict {
+        match (self.expectation_met, self.vacuous) {
+            (true, _) => ExpectationVerdict::Met,
+            (false, true) => ExpectationVerdict::Vacuous,
+            (false, false) => ExpectationVerdict::NotMet,
+        }
     }
 }

@@ -3,14 +3,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use fencesim_model::{
-    nodes,
-    rng::{stream, Rng},
-};
+use fencesim_model::rng::{stream, Rng};
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
-use crate::spec::*;
+use crate::{
+    fault::{FaultKind, RandomFault, TimedFault},
+    spec::*,
+};
 
 /// Occurrences drawn per random entry at most, so that an absurd rate cannot make a plan
 /// unbounded; draws stop there.
@@ -44,8 +44,27 @@ impl FaultPlan {
     pub fn heal_ms(&self) -> f64 {
         self.faults
             .iter()
-            .map(|timed| timed.at_ms + timed.fault.duration_ms())
+            .map(TimedFault::end_ms)
             .fold(0.0, f64::max)
+    }
+
+    /// `scenario` with this plan as its explicit fault schedule: random entries and swarm
+    /// testing off, every node's clock pinned to the plan's, and `seeds` = this seed only.
+    /// Run with this plan's seed, it gives the same plan (less the swarm draws, now spent) and
+    /// the same trace: every other random stream depends only on the seed.
+    pub fn to_explicit(&self, scenario: &Scenario) -> Scenario {
+        let mut explicit = scenario.clone();
+        explicit.seeds = SeedRange {
+            start: self.seed,
+            end: self.seed.saturating_add(1),
+        };
+        explicit.faults = FaultSpec {
+            schedule: self.faults.clone(),
+            random: Vec::new(),
+            swarm: false,
+        };
+        explicit.clocks.nodes = self.clocks.clone();
+        explicit
     }
 
     /// A human-readable listing: summary, swarm choices, clocks, then one line per fault.
@@ -86,51 +105,9 @@ impl FaultPlan {
             out.push_str("  (none)\n");
         }
         for timed in &self.faults {
-            let _ = writeln!(out, "{:>10.3} ms  {}", timed.at_ms, describe(&timed.fault));
+            let _ = writeln!(out, "{:>10.3} ms  {}", timed.at_ms, timed.fault);
         }
         out
-    }
-}
-
-fn describe(fault: &Fault) -> String {
-    let kind = fault.kind();
-    match fault {
-        Fault::GcPause { node, duration_ms }
-        | Fault::VmSuspend { node, duration_ms }
-        | Fault::WorkerCrash { node, duration_ms } => {
-            format!("{kind} {node} for {duration_ms:.3} ms")
-        }
-        Fault::ClockStep { node, delta_ms } => format!("{kind} {node} by {delta_ms:+.3} ms"),
-        Fault::Partition {
-            nodes,
-            peers,
-            one_way,
-            duration_ms,
-        } => {
-            let peers = if peers.is_empty() {
-                "everyone else".to_string()
-            } else {
-                format!("[{}]", peers.join(", "))
-            };
-            let direction = if *one_way {
-                " (one-way: outbound dropped)"
-            } else {
-                ""
-            };
-            format!(
-                "{kind} [{}] from {peers}{direction} for {duration_ms:.3} ms",
-                nodes.join(", ")
-            )
-        }
-        Fault::HoldRelease {
-            from,
-            to,
-            duration_ms,
-        } => format!("{kind} {from} -> {to} for {duration_ms:.3} ms"),
-        Fault::CoordinatorRestart { duration_ms } | Fault::StorageRestart { duration_ms } => {
-            format!("{kind} for {duration_ms:.3} ms")
-        }
-        Fault::Panic { node } => format!("{kind} {node}"),
     }
 }
 
@@ -239,15 +216,6 @@ fn occurrences(
     let gap = Dist::Exponential {
         mean: 60_000.0 / (entry.rate_per_min * rate_scale),
     };
-    let targets: Vec<String> = if entry.nodes.is_empty() {
-        (0..scenario.workers.count).map(nodes::worker).collect()
-    } else {
-        entry.nodes.clone()
-    };
-    let needs_target = !matches!(
-        entry.kind,
-        FaultKind::CoordinatorRestart | FaultKind::StorageRestart
-    );
     let mut out = Vec::new();
     let mut at_ms = 0.0;
     while out.len() < MAX_OCCURRENCES_PER_ENTRY {
@@ -255,58 +223,7 @@ fn occurrences(
         if at_ms >= duration_ms {
             break;
         }
-        // Every draw for an occurrence happens before it may be skipped, so a skip never
-        // shifts the draws of later occurrences.
-        let target = if needs_target {
-            targets[rng.gen_range(0..targets.len())].clone()
-        } else {
-            String::new()
-        };
-        let size_ms = entry.duration_ms.sample(rng);
-        let negative = entry.kind == FaultKind::ClockStep && rng.gen_bool(0.5);
-        let one_way =
-            entry.kind == FaultKind::Partition && rng.gen::<f64>() < entry.one_way_probability;
-        // Files reject zero-length faults and zero steps; a distribution may still draw 0.
-        if size_ms <= 0.0 {
-            continue;
-        }
-        let fault = match entry.kind {
-            FaultKind::GcPause => Fault::GcPause {
-                node: target,
-                duration_ms: size_ms,
-            },
-            FaultKind::VmSuspend => Fault::VmSuspend {
-                node: target,
-                duration_ms: size_ms,
-            },
-            FaultKind::WorkerCrash => Fault::WorkerCrash {
-                node: target,
-                duration_ms: size_ms,
-            },
-            FaultKind::ClockStep => Fault::ClockStep {
-                node: target,
-                delta_ms: if negative { -size_ms } else { size_ms },
-            },
-            FaultKind::Partition => Fault::Partition {
-                nodes: vec![target],
-                peers: Vec::new(),
-                one_way,
-                duration_ms: size_ms,
-            },
-            FaultKind::HoldRelease => Fault::HoldRelease {
-                from: target,
-                to: nodes::STORAGE.to_string(),
-                duration_ms: size_ms,
-            },
-            FaultKind::CoordinatorRestart => Fault::CoordinatorRestart {
-                duration_ms: size_ms,
-            },
-            FaultKind::StorageRestart => Fault::StorageRestart {
-                duration_ms: size_ms,
-            },
-            FaultKind::Panic => unreachable!("parse rejects panic as a random kind"),
-        };
-        out.push(TimedFault { at_ms, fault });
+        out.extend(entry.draw(at_ms, scenario.workers.count, rng));
     }
     out
 }

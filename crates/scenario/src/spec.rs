@@ -6,12 +6,15 @@
 use std::collections::BTreeMap;
 
 use fencesim_model::{
+    fnv::Fnv1a,
     lease::{OnRestart, TokenScope, TokenSource},
-    Invariant,
+    Coverage, Invariant,
 };
 use rand::Rng as _;
 use rand_distr::{Distribution, LogNormal};
 use serde::{Deserialize, Serialize};
+
+use crate::fault::{RandomFault, TimedFault};
 
 /// A distribution of durations in milliseconds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -84,6 +87,28 @@ pub struct SeedRange {
 }
 
 impl SeedRange {
+    /// Parses `A..B` (digits only, no signs or spaces) with `A < B`; the error says what was
+    /// expected. The one parser for seed ranges, in files and on the command line.
+    pub fn parse(text: &str) -> Result<SeedRange, String> {
+        // Digits only: `u64::from_str` would also take "+5", which is not a seed range.
+        let number = |part: &str| {
+            let digits = !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit());
+            digits.then(|| part.parse::<u64>().ok()).flatten()
+        };
+        let bounds = text
+            .split_once("..")
+            .map(|(start, end)| (number(start), number(end)));
+        match bounds {
+            Some((Some(start), Some(end))) if start < end => Ok(SeedRange { start, end }),
+            Some((Some(_), Some(_))) => Err(format!(
+                "expected a non-empty half-open range \"A..B\" with A < B, got {text:?}"
+            )),
+            _ => Err(format!(
+                "expected a half-open range of seeds like \"0..200\", got {text:?}"
+            )),
+        }
+    }
+
     pub fn len(&self) -> u64 {
         self.end - self.start
     }
@@ -260,166 +285,6 @@ pub struct ClocksSpec {
     pub nodes: BTreeMap<String, ClockSpec>,
 }
 
-/// One fault, fully specified.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum Fault {
-    GcPause {
-        node: String,
-        duration_ms: f64,
-    },
-    VmSuspend {
-        node: String,
-        duration_ms: f64,
-    },
-    ClockStep {
-        node: String,
-        delta_ms: f64,
-    },
-    /// Messages between `nodes` and `peers` are dropped (only `nodes` → `peers` when
-    /// `one_way`). Empty `peers` means every other node.
-    Partition {
-        nodes: Vec<String>,
-        peers: Vec<String>,
-        one_way: bool,
-        duration_ms: f64,
-    },
-    /// Messages `from` → `to` are held, then all delivered at once.
-    HoldRelease {
-        from: String,
-        to: String,
-        duration_ms: f64,
-    },
-    CoordinatorRestart {
-        duration_ms: f64,
-    },
-    StorageRestart {
-        duration_ms: f64,
-    },
-    WorkerCrash {
-        node: String,
-        duration_ms: f64,
-    },
-    /// The node's code panics (a bug in the system under test).
-    Panic {
-        node: String,
-    },
-}
-
-impl Fault {
-    /// The kind's name as written in scenario files.
-    pub fn kind(&self) -> FaultKind {
-        match self {
-            Fault::GcPause { .. } => FaultKind::GcPause,
-            Fault::VmSuspend { .. } => FaultKind::VmSuspend,
-            Fault::ClockStep { .. } => FaultKind::ClockStep,
-            Fault::Partition { .. } => FaultKind::Partition,
-            Fault::HoldRelease { .. } => FaultKind::HoldRelease,
-            Fault::CoordinatorRestart { .. } => FaultKind::CoordinatorRestart,
-            Fault::StorageRestart { .. } => FaultKind::StorageRestart,
-            Fault::WorkerCrash { .. } => FaultKind::WorkerCrash,
-            Fault::Panic { .. } => FaultKind::Panic,
-        }
-    }
-
-    /// The node this fault stops running code (GC pause, VM suspend, crash), if any: two
-    /// such faults on one node must not overlap.
-    pub fn stopped_node(&self) -> Option<&str> {
-        match self {
-            Fault::GcPause { node, .. }
-            | Fault::VmSuspend { node, .. }
-            | Fault::WorkerCrash { node, .. } => Some(node),
-            _ => None,
-        }
-    }
-
-    /// How long the fault lasts (zero for instantaneous ones).
-    pub fn duration_ms(&self) -> f64 {
-        match self {
-            Fault::GcPause { duration_ms, .. }
-            | Fault::VmSuspend { duration_ms, .. }
-            | Fault::Partition { duration_ms, .. }
-            | Fault::HoldRelease { duration_ms, .. }
-            | Fault::CoordinatorRestart { duration_ms }
-            | Fault::StorageRestart { duration_ms }
-            | Fault::WorkerCrash { duration_ms, .. } => *duration_ms,
-            Fault::ClockStep { .. } | Fault::Panic { .. } => 0.0,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FaultKind {
-    GcPause,
-    VmSuspend,
-    ClockStep,
-    Partition,
-    HoldRelease,
-    CoordinatorRestart,
-    StorageRestart,
-    WorkerCrash,
-    Panic,
-}
-
-impl FaultKind {
-    pub const ALL: [FaultKind; 9] = [
-        FaultKind::GcPause,
-        FaultKind::VmSuspend,
-        FaultKind::ClockStep,
-        FaultKind::Partition,
-        FaultKind::HoldRelease,
-        FaultKind::CoordinatorRestart,
-        FaultKind::StorageRestart,
-        FaultKind::WorkerCrash,
-        FaultKind::Panic,
-    ];
-
-    /// The kind's name as written in scenario files (`"gc-pause"`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            FaultKind::GcPause => "gc-pause",
-            FaultKind::VmSuspend => "vm-suspend",
-            FaultKind::ClockStep => "clock-step",
-            FaultKind::Partition => "partition",
-            FaultKind::HoldRelease => "hold-release",
-            FaultKind::CoordinatorRestart => "coordinator-restart",
-            FaultKind::StorageRestart => "storage-restart",
-            FaultKind::WorkerCrash => "worker-crash",
-            FaultKind::Panic => "panic",
-        }
-    }
-}
-
-impl std::fmt::Display for FaultKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A fault at a time.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TimedFault {
-    pub at_ms: f64,
-    #[serde(flatten)]
-    pub fault: Fault,
-}
-
-/// Faults drawn at random: a Poisson process per kind over the safety phase.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RandomFault {
-    pub kind: FaultKind,
-    /// Mean occurrences per minute of virtual time.
-    pub rate_per_min: f64,
-    /// Duration of each occurrence (for `clock-step`: the step size, sign drawn 50/50).
-    pub duration_ms: Dist,
-    /// Candidate target nodes (empty: every worker). Ignored for restarts of the
-    /// coordinator/storage.
-    pub nodes: Vec<String>,
-    /// For `partition`: probability a drawn partition is one-way.
-    pub one_way_probability: f64,
-}
-
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FaultSpec {
     pub schedule: Vec<TimedFault>,
@@ -443,7 +308,7 @@ pub enum Outcome {
 pub struct Expect {
     pub outcome: Outcome,
     /// Coverage conditions that must occur in at least one seed (checked by `fencesim check`).
-    pub coverage: Vec<String>,
+    pub coverage: Vec<Coverage>,
 }
 
 /// A validated scenario.
@@ -503,11 +368,8 @@ impl Scenario {
     /// A stable hash of the resolved scenario (hex), printed in every report.
     pub fn hash(&self) -> String {
         let json = serde_json::to_string(self).expect("scenario serializes");
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in json.as_bytes() {
-            hash ^= u64::from(*byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        format!("{hash:016x}")
+        let mut hash = Fnv1a::new();
+        hash.write(json.as_bytes());
+        hash.hex()
     }
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use fencesim_model::{
     lease::{OnRestart, TokenScope, TokenSource},
-    Invariant,
+    Coverage, Invariant,
 };
 use fencesim_scenario::*;
 
@@ -150,7 +150,7 @@ fn minimal_file_resolves_with_every_default_explicit() {
         },
         expect: Expect {
             outcome: Outcome::Safe,
-            coverage: vec!["stale-write-rejected".into()],
+            coverage: vec![Coverage::StaleWriteRejected],
         },
     };
     assert_eq!(parse_ok(MINIMAL), expected);
@@ -186,7 +186,7 @@ fn documented_example_is_valid_and_covers_the_format() {
             drift_ppm: 500.0
         }
     );
-    assert_eq!(scenario.expect.coverage, ["stale-write-rejected"]);
+    assert_eq!(scenario.expect.coverage, [Coverage::StaleWriteRejected]);
 }
 
 /// Text edits for `edit`, and what must hold of the result.

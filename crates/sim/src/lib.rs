@@ -14,6 +14,7 @@ compile_error!(
 );
 
 mod coordinator;
+mod faults;
 mod nemesis;
 mod net;
 mod node;

@@ -16,18 +16,18 @@ use fencesim_model::{
     fence::Fence,
     history::{EventKind, History},
     lease::{LeaseConfig, LeaseService},
-    ms_to_ns, nodes,
+    nodes,
     rng::stream,
     NS_PER_MS,
 };
 use fencesim_scenario::{
     plan::{plan, FaultPlan},
-    CompareScope, Durability, Fault, FencingMode, Scenario,
+    CompareScope, Durability, FencingMode, Scenario,
 };
 use madsim::runtime::{Handle, Runtime};
 
 use crate::{
-    coordinator, nemesis,
+    coordinator, faults, nemesis,
     node::{guarded, panic_message},
     storage, worker,
     world::{lock, World},
@@ -131,7 +131,7 @@ fn lease_config(scenario: &Scenario) -> LeaseConfig {
     }
 }
 
-/// Every node's clock for this seed: drawn parameters plus the plan's steps and suspends.
+/// Every node's clock for this seed: drawn parameters plus the plan's clock effects.
 fn clocks(plan: &FaultPlan) -> BTreeMap<String, NodeClock> {
     let mut clocks: BTreeMap<String, NodeClock> = plan
         .clocks
@@ -142,24 +142,7 @@ fn clocks(plan: &FaultPlan) -> BTreeMap<String, NodeClock> {
         })
         .collect();
     for timed in &plan.faults {
-        let at = ms_to_ns(timed.at_ms);
-        match &timed.fault {
-            Fault::ClockStep { node, delta_ms } => {
-                let delta_ns = (delta_ms * NS_PER_MS as f64).round() as i64;
-                clocks
-                    .get_mut(node)
-                    .expect("planned node has a clock")
-                    .add_step(at, delta_ns);
-            }
-            Fault::VmSuspend { node, duration_ms } => {
-                let end = at + ms_to_ns(*duration_ms);
-                clocks
-                    .get_mut(node)
-                    .expect("planned node has a clock")
-                    .add_freeze(at, end);
-            }
-            _ => {}
-        }
+        faults::clock_effect(&mut clocks, timed);
     }
     clocks
 }
@@ -186,7 +169,7 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunRes
             ));
             *lock(&run_slot) = Some(world.clone());
             world.record(
-                "nemesis",
+                nodes::NEMESIS,
                 EventKind::RunStarted {
                     seed,
                     liveness_bound_ms: world.scenario.liveness_bound_ms(),

@@ -1,5 +1,8 @@
 use fencesim_check::{Checked, Violation};
-use fencesim_model::Invariant::{self, I1, I2, I3, I4, I5};
+use fencesim_model::{
+    Coverage,
+    Invariant::{self, I1, I2, I3, I4, I5},
+};
 use serde_json::json;
 
 use super::*;
@@ -62,7 +65,10 @@ fn rejecting(mut outcome: SeedOutcome) -> SeedOutcome {
 fn expect(outcome: Outcome, coverage: &[&str]) -> Expect {
     Expect {
         outcome,
-        coverage: coverage.iter().map(|name| name.to_string()).collect(),
+        coverage: coverage
+            .iter()
+            .map(|name| Coverage::parse(name).expect("a coverage condition"))
+            .collect(),
     }
 }
 
@@ -226,16 +232,7 @@ fn evaluate_requires_coverage() {
             "takeover (",
         ],
     );
-    // A name that is not a coverage condition is never hit, and says so.
-    check_evaluate_covered(
-        expect(Outcome::Safe, &["no-such-condition"]),
-        &[rejecting(outcome(0, &[], None))],
-        false,
-        &[
-            "vacuous:",
-            "no-such-condition (not a known coverage condition)",
-        ],
-    );
+    // (A name that is not a coverage condition cannot reach here: `Coverage` is a closed set.)
     // Invariants failed as well: plainly not met, and the missing coverage is named too.
     let (met, detail) = evaluate(&expect(Outcome::Safe, stale), &[outcome(3, &[I4], None)]);
     assert!(!met);
@@ -263,24 +260,27 @@ fn summary_counts_coverage_per_seed_and_flags_vacuous() {
     let seeds = SeedRange { start: 0, end: 8 };
 
     let summary = summarize(&scenario, seeds, &outcomes);
-    let names: Vec<&str> = COVERAGE.iter().map(|(name, _)| *name).collect();
-    let keys: Vec<&str> = summary.coverage.keys().map(String::as_str).collect();
+    let names: Vec<&str> = Coverage::ALL.iter().map(|c| c.name()).collect();
+    let keys: Vec<&str> = summary.coverage.keys().map(|c| c.name()).collect();
     let mut sorted_names = names.clone();
     sorted_names.sort();
     assert_eq!(keys, sorted_names, "every condition, declared or not");
-    assert_eq!(summary.coverage["stale-write-rejected"], 1);
-    assert_eq!(summary.coverage["lease-expired-while-paused"], 1);
-    assert_eq!(summary.coverage["takeover"], 0);
-    assert_eq!(summary.coverage_required, vec!["stale-write-rejected"]);
+    assert_eq!(summary.coverage[&Coverage::StaleWriteRejected], 1);
+    assert_eq!(summary.coverage[&Coverage::LeaseExpiredWhilePaused], 1);
+    assert_eq!(summary.coverage[&Coverage::Takeover], 0);
+    assert_eq!(
+        summary.coverage_required,
+        vec![Coverage::StaleWriteRejected]
+    );
     assert!(summary.expectation_met && !summary.vacuous);
-    assert_eq!(verdict_word(&summary), "MET");
+    assert_eq!(summary.verdict(), ExpectationVerdict::Met);
 
-    scenario.expect.coverage = vec!["takeover".into(), "stale-write-rejected".into()];
+    scenario.expect.coverage = vec![Coverage::Takeover, Coverage::StaleWriteRejected];
     let summary = summarize(&scenario, seeds, &outcomes);
     assert!(!summary.expectation_met);
     assert!(summary.vacuous);
     assert!(summary.expectation_detail.starts_with("vacuous:"));
-    assert_eq!(verdict_word(&summary), "VACUOUS");
+    assert_eq!(summary.verdict(), ExpectationVerdict::Vacuous);
     let text = render_summary(&summary);
     assert!(
         text.contains("  coverage: takeover=0 stale-write-rejected=1 VACUOUS\n"),
@@ -294,7 +294,7 @@ fn summary_counts_coverage_per_seed_and_flags_vacuous() {
     // A real failure is not vacuous, even with coverage missing.
     let summary = summarize(&scenario, seeds, &[outcome(1, &[I3], None)]);
     assert!(!summary.expectation_met && !summary.vacuous);
-    assert_eq!(verdict_word(&summary), "NOT MET");
+    assert_eq!(summary.verdict(), ExpectationVerdict::NotMet);
 }
 
 #[test]
@@ -344,28 +344,18 @@ fn summarize_counts_seeds_per_invariant() {
     assert_eq!(summary.runs, 5);
     assert_eq!(summary.failing_seeds, vec![3, 5, 10, 12]);
     assert_eq!(summary.panicked_seeds, vec![5]);
-    let counts: Vec<(&str, u64)> = summary
-        .violations
-        .iter()
-        .map(|(k, v)| (k.as_str(), *v))
-        .collect();
-    assert_eq!(
-        counts,
-        vec![("I1", 0), ("I2", 0), ("I3", 2), ("I4", 2), ("I5", 0)]
-    );
-    let firsts: Vec<(&str, Option<u64>)> = summary
-        .first_violation_seed
-        .iter()
-        .map(|(k, v)| (k.as_str(), *v))
-        .collect();
+    let counts: Vec<(Invariant, u64)> = summary.violations.clone().into_iter().collect();
+    assert_eq!(counts, vec![(I1, 0), (I2, 0), (I3, 2), (I4, 2), (I5, 0)]);
+    let firsts: Vec<(Invariant, Option<u64>)> =
+        summary.first_violation_seed.clone().into_iter().collect();
     assert_eq!(
         firsts,
         vec![
-            ("I1", None),
-            ("I2", None),
-            ("I3", Some(3)),
-            ("I4", Some(3)),
-            ("I5", None)
+            (I1, None),
+            (I2, None),
+            (I3, Some(3)),
+            (I4, Some(3)),
+            (I5, None)
         ]
     );
     assert_eq!(summary.expectation, "violates I3, I4");
@@ -389,7 +379,7 @@ fn several_violations_of_one_invariant_count_one_seed() {
         SeedRange { start: 0, end: 3 },
         &outcomes,
     );
-    assert_eq!(summary.violations["I4"], 1);
+    assert_eq!(summary.violations[&I4], 1);
     assert_eq!(summary.failing_seeds, vec![2]);
 }
 

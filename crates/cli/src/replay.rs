@@ -1,0 +1,178 @@
+//! Replaying one seed: the run, its text (timeline, violations with their proof, metrics,
+//! trace hash), its trace, and the determinism check, for the built-in stores and a user's
+//! own alike.
+
+use std::{fmt::Write as _, io, path::Path, sync::Arc};
+
+use fencesim_model::{history::Event, nodes};
+use fencesim_scenario::Scenario;
+use fencesim_sim::runner::{run_seed_with, RunResult, StoreFactory};
+
+/// One seed of a scenario, run and checked.
+pub struct Replay {
+    /// The scenario as resolved.
+    pub scenario: Arc<Scenario>,
+    /// The seed replayed.
+    pub seed: u64,
+    /// What the run produced: outcome (violations, metrics, trace hash), history, fault plan.
+    pub run: RunResult,
+}
+
+/// Runs `seed` of `scenario` with the store `factory` builds.
+pub fn replay(scenario: &Arc<Scenario>, seed: u64, factory: &StoreFactory) -> Replay {
+    Replay {
+        scenario: scenario.clone(),
+        seed,
+        run: run_seed_with(scenario, seed, factory),
+    }
+}
+
+impl Replay {
+    /// Whether the seed failed: a violation or a panic of a simulated node.
+    pub fn failed(&self) -> bool {
+        let outcome = &self.run.outcome;
+        outcome.panic.is_some() || !outcome.checked.violations.is_empty()
+    }
+
+    /// The columns of the timeline: every process of the scenario, then the nemesis.
+    pub fn timeline_nodes(&self) -> Vec<String> {
+        let mut nodes = self.scenario.node_names();
+        nodes.push(nodes::NEMESIS.to_string());
+        nodes
+    }
+
+    /// Everything `fencesim replay` prints: the scenario and its resolved options, the fault
+    /// plan, the per-node timeline with violations marked, each violation with the events
+    /// that prove it, the metrics and the trace hash.
+    pub fn text(&self) -> String {
+        let scenario = &self.scenario;
+        let outcome = &self.run.outcome;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "== scenario {} (hash {}), seed {}",
+            scenario.name,
+            scenario.hash(),
+            self.seed
+        );
+        let _ = writeln!(out, "== resolved options");
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&**scenario).expect("scenario serializes")
+        );
+        let _ = writeln!(out, "== fault plan");
+        let _ = writeln!(out, "{}", self.run.plan.render());
+        let _ = writeln!(out, "== timeline (true time, ms)");
+        let _ = writeln!(
+            out,
+            "{}",
+            fencesim_report::timeline::render(
+                &self.run.history,
+                &outcome.checked.violations,
+                &self.timeline_nodes()
+            )
+        );
+        let _ = writeln!(out, "== violations");
+        if outcome.checked.violations.is_empty() {
+            let _ = writeln!(out, "none");
+        }
+        for violation in &outcome.checked.violations {
+            let _ = writeln!(
+                out,
+                "{}",
+                fencesim_report::timeline::render_violation(&self.run.history, violation)
+            );
+        }
+        if let Some(panic) = &outcome.panic {
+            let _ = writeln!(out, "== PANIC: {panic}");
+        }
+        let _ = writeln!(out, "== metrics");
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&outcome.checked.metrics).expect("metrics serialize")
+        );
+        let _ = writeln!(
+            out,
+            "== trace hash {} ({} events)",
+            outcome.trace_hash, outcome.events
+        );
+        out
+    }
+
+    /// Writes the history as JSON lines (the bytes the trace hash is computed over).
+    pub fn write_trace(&self, path: &Path) -> io::Result<()> {
+        fencesim_report::trace::write_jsonl(&self.run.history, path)
+    }
+}
+
+/// What running a seed a second time showed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Determinism {
+    /// Both runs recorded the same history.
+    Same {
+        /// The trace hash both runs gave.
+        trace_hash: String,
+    },
+    /// The runs diverged.
+    Differs {
+        /// The two trace hashes, first run first.
+        trace_hashes: (String, String),
+        /// Index of the first event that differs.
+        index: usize,
+        /// That event in each run (`None`: that run's history had already ended).
+        events: Box<(Option<Event>, Option<Event>)>,
+    },
+}
+
+impl std::fmt::Display for Determinism {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Determinism::Same { trace_hash } => write!(
+                f,
+                "determinism: second run gave the same trace hash ({trace_hash})"
+            ),
+            Determinism::Differs {
+                trace_hashes,
+                index,
+                events,
+            } => {
+                let show = |event: &Option<Event>| match event {
+                    Some(event) => serde_json::to_string(event).expect("events serialize"),
+                    None => "(history already ended)".to_string(),
+                };
+                write!(
+                    f,
+                    "NONDETERMINISM: trace hashes {} and {}; first difference at event #{index}:\n  first run:  {}\n  second run: {}",
+                    trace_hashes.0,
+                    trace_hashes.1,
+                    show(&events.0),
+                    show(&events.1)
+                )
+            }
+        }
+    }
+}
+
+/// Runs `replay`'s seed again with `factory` and compares the two histories event by event.
+pub fn check_determinism(replay: &Replay, factory: &StoreFactory) -> Determinism {
+    let again = run_seed_with(&replay.scenario, replay.seed, factory);
+    let (first, second) = (&replay.run.history, &again.history);
+    match first.first_difference(second) {
+        None => Determinism::Same {
+            trace_hash: replay.run.outcome.trace_hash.clone(),
+        },
+        Some(index) => Determinism::Differs {
+            trace_hashes: (
+                replay.run.outcome.trace_hash.clone(),
+                again.outcome.trace_hash.clone(),
+            ),
+            index,
+            events: Box::new((
+                first.events.get(index).cloned(),
+                second.events.get(index).cloned(),
+            )),
+        },
+    }
+}

@@ -1,0 +1,75 @@
+//! The TOML boundary: a scenario file's text → its raw shape (`raw`) → one resolution per
+//! section (`resolve`) into a [`Scenario`], with small shared validators (`validate`) and
+//! errors located at the line of the offending key (`locate`).
+
+mod locate;
+mod raw;
+mod resolve;
+mod validate;
+
+use std::path::Path;
+
+use toml_edit::ImDocument;
+
+use crate::spec::Scenario;
+
+pub(crate) use locate::{join, Ctx};
+pub(crate) use raw::RawDist;
+
+/// Why a scenario file was rejected: where, which field, and what was expected instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: String,
+    /// 1-based line, when the text locates the problem.
+    pub line: Option<usize>,
+    /// Dotted path of the offending field, e.g. `faults.schedule[2].duration_ms`;
+    /// `(file)` for an unreadable file and `(syntax)` for text that is not TOML.
+    pub field: String,
+    /// What was expected and what was found.
+    pub expected: String,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        write!(f, ": {}: {}", self.field, self.expected)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+pub(crate) type Result<T> = std::result::Result<T, ScenarioError>;
+
+/// Reads and validates the scenario file at `path`.
+pub fn load(path: &Path) -> Result<Scenario> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|error| ScenarioError {
+        file: file.clone(),
+        line: None,
+        field: "(file)".to_string(),
+        expected: format!("expected a readable scenario file, got: {error}"),
+    })?;
+    parse_str(&text, &file)
+}
+
+/// Validates scenario `text`; `file` only names the source in errors.
+pub fn parse_str(text: &str, file: &str) -> Result<Scenario> {
+    let doc = ImDocument::parse(text).map_err(|error| ScenarioError {
+        file: file.to_string(),
+        line: error.span().map(|span| locate::line_at(text, span.start)),
+        field: "(syntax)".to_string(),
+        expected: format!("expected valid TOML: {}", error.message().trim()),
+    })?;
+    let ctx = Ctx { file, text, doc };
+    let deserializer =
+        toml_edit::de::Deserializer::parse(text).map_err(|error| ctx.serde_error("", &error))?;
+    let raw: raw::RawScenario =
+        serde_path_to_error::deserialize(deserializer).map_err(|error| {
+            let path = locate::path_string(error.path());
+            ctx.serde_error(&path, error.inner())
+        })?;
+    ctx.resolve(raw)
+}

@@ -1,0 +1,428 @@
+//! Resolution, section by section: the one place raw values become spec values, defaults
+//! included (and documented in docs/scenario-format.md).
+
+use std::collections::BTreeMap;
+
+use fencesim_model::{
+    lease::{OnRestart, TokenScope, TokenSource},
+    Coverage,
+};
+
+use super::{
+    join,
+    raw::*,
+    validate::{file_name, node_names},
+    Ctx, Result,
+};
+use crate::spec::*;
+
+impl Ctx<'_> {
+    pub(crate) fn resolve(&self, raw: RawScenario) -> Result<Scenario> {
+        let name = self.required("name", raw.name)?;
+        let name_ok = !name.is_empty()
+            && name
+                .bytes()
+                .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-');
+        if !name_ok {
+            return Err(self.error(
+                "name",
+                format!("expected a name made of [a-z0-9-]+, got {name:?}"),
+            ));
+        }
+        let description = self.required("description", raw.description)?;
+        if description.trim().is_empty() {
+            return Err(self.error("description", "expected a non-empty description, got \"\""));
+        }
+        let duration_ms = self.positive_ms(
+            "duration_ms",
+            self.required("duration_ms", raw.duration_ms)?,
+        )?;
+        let seeds = self.seeds(&self.required("seeds", raw.seeds)?)?;
+        let lease = self.lease(self.required("lease", raw.lease)?)?;
+        let workers = self.workers(self.required("workers", raw.workers)?, &lease)?;
+        let names = node_names(workers.count);
+        let storage = self.storage(self.required("storage", raw.storage)?, workers.count)?;
+        let network = self.network(raw.network.unwrap_or_default())?;
+        let clocks = self.clocks(raw.clocks.unwrap_or_default(), &names)?;
+        let faults = self.faults(raw.faults.unwrap_or_default(), duration_ms, &names)?;
+        let expect = self.expect(self.required("expect", raw.expect)?)?;
+        Ok(Scenario {
+            name,
+            description,
+            duration_ms,
+            seeds,
+            lease,
+            storage,
+            workers,
+            network,
+            clocks,
+            faults,
+            expect,
+        })
+    }
+
+    pub(crate) fn seeds(&self, text: &str) -> Result<SeedRange> {
+        SeedRange::parse(text).map_err(|expected| self.error("seeds", expected))
+    }
+
+    pub(crate) fn lease(&self, raw: RawLease) -> Result<LeaseSpec> {
+        let ttl_ms =
+            self.positive_ms("lease.ttl_ms", self.required("lease.ttl_ms", raw.ttl_ms)?)?;
+        let min_ttl_ms = self.non_negative_ms("lease.min_ttl_ms", raw.min_ttl_ms.unwrap_or(0))?;
+        let lock_delay_ms =
+            self.non_negative_ms("lease.lock_delay_ms", raw.lock_delay_ms.unwrap_or(0))?;
+        let election_timeout_ms = self.non_negative_ms(
+            "lease.election_timeout_ms",
+            raw.election_timeout_ms.unwrap_or(1_000),
+        )?;
+        let source = self.required("lease.token_source", raw.token_source)?;
+        let token_source = match (source, raw.token_bits) {
+            (RawTokenSource::WrappingCounter, Some(bits)) => match u8::try_from(bits) {
+                Ok(bits) if (1..=63).contains(&bits) => TokenSource::WrappingCounter { bits },
+                _ => {
+                    return Err(self.error(
+                        "lease.token_bits",
+                        format!("expected a counter width from 1 to 63 bits, got {bits}"),
+                    ))
+                }
+            },
+            (RawTokenSource::WrappingCounter, None) => {
+                return Err(self.error_at(
+                    "lease.token_bits",
+                    "lease.token_source",
+                    "expected a counter width (1..=63 bits): required with token_source = \"wrapping-counter\", got none",
+                ))
+            }
+            (_, Some(bits)) => {
+                return Err(self.error(
+                    "lease.token_bits",
+                    format!("expected no token_bits: only allowed with token_source = \"wrapping-counter\", got {bits}"),
+                ))
+            }
+            (RawTokenSource::DurableCounter, None) => TokenSource::DurableCounter,
+            (RawTokenSource::VolatileCounter, None) => TokenSource::VolatileCounter,
+            (RawTokenSource::WallClock, None) => TokenSource::WallClock,
+            (RawTokenSource::RandomId, None) => TokenSource::RandomId,
+        };
+        Ok(LeaseSpec {
+            ttl_ms,
+            min_ttl_ms,
+            lock_delay_ms,
+            election_timeout_ms,
+            token_source,
+            token_scope: raw.token_scope.unwrap_or(TokenScope::PerResource),
+            on_restart: raw.on_restart.unwrap_or(OnRestart::KeepAndExtend),
+        })
+    }
+
+    pub(crate) fn workers(&self, raw: RawWorkers, lease: &LeaseSpec) -> Result<WorkerSpec> {
+        let count = self.required("workers.count", raw.count)?;
+        let count = match usize::try_from(count) {
+            Ok(count) if (1..=64).contains(&count) => count,
+            _ => {
+                return Err(self.error(
+                    "workers.count",
+                    format!("expected 1 to 64 workers, got {count}"),
+                ))
+            }
+        };
+        let resources = self.required("workers.resources", raw.resources)?;
+        if resources.is_empty() {
+            return Err(self.error(
+                "workers.resources",
+                "expected at least one resource name, got []",
+            ));
+        }
+        for (index, resource) in resources.iter().enumerate() {
+            let field = format!("workers.resources[{index}]");
+            if resource.is_empty() {
+                return Err(self.error(&field, "expected a non-empty resource name, got \"\""));
+            }
+            if resources[..index].contains(resource) {
+                return Err(self.error(
+                    &field,
+                    format!("expected distinct resource names, got {resource:?} twice"),
+                ));
+            }
+        }
+        let lease_scope = match raw.shared_lease {
+            Some(name) if name.is_empty() => {
+                return Err(self.error(
+                    "workers.shared_lease",
+                    "expected a non-empty lease name, got \"\"",
+                ))
+            }
+            Some(name) => LeaseScopeSpec::Single(name),
+            None => LeaseScopeSpec::PerResource,
+        };
+        let work_ms = self.dist(
+            "workers.work_ms",
+            self.required("workers.work_ms", raw.work_ms)?,
+        )?;
+        let writes_per_lease = raw.writes_per_lease.unwrap_or(1);
+        let writes_per_lease = u32::try_from(writes_per_lease)
+            .ok()
+            .filter(|&writes| writes >= 1)
+            .ok_or_else(|| {
+                self.error(
+                    "workers.writes_per_lease",
+                    format!("expected at least 1 write per lease, got {writes_per_lease}"),
+                )
+            })?;
+        let ttl_ms = lease.effective_ttl_ms();
+        let renew_every_ms = match raw.renew_every_ms {
+            Some(renew) => {
+                let renew = self.positive_ms("workers.renew_every_ms", renew)?;
+                if renew >= ttl_ms {
+                    return Err(self.error(
+                        "workers.renew_every_ms",
+                        format!("expected an interval shorter than the effective TTL ({ttl_ms} ms), got {renew}"),
+                    ));
+                }
+                renew
+            }
+            None if ttl_ms / 3 == 0 => {
+                return Err(self.error_at(
+                    "workers.renew_every_ms",
+                    "lease.ttl_ms",
+                    format!("expected a positive default interval, but effective TTL {ttl_ms} ms / 3 is 0: set it"),
+                ))
+            }
+            None => ttl_ms / 3,
+        };
+        let renew_deadline_ms = match raw.renew_deadline_ms {
+            Some(deadline) => self.positive_ms("workers.renew_deadline_ms", deadline)?,
+            None => ttl_ms,
+        };
+        let request_timeout_ms = match raw.request_timeout_ms {
+            Some(timeout) => self.positive_ms("workers.request_timeout_ms", timeout)?,
+            None if ttl_ms / 2 == 0 => {
+                return Err(self.error_at(
+                    "workers.request_timeout_ms",
+                    "lease.ttl_ms",
+                    format!("expected a positive default timeout, but effective TTL {ttl_ms} ms / 2 is 0: set it"),
+                ))
+            }
+            None => (ttl_ms / 2).min(1_000),
+        };
+        let acquire_retry_ms = self.positive_ms(
+            "workers.acquire_retry_ms",
+            raw.acquire_retry_ms.unwrap_or(100),
+        )?;
+        Ok(WorkerSpec {
+            count,
+            resources,
+            lease_scope,
+            work_ms,
+            writes_per_lease,
+            renew_every_ms,
+            renew_deadline_ms,
+            stop_on_renew_failure: raw.stop_on_renew_failure.unwrap_or(true),
+            check_lease_before_write: raw.check_lease_before_write.unwrap_or(false),
+            recheck_deadline_before_write: raw.recheck_deadline_before_write.unwrap_or(false),
+            deadline_from: raw.deadline_from.unwrap_or(DeadlineFrom::RequestSent),
+            request_timeout_ms,
+            acquire_retry_ms,
+            side_effects: raw.side_effects.unwrap_or(SideEffects::None),
+        })
+    }
+
+    pub(crate) fn storage(&self, raw: RawStorage, workers: usize) -> Result<StorageSpec> {
+        let fencing = self.required("storage.fencing", raw.fencing)?;
+        let proxy_bypass = raw.proxy_bypass.unwrap_or_default();
+        if !proxy_bypass.is_empty() && fencing != FencingMode::Proxy {
+            return Err(self.error(
+                "storage.proxy_bypass",
+                format!(
+                    "expected no bypassing workers: only allowed with fencing = \"proxy\", got fencing = {:?}",
+                    file_name(&fencing)
+                ),
+            ));
+        }
+        for (index, name) in proxy_bypass.iter().enumerate() {
+            self.worker(&format!("storage.proxy_bypass[{index}]"), name, workers)?;
+        }
+        Ok(StorageSpec {
+            fencing,
+            max_token: raw.max_token.unwrap_or(Durability::Durable),
+            compare_scope: raw.compare_scope.unwrap_or(CompareScope::PerResource),
+            proxy_bypass,
+        })
+    }
+
+    pub(crate) fn network(&self, raw: RawNetwork) -> Result<NetworkSpec> {
+        let base = match raw.latency_ms {
+            Some(dist) => self.dist("network.latency_ms", dist)?,
+            None => Dist::Lognormal {
+                median: 0.5,
+                p99: 5.0,
+            },
+        };
+        let spike_probability = self.probability(
+            "network.spike_probability",
+            raw.spike_probability.unwrap_or(0.0),
+            true,
+        )?;
+        let spikes_ms = raw.spikes_ms.unwrap_or_else(|| vec![200.0, 400.0, 800.0]);
+        for (index, &spike) in spikes_ms.iter().enumerate() {
+            self.positive_f64(
+                &format!("network.spikes_ms[{index}]"),
+                spike,
+                "milliseconds",
+            )?;
+        }
+        if spike_probability > 0.0 && spikes_ms.is_empty() {
+            return Err(self.error(
+                "network.spikes_ms",
+                "expected at least one spike size when spike_probability > 0, got []",
+            ));
+        }
+        Ok(NetworkSpec {
+            latency: LatencySpec {
+                base,
+                spike_probability,
+                spikes_ms,
+            },
+            loss: self.probability("network.loss", raw.loss.unwrap_or(0.0), false)?,
+            duplicate: self.probability("network.duplicate", raw.duplicate.unwrap_or(0.0), true)?,
+        })
+    }
+
+    pub(crate) fn clocks(&self, raw: RawClocks, names: &[String]) -> Result<ClocksSpec> {
+        let random_drift_ppm = self.non_negative_f64(
+            "clocks.random_drift_ppm",
+            raw.random_drift_ppm.unwrap_or(0.0),
+            "ppm",
+        )?;
+        self.drift("clocks.random_drift_ppm", random_drift_ppm)?;
+        let random_offset_ms = self.non_negative_f64(
+            "clocks.random_offset_ms",
+            raw.random_offset_ms.unwrap_or(0.0),
+            "milliseconds",
+        )?;
+        let mut nodes = BTreeMap::new();
+        for (name, clock) in raw.nodes.unwrap_or_default() {
+            let path = format!("clocks.nodes.{name}");
+            self.node(&path, &name, names)?;
+            let offset_ms =
+                self.finite(&join(&path, "offset_ms"), clock.offset_ms.unwrap_or(0.0))?;
+            let drift_ppm =
+                self.drift(&join(&path, "drift_ppm"), clock.drift_ppm.unwrap_or(0.0))?;
+            nodes.insert(
+                name,
+                ClockSpec {
+                    offset_ms,
+                    drift_ppm,
+                },
+            );
+        }
+        Ok(ClocksSpec {
+            random_drift_ppm,
+            random_offset_ms,
+            nodes,
+        })
+    }
+
+    pub(crate) fn faults(
+        &self,
+        raw: RawFaults,
+        duration_ms: u64,
+        names: &[String],
+    ) -> Result<FaultSpec> {
+        let schedule = raw
+            .schedule
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(index, fault)| {
+                self.scheduled(
+                    &format!("faults.schedule[{index}]"),
+                    fault,
+                    duration_ms,
+                    names,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.check_overlaps(&schedule)?;
+        let random = raw
+            .random
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(index, fault)| self.random(&format!("faults.random[{index}]"), fault, names))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(FaultSpec {
+            schedule,
+            random,
+            swarm: raw.swarm.unwrap_or(false),
+        })
+    }
+
+    pub(crate) fn expect(&self, raw: RawExpect) -> Result<Expect> {
+        let outcome = match (raw.safe, raw.violates) {
+            (Some(true), Some(_)) => {
+                return Err(self.error(
+                    "expect.violates",
+                    "expected either `safe = true` or `violates = [...]`, got both",
+                ))
+            }
+            (Some(true), None) => Outcome::Safe,
+            (Some(false), None) => {
+                return Err(self.error(
+                    "expect.safe",
+                    "expected `safe = true` (or `violates = [...]` instead), got false",
+                ))
+            }
+            (_, Some(violates)) => {
+                if violates.is_empty() {
+                    return Err(self.error(
+                        "expect.violates",
+                        "expected at least one invariant (I1..I5), got [] (use `safe = true`)",
+                    ));
+                }
+                for (index, invariant) in violates.iter().enumerate() {
+                    if violates[..index].contains(invariant) {
+                        return Err(self.error(
+                            &format!("expect.violates[{index}]"),
+                            format!("expected distinct invariants, got {invariant} twice"),
+                        ));
+                    }
+                }
+                Outcome::Violates(violates)
+            }
+            (None, None) => {
+                return Err(self.error(
+                    "expect",
+                    "expected `safe = true` or `violates = [...]`, got neither",
+                ))
+            }
+        };
+        let mut coverage: Vec<Coverage> = Vec::new();
+        for (index, name) in raw.coverage.unwrap_or_default().iter().enumerate() {
+            let field = format!("expect.coverage[{index}]");
+            let Some(condition) = Coverage::parse(name) else {
+                let known: Vec<&str> = Coverage::ALL.iter().map(|c| c.name()).collect();
+                return Err(self.error(
+                    &field,
+                    format!("expected one of {}, got `{name}`", known.join(", ")),
+                ));
+            };
+            if coverage.contains(&condition) {
+                return Err(self.error(
+                    &field,
+                    format!("expected distinct conditions, got `{name}` twice"),
+                ));
+            }
+            coverage.push(condition);
+        }
+        // No vacuous passes: a safe expectation must say what danger it survived.
+        if outcome == Outcome::Safe && coverage.is_empty() {
+            return Err(self.error(
+                "expect.coverage",
+                "expected at least one coverage condition with `safe = true` (what danger must \
+                 happen for \"safe\" to mean something, e.g. [\"stale-write-rejected\"])",
+            ));
+        }
+        Ok(Expect { outcome, coverage })
+    }
+}

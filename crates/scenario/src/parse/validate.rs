@@ -1,0 +1,249 @@
+//! The small validators every section shares: required values, numbers in range,
+//! probabilities, node names, distributions, and keys foreign to a variant. Each returns the
+//! value or an error naming the field, located at its line.
+
+use fencesim_model::nodes;
+
+use super::{
+    join,
+    raw::{RawDist, RawDistKind},
+    Ctx, Result,
+};
+use crate::spec::Dist;
+
+// Resolution: the one place raw values become spec values, defaults included.
+
+/// Every node name for `workers` workers, in `Scenario::node_names` order.
+pub(crate) fn node_names(workers: usize) -> Vec<String> {
+    let mut names = vec![nodes::COORDINATOR.to_string(), nodes::STORAGE.to_string()];
+    names.extend((0..workers).map(nodes::worker));
+    names
+}
+
+pub(crate) fn worker_range(workers: usize) -> String {
+    match workers {
+        1 => "worker-0".to_string(),
+        n => format!("worker-0..worker-{}", n - 1),
+    }
+}
+
+/// The name a value has in scenario files (its serde kebab-case form).
+pub(crate) fn file_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        other => format!("{other:?}"),
+    }
+}
+
+pub(crate) const MAX_DRIFT_PPM: f64 = 1e6;
+
+impl Ctx<'_> {
+    pub(crate) fn required<T>(&self, field: &str, value: Option<T>) -> Result<T> {
+        value.ok_or_else(|| self.error(field, "expected a value: this field is required"))
+    }
+
+    pub(crate) fn positive_ms(&self, field: &str, value: i64) -> Result<u64> {
+        u64::try_from(value)
+            .ok()
+            .filter(|&ms| ms > 0)
+            .ok_or_else(|| {
+                self.error(
+                    field,
+                    format!("expected a positive number of milliseconds, got {value}"),
+                )
+            })
+    }
+
+    pub(crate) fn non_negative_ms(&self, field: &str, value: i64) -> Result<u64> {
+        u64::try_from(value).map_err(|_| {
+            self.error(
+                field,
+                format!("expected a non-negative number of milliseconds, got {value}"),
+            )
+        })
+    }
+
+    pub(crate) fn finite(&self, field: &str, value: f64) -> Result<f64> {
+        if value.is_finite() {
+            Ok(value)
+        } else {
+            Err(self.error(field, format!("expected a finite number, got {value}")))
+        }
+    }
+
+    pub(crate) fn positive_f64(&self, field: &str, value: f64, unit: &str) -> Result<f64> {
+        if self.finite(field, value)? > 0.0 {
+            Ok(value)
+        } else {
+            Err(self.error(
+                field,
+                format!("expected a positive number of {unit}, got {value}"),
+            ))
+        }
+    }
+
+    pub(crate) fn non_negative_f64(&self, field: &str, value: f64, unit: &str) -> Result<f64> {
+        if self.finite(field, value)? >= 0.0 {
+            Ok(value)
+        } else {
+            Err(self.error(
+                field,
+                format!("expected a non-negative number of {unit}, got {value}"),
+            ))
+        }
+    }
+
+    /// A probability in [0, 1], or [0, 1) when `one_allowed` is false.
+    pub(crate) fn probability(&self, field: &str, value: f64, one_allowed: bool) -> Result<f64> {
+        let ok = value >= 0.0 && (value < 1.0 || (one_allowed && value == 1.0));
+        if ok {
+            Ok(value)
+        } else {
+            let range = if one_allowed { "[0, 1]" } else { "[0, 1)" };
+            Err(self.error(
+                field,
+                format!("expected a probability in {range}, got {value}"),
+            ))
+        }
+    }
+
+    pub(crate) fn node(&self, field: &str, name: &str, names: &[String]) -> Result<String> {
+        if names.iter().any(|known| known == name) {
+            Ok(name.to_string())
+        } else {
+            let workers = names.len() - 2;
+            Err(self.error(
+                field,
+                format!(
+                    "expected a node name (coordinator, storage, {}), got {name:?}",
+                    worker_range(workers)
+                ),
+            ))
+        }
+    }
+
+    pub(crate) fn worker(&self, field: &str, name: &str, workers: usize) -> Result<String> {
+        if (0..workers).any(|index| nodes::worker(index) == name) {
+            Ok(name.to_string())
+        } else {
+            Err(self.error(
+                field,
+                format!(
+                    "expected a worker name ({}), got {name:?}",
+                    worker_range(workers)
+                ),
+            ))
+        }
+    }
+
+    /// Rejects keys present in a table but meaningless for its variant (`what`), so a typo'd
+    /// combination is an error rather than silently ignored.
+    pub(crate) fn only_keys(
+        &self,
+        path: &str,
+        what: &str,
+        allowed: &[&str],
+        present: &[(&str, bool)],
+    ) -> Result<()> {
+        for &(key, is_present) in present {
+            if is_present && !allowed.contains(&key) {
+                return Err(self.error(
+                    &join(path, key),
+                    format!(
+                        "expected no `{key}` with {what} (it takes: {})",
+                        allowed.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn drift(&self, field: &str, drift_ppm: f64) -> Result<f64> {
+        if self.finite(field, drift_ppm)?.abs() < MAX_DRIFT_PPM {
+            Ok(drift_ppm)
+        } else {
+            Err(self.error(
+                field,
+                format!("expected a drift with |ppm| < 1000000, got {drift_ppm}"),
+            ))
+        }
+    }
+
+    pub(crate) fn dist(&self, path: &str, raw: RawDist) -> Result<Dist> {
+        let table = match raw {
+            RawDist::Number(value) => {
+                return self
+                    .non_negative_f64(path, value, "milliseconds")
+                    .map(|value| Dist::Const { value })
+            }
+            RawDist::Table(table) => table,
+        };
+        let field = |key: &str| join(path, key);
+        let kind = self.required(&field("dist"), table.dist)?;
+        let (name, allowed): (&str, &[&str]) = match kind {
+            RawDistKind::Const => ("const", &["value"]),
+            RawDistKind::Uniform => ("uniform", &["min", "max"]),
+            RawDistKind::Lognormal => ("lognormal", &["median", "p99"]),
+            RawDistKind::Exponential => ("exponential", &["mean"]),
+        };
+        self.only_keys(
+            path,
+            &format!("dist = \"{name}\""),
+            allowed,
+            &[
+                ("value", table.value.is_some()),
+                ("min", table.min.is_some()),
+                ("max", table.max.is_some()),
+                ("median", table.median.is_some()),
+                ("p99", table.p99.is_some()),
+                ("mean", table.mean.is_some()),
+            ],
+        )?;
+        let get = |key: &str, value: Option<f64>| -> Result<f64> {
+            self.finite(&field(key), self.required(&field(key), value)?)
+        };
+        match kind {
+            RawDistKind::Const => {
+                let value = self.non_negative_f64(
+                    &field("value"),
+                    get("value", table.value)?,
+                    "milliseconds",
+                )?;
+                Ok(Dist::Const { value })
+            }
+            RawDistKind::Uniform => {
+                let min =
+                    self.non_negative_f64(&field("min"), get("min", table.min)?, "milliseconds")?;
+                let max = get("max", table.max)?;
+                if max < min {
+                    return Err(self.error(
+                        &field("max"),
+                        format!("expected max >= min ({min}), got {max}"),
+                    ));
+                }
+                Ok(Dist::Uniform { min, max })
+            }
+            RawDistKind::Lognormal => {
+                let median = self.positive_f64(
+                    &field("median"),
+                    get("median", table.median)?,
+                    "milliseconds",
+                )?;
+                let p99 = get("p99", table.p99)?;
+                if p99 < median {
+                    return Err(self.error(
+                        &field("p99"),
+                        format!("expected p99 >= median ({median}), got {p99}"),
+                    ));
+                }
+                Ok(Dist::Lognormal { median, p99 })
+            }
+            RawDistKind::Exponential => {
+                let mean =
+                    self.positive_f64(&field("mean"), get("mean", table.mean)?, "milliseconds")?;
+                Ok(Dist::Exponential { mean })
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! The way back from a scenario to a file: every catalogue scenario renders to a file that
+//! parses to the same scenario, and a seed's plan saved as an explicit schedule plans the same.
+
+use std::path::PathBuf;
+
+use fencesim_scenario::*;
+
+fn catalogue() -> Vec<(PathBuf, Scenario)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 30, "catalogue found at {}", dir.display());
+    files
+        .into_iter()
+        .map(|file| {
+            let scenario = load(&file).unwrap_or_else(|error| panic!("{error}"));
+            (file, scenario)
+        })
+        .collect()
+}
+
+fn reparse(scenario: &Scenario, what: &str) -> Scenario {
+    let text = scenario_toml(scenario);
+    parse_str(&text, what).unwrap_or_else(|error| panic!("{error}\n{text}"))
+}
+
+#[test]
+fn every_catalogue_scenario_renders_back_to_itself() {
+    for (file, scenario) in catalogue() {
+        let back = reparse(&scenario, &file.display().to_string());
+        assert_eq!(back, scenario, "{}", file.display());
+        assert_eq!(back.hash(), scenario.hash());
+    }
+}
+
+#[test]
+fn seed_plans_saved_as_explicit_schedules_plan_the_same() {
+    for (file, scenario) in catalogue() {
+        for seed in [0, 1, 7] {
+            let original = plan(&scenario, seed);
+            let explicit = reparse(&original.to_explicit(&scenario), "explicit.toml");
+            assert!(explicit.faults.random.is_empty() && !explicit.faults.swarm);
+            assert_eq!(
+                explicit.seeds,
+                SeedRange {
+                    start: seed,
+                    end: seed + 1
+                }
+            );
+            let again = plan(&explicit, seed);
+            assert_eq!(
+                again.faults,
+                original.faults,
+                "{} seed {seed}",
+                file.display()
+            );
+            assert_eq!(
+                again.clocks,
+                original.clocks,
+                "{} seed {seed}",
+                file.display()
+            );
+            assert!(again.swarm.is_empty());
+        }
+    }
+}
+
+#[test]
+fn every_fault_kind_round_trips_through_a_schedule_entry() {
+    let base = &catalogue()[0].1;
+    let faults = [
+        Fault::GcPause {
+            node: "worker-0".into(),
+            duration_ms: 1.5,
+        },
+        Fault::VmSuspend {
+            node: "coordinator".into(),
+            duration_ms: 0.1 + 0.2,
+        },
+        Fault::ClockStep {
+            node: "storage".into(),
+            delta_ms: -128.000_000_1,
+        },
+        Fault::Partition {
+            nodes: vec!["worker-0".into()],
+            peers: vec!["storage".into()],
+            one_way: true,
+            duration_ms: 3_000.0,
+        },
+        Fault::HoldRelease {
+            from: "worker-1".into(),
+            to: "storage".into(),
+            duration_ms: 7.25,
+        },
+        Fault::CoordinatorRestart {
+            duration_ms: 1_000.0,
+        },
+        Fault::StorageRestart {
+            duration_ms: 2_000.0,
+        },
+        Fault::WorkerCrash {
+            node: "worker-1".into(),
+            duration_ms: 4_000.0,
+        },
+        Fault::Panic {
+            node: "worker-0".into(),
+        },
+    ];
+    let kinds: Vec<FaultKind> = faults.iter().map(Fault::kind).collect();
+    assert_eq!(kinds, FaultKind::ALL, "one case per kind");
+    let mut scenario = base.clone();
+    scenario.workers.count = scenario.workers.count.max(2);
+    scenario.faults.random.clear();
+    scenario.faults.schedule = faults
+        .into_iter()
+        .enumerate()
+        .map(|(index, fault)| TimedFault {
+            at_ms: 100.0 * index as f64 + 0.001,
+            fault,
+        })
+        .collect();
+    assert_eq!(reparse(&scenario, "kinds.toml"), scenario);
+}
