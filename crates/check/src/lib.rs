@@ -1,5 +1,5 @@
 //! The checker: reads a recorded [`History`] and says what broke (invariants I1–I5, each
-//! violation with the events that prove it) and what happened (the metrics of BRIEF.md).
+//! violation with the events that prove it) and what happened (the metrics of docs/spec.md).
 //!
 //! Architecture invariant: this crate knows nothing about madsim, scenarios or fencing
 //! implementations. It judges only what the history shows, from a god's-eye view, so it can

@@ -1,4 +1,4 @@
-//! What happened in a run, counted from the history alone (BRIEF.md, "Metrics per run").
+//! What happened in a run, counted from the history alone (docs/spec.md, "Metrics per run").
 //!
 //! Epochs are judged as in I4: a token's epoch on a scope is superseded once any later
 //! `Granted` on that scope exists; a token never granted has no epoch and is not counted as

@@ -2,7 +2,7 @@
 //! `newEpoch`, BookKeeper fencing).
 
 use fencesim_model::{
-    fence::{ClientProtocol, Fence, Verdict, WriteRequest},
+    fence::{ClientProtocol, CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
     Token,
 };
@@ -18,9 +18,9 @@ pub struct FenceOnAcquire {
 }
 
 impl FenceOnAcquire {
-    pub fn new(durable: bool, global: bool) -> Self {
+    pub fn new(durability: Durability, compare: CompareScope) -> Self {
         FenceOnAcquire {
-            epochs: HighestTokens::new(durable, global),
+            epochs: HighestTokens::new(durability, compare),
         }
     }
 }
@@ -70,7 +70,7 @@ mod tests {
     #[test]
     fn protocol_is_fence_then_write() {
         assert_eq!(
-            FenceOnAcquire::new(true, false).protocol(),
+            FenceOnAcquire::new(Durability::Durable, CompareScope::PerResource).protocol(),
             ClientProtocol::FenceThenWrite
         );
     }
@@ -78,7 +78,7 @@ mod tests {
     #[test]
     fn old_holder_accepted_before_new_fence_rejected_after() {
         check(
-            &mut FenceOnAcquire::new(true, false),
+            &mut FenceOnAcquire::new(Durability::Durable, CompareScope::PerResource),
             None,
             &[
                 (Raise("job-1", 41), "accepted"),
@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn stale_fence_rejected_equal_fence_accepted() {
         check(
-            &mut FenceOnAcquire::new(true, false),
+            &mut FenceOnAcquire::new(Durability::Durable, CompareScope::PerResource),
             None,
             &[
                 (Raise("job-1", 5), "accepted"),
@@ -114,7 +114,7 @@ mod tests {
     #[test]
     fn write_without_fence_raises_epoch() {
         check(
-            &mut FenceOnAcquire::new(true, false),
+            &mut FenceOnAcquire::new(Durability::Durable, CompareScope::PerResource),
             None,
             &[
                 (write("job-1", 9), "accepted"),
@@ -133,7 +133,7 @@ mod tests {
     #[test]
     fn global_epoch_rejects_valid_fence_on_another_resource() {
         check(
-            &mut FenceOnAcquire::new(true, true),
+            &mut FenceOnAcquire::new(Durability::Durable, CompareScope::Global),
             None,
             &[
                 (Raise("job-A", 7), "accepted"),
@@ -152,7 +152,7 @@ mod tests {
     #[test]
     fn durable_restart_keeps_epoch() {
         check(
-            &mut FenceOnAcquire::new(true, false),
+            &mut FenceOnAcquire::new(Durability::Durable, CompareScope::PerResource),
             None,
             &[
                 (Raise("job-1", 42), "accepted"),
@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn volatile_restart_forgets_epoch_so_stale_is_accepted() {
         check(
-            &mut FenceOnAcquire::new(false, false),
+            &mut FenceOnAcquire::new(Durability::Volatile, CompareScope::PerResource),
             None,
             &[
                 (Raise("job-1", 42), "accepted"),

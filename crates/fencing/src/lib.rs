@@ -42,23 +42,36 @@ pub fn names() -> &'static [&'static str] {
 
 #[cfg(test)]
 mod tests {
-    use fencesim_model::fence::Fence;
+    use fencesim_model::fence::{CompareScope, Durability, Fence};
 
     use super::*;
 
     #[test]
     fn names_match_every_mode() {
-        let sql = |variant| SqlFence::new(variant, true, false).expect("in-memory SQLite opens");
+        let sql = |variant| {
+            SqlFence::new(variant, Durability::Durable, CompareScope::PerResource)
+                .expect("in-memory SQLite opens")
+        };
         let modes: Vec<Box<dyn Fence>> = vec![
             Box::new(NoFence::new()),
-            Box::new(MaxToken::new(true, false)),
+            Box::new(MaxToken::new(
+                Durability::Durable,
+                CompareScope::PerResource,
+            )),
             Box::new(sql(SqlVariant::Le)),
             Box::new(sql(SqlVariant::Lt)),
             Box::new(sql(SqlVariant::LeIgnoreRows)),
-            Box::new(ReadThenWrite::new(true)),
-            Box::new(FenceOnAcquire::new(true, false)),
+            Box::new(ReadThenWrite::new(Durability::Durable)),
+            Box::new(FenceOnAcquire::new(
+                Durability::Durable,
+                CompareScope::PerResource,
+            )),
             Box::new(SameStoreTxn::new()),
-            Box::new(Proxy::new(true, false, Vec::new())),
+            Box::new(Proxy::new(
+                Durability::Durable,
+                CompareScope::PerResource,
+                Vec::new(),
+            )),
         ];
         let actual: Vec<String> = modes.iter().map(|mode| mode.name()).collect();
         assert_eq!(actual, names());

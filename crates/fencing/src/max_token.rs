@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use fencesim_model::{
-    fence::{Fence, Verdict, WriteRequest},
+    fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
     Scope, Token,
 };
@@ -22,10 +22,10 @@ pub(crate) struct HighestTokens {
 }
 
 impl HighestTokens {
-    pub(crate) fn new(durable: bool, global: bool) -> Self {
+    pub(crate) fn new(durability: Durability, compare: CompareScope) -> Self {
         HighestTokens {
-            durable,
-            global,
+            durable: durability == Durability::Durable,
+            global: compare == CompareScope::Global,
             highest: BTreeMap::new(),
         }
     }
@@ -88,9 +88,9 @@ pub struct MaxToken {
 }
 
 impl MaxToken {
-    pub fn new(durable: bool, global: bool) -> Self {
+    pub fn new(durability: Durability, compare: CompareScope) -> Self {
         MaxToken {
-            tokens: HighestTokens::new(durable, global),
+            tokens: HighestTokens::new(durability, compare),
         }
     }
 }
@@ -118,7 +118,7 @@ mod tests {
     #[test]
     fn stale_rejected_equal_and_newer_accepted() {
         check(
-            &mut MaxToken::new(true, false),
+            &mut MaxToken::new(Durability::Durable, CompareScope::PerResource),
             None,
             &[
                 (write("job-1", 42), "accepted"),
@@ -135,7 +135,7 @@ mod tests {
     #[test]
     fn token_zero_is_a_valid_first_write() {
         check(
-            &mut MaxToken::new(true, false),
+            &mut MaxToken::new(Durability::Durable, CompareScope::PerResource),
             None,
             &[
                 (write("job-1", 0), "accepted"),
@@ -147,7 +147,7 @@ mod tests {
     #[test]
     fn per_resource_compare_keeps_resources_apart() {
         check(
-            &mut MaxToken::new(true, false),
+            &mut MaxToken::new(Durability::Durable, CompareScope::PerResource),
             None,
             &[
                 (write("job-A", 7), "accepted"),
@@ -165,7 +165,7 @@ mod tests {
         // Seed 000: "mixing scopes can reject valid writes". job-B's token 3 is the newest
         // for job-B, but a global store compares it against job-A's 7.
         check(
-            &mut MaxToken::new(true, true),
+            &mut MaxToken::new(Durability::Durable, CompareScope::Global),
             None,
             &[
                 (write("job-A", 7), "accepted"),
@@ -185,7 +185,7 @@ mod tests {
     #[test]
     fn durable_restart_keeps_highest() {
         check(
-            &mut MaxToken::new(true, false),
+            &mut MaxToken::new(Durability::Durable, CompareScope::PerResource),
             None,
             &[
                 (write("job-1", 42), "accepted"),
@@ -202,7 +202,7 @@ mod tests {
     fn volatile_restart_forgets_highest_so_stale_is_accepted() {
         // The hazard a volatile max-token exists to show.
         check(
-            &mut MaxToken::new(false, false),
+            &mut MaxToken::new(Durability::Volatile, CompareScope::PerResource),
             None,
             &[
                 (write("job-1", 42), "accepted"),
@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn volatile_global_restart_forgets_the_global_highest() {
         check(
-            &mut MaxToken::new(false, true),
+            &mut MaxToken::new(Durability::Volatile, CompareScope::Global),
             None,
             &[
                 (write("job-A", 9), "accepted"),

@@ -1,10 +1,10 @@
 //! `proxy`: a fencing mediator (max-token) in front of a backend store that checks nothing;
-//! seed 000: "that mediator becomes part of the correctness boundary".
+//! source 000 (docs/sources.md): "that mediator becomes part of the correctness boundary".
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use fencesim_model::{
-    fence::{Fence, Verdict, WriteRequest},
+    fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
     NodeName, Scope, Token,
 };
@@ -23,9 +23,9 @@ pub struct Proxy {
 }
 
 impl Proxy {
-    pub fn new(durable: bool, global: bool, bypass: Vec<String>) -> Self {
+    pub fn new(durability: Durability, compare: CompareScope, bypass: Vec<String>) -> Self {
         Proxy {
-            tokens: HighestTokens::new(durable, global),
+            tokens: HighestTokens::new(durability, compare),
             bypass: bypass.into_iter().collect(),
             backend: BTreeMap::new(),
         }
@@ -69,7 +69,11 @@ mod tests {
 
     #[test]
     fn proxied_stale_write_rejected_bypass_accepted() {
-        let mut proxy = Proxy::new(true, false, vec!["worker-9".to_string()]);
+        let mut proxy = Proxy::new(
+            Durability::Durable,
+            CompareScope::PerResource,
+            vec!["worker-9".to_string()],
+        );
         check(
             &mut proxy,
             None,
@@ -89,7 +93,11 @@ mod tests {
 
     #[test]
     fn bypassed_stale_write_reaches_backend() {
-        let mut proxy = Proxy::new(true, false, vec!["worker-9".to_string()]);
+        let mut proxy = Proxy::new(
+            Durability::Durable,
+            CompareScope::PerResource,
+            vec!["worker-9".to_string()],
+        );
         check(
             &mut proxy,
             None,
@@ -103,7 +111,7 @@ mod tests {
 
     #[test]
     fn rejected_write_does_not_reach_backend() {
-        let mut proxy = Proxy::new(true, false, Vec::new());
+        let mut proxy = Proxy::new(Durability::Durable, CompareScope::PerResource, Vec::new());
         check(
             &mut proxy,
             None,
@@ -121,7 +129,7 @@ mod tests {
     #[test]
     fn durable_proxy_restart_keeps_highest() {
         check(
-            &mut Proxy::new(true, false, Vec::new()),
+            &mut Proxy::new(Durability::Durable, CompareScope::PerResource, Vec::new()),
             None,
             &[
                 (write("job-1", 42), "accepted"),
@@ -136,7 +144,7 @@ mod tests {
 
     #[test]
     fn volatile_proxy_restart_lets_stale_through_to_durable_backend() {
-        let mut proxy = Proxy::new(false, false, Vec::new());
+        let mut proxy = Proxy::new(Durability::Volatile, CompareScope::PerResource, Vec::new());
         check(
             &mut proxy,
             None,
@@ -152,7 +160,7 @@ mod tests {
     #[test]
     fn global_proxy_rejects_valid_write_to_another_resource() {
         check(
-            &mut Proxy::new(true, true, Vec::new()),
+            &mut Proxy::new(Durability::Durable, CompareScope::Global, Vec::new()),
             None,
             &[
                 (write("job-A", 7), "accepted"),

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use fencesim_model::{
-    fence::{ClientProtocol, Fence, Verdict, WriteRequest},
+    fence::{ClientProtocol, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
     Scope, Token,
 };
@@ -18,9 +18,9 @@ pub struct ReadThenWrite {
 }
 
 impl ReadThenWrite {
-    pub fn new(durable: bool) -> Self {
+    pub fn new(durability: Durability) -> Self {
         ReadThenWrite {
-            durable,
+            durable: durability == Durability::Durable,
             stored: BTreeMap::new(),
         }
     }
@@ -63,7 +63,7 @@ mod tests {
     #[test]
     fn protocol_is_read_then_write() {
         assert_eq!(
-            ReadThenWrite::new(true).protocol(),
+            ReadThenWrite::new(Durability::Durable).protocol(),
             ClientProtocol::ReadThenWrite
         );
     }
@@ -73,7 +73,7 @@ mod tests {
         // The old holder reads 41 and compares locally (41 >= 41: go), the new holder
         // writes 42, then the old holder's unconditional write lands and lowers the token.
         check(
-            &mut ReadThenWrite::new(true),
+            &mut ReadThenWrite::new(Durability::Durable),
             None,
             &[
                 (write("job-1", 41), "accepted"),
@@ -88,7 +88,7 @@ mod tests {
     #[test]
     fn read_of_unknown_resource_is_none() {
         check(
-            &mut ReadThenWrite::new(true),
+            &mut ReadThenWrite::new(Durability::Durable),
             None,
             &[(Read("job-1"), "token=none")],
         );
@@ -97,7 +97,7 @@ mod tests {
     #[test]
     fn durable_restart_keeps_stored_token() {
         check(
-            &mut ReadThenWrite::new(true),
+            &mut ReadThenWrite::new(Durability::Durable),
             None,
             &[
                 (write("job-1", 7), "accepted"),
@@ -110,7 +110,7 @@ mod tests {
     #[test]
     fn volatile_restart_forgets_stored_token() {
         check(
-            &mut ReadThenWrite::new(false),
+            &mut ReadThenWrite::new(Durability::Volatile),
             None,
             &[
                 (write("job-1", 7), "accepted"),

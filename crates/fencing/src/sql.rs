@@ -2,7 +2,7 @@
 //! SQLite (in memory), then judged by rows affected.
 
 use fencesim_model::{
-    fence::{Fence, Verdict, WriteRequest},
+    fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
     Token,
 };
@@ -54,7 +54,13 @@ pub struct SqlFence {
 }
 
 impl SqlFence {
-    pub fn new(variant: SqlVariant, durable: bool, global: bool) -> rusqlite::Result<Self> {
+    pub fn new(
+        variant: SqlVariant,
+        durability: Durability,
+        compare: CompareScope,
+    ) -> rusqlite::Result<Self> {
+        let durable = durability == Durability::Durable;
+        let global = compare == CompareScope::Global;
         let connection = Connection::open_in_memory()?;
         connection.execute(CREATE_TABLE, [])?;
         Ok(SqlFence {
@@ -178,8 +184,8 @@ mod tests {
     use super::*;
     use crate::check::{check, write, Op::Restart};
 
-    fn fence(variant: SqlVariant, durable: bool, global: bool) -> SqlFence {
-        SqlFence::new(variant, durable, global).expect("in-memory SQLite opens")
+    fn fence(variant: SqlVariant, durability: Durability, compare: CompareScope) -> SqlFence {
+        SqlFence::new(variant, durability, compare).expect("in-memory SQLite opens")
     }
 
     /// Seed 000's statement with named parameters made positional and whitespace collapsed.
@@ -202,26 +208,41 @@ WHERE job_id = :job_id
     #[test]
     fn statements_are_the_seeds_form() {
         assert_eq!(
-            fence(SqlVariant::Lt, true, false).statement(),
+            fence(
+                SqlVariant::Lt,
+                Durability::Durable,
+                CompareScope::PerResource
+            )
+            .statement(),
             seed_form(SEED_000, "<")
         );
         assert_eq!(
-            fence(SqlVariant::Le, true, false).statement(),
+            fence(
+                SqlVariant::Le,
+                Durability::Durable,
+                CompareScope::PerResource
+            )
+            .statement(),
             seed_form(SEED_000, "<=")
         );
         assert_eq!(
-            fence(SqlVariant::LeIgnoreRows, true, false).statement(),
+            fence(
+                SqlVariant::LeIgnoreRows,
+                Durability::Durable,
+                CompareScope::PerResource
+            )
+            .statement(),
             UPDATE_LE
         );
         assert_eq!(
-            fence(SqlVariant::Le, true, true).statement(),
+            fence(SqlVariant::Le, Durability::Durable, CompareScope::Global).statement(),
             seed_form(SEED_000, "<=").replace(
                 "fence_token <= ?4",
                 "(SELECT MAX(fence_token) FROM jobs) <= ?4"
             )
         );
         assert_eq!(
-            fence(SqlVariant::Lt, true, true).statement(),
+            fence(SqlVariant::Lt, Durability::Durable, CompareScope::Global).statement(),
             seed_form(SEED_000, "<").replace(
                 "fence_token < ?4",
                 "(SELECT MAX(fence_token) FROM jobs) < ?4"
@@ -231,10 +252,31 @@ WHERE job_id = :job_id
 
     #[test]
     fn names() {
-        assert_eq!(fence(SqlVariant::Le, true, false).name(), "sql");
-        assert_eq!(fence(SqlVariant::Lt, true, false).name(), "sql-strict");
         assert_eq!(
-            fence(SqlVariant::LeIgnoreRows, true, false).name(),
+            fence(
+                SqlVariant::Le,
+                Durability::Durable,
+                CompareScope::PerResource
+            )
+            .name(),
+            "sql"
+        );
+        assert_eq!(
+            fence(
+                SqlVariant::Lt,
+                Durability::Durable,
+                CompareScope::PerResource
+            )
+            .name(),
+            "sql-strict"
+        );
+        assert_eq!(
+            fence(
+                SqlVariant::LeIgnoreRows,
+                Durability::Durable,
+                CompareScope::PerResource
+            )
+            .name(),
             "sql-ignore-rows"
         );
     }
@@ -242,7 +284,11 @@ WHERE job_id = :job_id
     #[test]
     fn le_rejects_stale_accepts_equal() {
         check(
-            &mut fence(SqlVariant::Le, true, false),
+            &mut fence(
+                SqlVariant::Le,
+                Durability::Durable,
+                CompareScope::PerResource,
+            ),
             None,
             &[
                 (write("job-1", 42), "accepted"),
@@ -259,7 +305,11 @@ WHERE job_id = :job_id
     #[test]
     fn lt_rejects_stale_and_equal() {
         check(
-            &mut fence(SqlVariant::Lt, true, false),
+            &mut fence(
+                SqlVariant::Lt,
+                Durability::Durable,
+                CompareScope::PerResource,
+            ),
             None,
             &[
                 (write("job-1", 42), "accepted"),
@@ -278,14 +328,22 @@ WHERE job_id = :job_id
 
     #[test]
     fn token_zero_passes_the_strict_compare_on_a_new_row() {
-        let mut sql = fence(SqlVariant::Lt, true, false);
+        let mut sql = fence(
+            SqlVariant::Lt,
+            Durability::Durable,
+            CompareScope::PerResource,
+        );
         check(&mut sql, None, &[(write("job-1", 0), "accepted")]);
         assert_eq!(sql.row("job-1"), Some(("output of op 1".to_string(), 0)));
     }
 
     #[test]
     fn ignore_rows_reports_accepted_though_no_row_changed() {
-        let mut sql = fence(SqlVariant::LeIgnoreRows, true, false);
+        let mut sql = fence(
+            SqlVariant::LeIgnoreRows,
+            Durability::Durable,
+            CompareScope::PerResource,
+        );
         check(
             &mut sql,
             None,
@@ -308,7 +366,7 @@ WHERE job_id = :job_id
             (SqlVariant::LeIgnoreRows, "accepted previous=9"),
         ] {
             check(
-                &mut fence(variant, true, false),
+                &mut fence(variant, Durability::Durable, CompareScope::PerResource),
                 None,
                 &[
                     (write("job-1", 9), "accepted"),
@@ -320,7 +378,11 @@ WHERE job_id = :job_id
 
     #[test]
     fn accepted_write_stores_output_and_token() {
-        let mut sql = fence(SqlVariant::Le, true, false);
+        let mut sql = fence(
+            SqlVariant::Le,
+            Durability::Durable,
+            CompareScope::PerResource,
+        );
         check(
             &mut sql,
             None,
@@ -336,7 +398,7 @@ WHERE job_id = :job_id
     #[test]
     fn global_compare_rejects_a_valid_write_to_another_job() {
         check(
-            &mut fence(SqlVariant::Le, true, true),
+            &mut fence(SqlVariant::Le, Durability::Durable, CompareScope::Global),
             None,
             &[
                 (write("job-A", 7), "accepted"),
@@ -354,7 +416,11 @@ WHERE job_id = :job_id
     #[test]
     fn per_job_compare_accepts_the_same_writes() {
         check(
-            &mut fence(SqlVariant::Le, true, false),
+            &mut fence(
+                SqlVariant::Le,
+                Durability::Durable,
+                CompareScope::PerResource,
+            ),
             None,
             &[
                 (write("job-A", 7), "accepted"),
@@ -366,7 +432,11 @@ WHERE job_id = :job_id
     #[test]
     fn durable_restart_keeps_the_database() {
         check(
-            &mut fence(SqlVariant::Le, true, false),
+            &mut fence(
+                SqlVariant::Le,
+                Durability::Durable,
+                CompareScope::PerResource,
+            ),
             None,
             &[
                 (write("job-1", 42), "accepted"),
@@ -381,7 +451,11 @@ WHERE job_id = :job_id
 
     #[test]
     fn volatile_restart_drops_the_table_so_stale_is_accepted() {
-        let mut sql = fence(SqlVariant::Lt, false, false);
+        let mut sql = fence(
+            SqlVariant::Lt,
+            Durability::Volatile,
+            CompareScope::PerResource,
+        );
         check(
             &mut sql,
             None,

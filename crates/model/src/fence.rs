@@ -8,6 +8,26 @@ use serde::{Deserialize, Serialize};
 
 use crate::{lease::LeaseView, NodeName, OpId, Scope, Token};
 
+/// Whether a store's (or a fencing proxy's) highest-token state survives its restart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Durability {
+    /// Kept across a restart (on disk).
+    Durable,
+    /// Lost on restart (in memory only).
+    Volatile,
+}
+
+/// Which writes a store compares a token against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CompareScope {
+    /// Each resource keeps its own highest token (matches per-resource leases).
+    PerResource,
+    /// One highest token across all resources.
+    Global,
+}
+
 /// A write as it arrives at the storage.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteRequest {

@@ -40,6 +40,14 @@ pub mod nodes {
     pub fn worker(index: usize) -> String {
         format!("worker-{index}")
     }
+
+    /// Every process of a run with `workers` workers, in a fixed order: the coordinator,
+    /// the storage, then the workers.
+    pub fn processes(workers: usize) -> Vec<String> {
+        let mut names = vec![COORDINATOR.to_string(), STORAGE.to_string()];
+        names.extend((0..workers).map(worker));
+        names
+    }
 }
 
 /// Milliseconds (possibly fractional) to nanoseconds, saturating at zero.
@@ -51,7 +59,7 @@ pub fn ms_to_ns(ms: f64) -> u64 {
     }
 }
 
-/// The invariants fencesim checks (BRIEF.md, "Invariants and what is reported").
+/// The invariants fencesim checks (docs/spec.md, "Invariants and what is reported").
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]

@@ -92,6 +92,46 @@ impl FaultKind {
         }
     }
 
+    /// A typical fault of this kind in a run with at least two workers: what the format
+    /// documentation shows, and what tests run for every kind.
+    pub fn example(self) -> Fault {
+        let worker = |index: usize| nodes::worker(index);
+        match self {
+            FaultKind::GcPause => Fault::GcPause {
+                node: worker(0),
+                duration_ms: 1_500.0,
+            },
+            FaultKind::VmSuspend => Fault::VmSuspend {
+                node: worker(1),
+                duration_ms: 2_000.0,
+            },
+            FaultKind::ClockStep => Fault::ClockStep {
+                node: nodes::COORDINATOR.to_string(),
+                delta_ms: -128.0,
+            },
+            FaultKind::Partition => Fault::Partition {
+                nodes: vec![worker(0)],
+                peers: vec![nodes::STORAGE.to_string()],
+                one_way: true,
+                duration_ms: 3_000.0,
+            },
+            FaultKind::HoldRelease => Fault::HoldRelease {
+                from: worker(1),
+                to: nodes::STORAGE.to_string(),
+                duration_ms: 2_500.0,
+            },
+            FaultKind::CoordinatorRestart => Fault::CoordinatorRestart {
+                duration_ms: 1_000.0,
+            },
+            FaultKind::StorageRestart => Fault::StorageRestart { duration_ms: 500.0 },
+            FaultKind::WorkerCrash => Fault::WorkerCrash {
+                node: worker(1),
+                duration_ms: 4_000.0,
+            },
+            FaultKind::Panic => Fault::Panic { node: worker(0) },
+        }
+    }
+
     /// Whether `[[faults.random]]` may draw this kind (a panic is a bug planted on purpose:
     /// scheduled explicitly, never drawn).
     pub fn can_be_random(self) -> bool {

@@ -189,7 +189,7 @@ fn draw_swarm(scenario: &Scenario, seed: u64) -> Vec<SwarmChoice> {
     // scenario uses does not change the draws of the others.
     FaultKind::ALL
         .into_iter()
-        .filter(|&kind| kind != FaultKind::Panic)
+        .filter(|kind| kind.can_be_random())
         .map(|kind| SwarmChoice {
             kind,
             enabled: rng.gen_bool(0.5),

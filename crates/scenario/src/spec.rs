@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+pub use fencesim_model::fence::{CompareScope, Durability};
 use fencesim_model::{
     fnv::Fnv1a,
     lease::{OnRestart, TokenScope, TokenSource},
@@ -147,7 +148,7 @@ impl LeaseSpec {
     }
 }
 
-/// The storage's fencing mode (see BRIEF.md "Storage").
+/// The storage's fencing mode (docs/spec.md, "Storage").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FencingMode {
@@ -164,23 +165,6 @@ pub enum FencingMode {
     SameStoreTxn,
     /// A fencing mediator (max-token) in front of a store that checks nothing.
     Proxy,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Durability {
-    Durable,
-    Volatile,
-}
-
-/// Which writes a store compares a token against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CompareScope {
-    /// Each resource keeps its own highest token (matches per-resource leases).
-    PerResource,
-    /// One highest token across all resources.
-    Global,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -331,12 +315,7 @@ pub struct Scenario {
 impl Scenario {
     /// Every node name, in a fixed order.
     pub fn node_names(&self) -> Vec<String> {
-        let mut names = vec![
-            fencesim_model::nodes::COORDINATOR.to_string(),
-            fencesim_model::nodes::STORAGE.to_string(),
-        ];
-        names.extend((0..self.workers.count).map(fencesim_model::nodes::worker));
-        names
+        fencesim_model::nodes::processes(self.workers.count)
     }
 
     /// The lease scope that protects writes to `resource`.

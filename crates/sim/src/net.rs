@@ -62,7 +62,10 @@ impl Net {
     pub fn new(scenario: &Scenario, seed: u64) -> Self {
         Net {
             spec: scenario.network.clone(),
-            rng: Mutex::new(fencesim_model::rng::stream(seed, "net")),
+            rng: Mutex::new(fencesim_model::rng::stream(
+                seed,
+                fencesim_model::nodes::NET,
+            )),
             mailboxes: Mutex::new(BTreeMap::new()),
             cuts: Mutex::new(Vec::new()),
             holds: Mutex::new(BTreeMap::new()),

@@ -22,7 +22,7 @@ use fencesim_model::{
 };
 use fencesim_scenario::{
     plan::{plan, FaultPlan},
-    CompareScope, Durability, FencingMode, Scenario,
+    FencingMode, Scenario,
 };
 use madsim::runtime::{Handle, Runtime};
 
@@ -41,8 +41,7 @@ pub type StoreFactory = Arc<dyn Fn(&Scenario) -> Box<dyn Fence> + Send + Sync>;
 pub fn builtin_store(scenario: &Scenario) -> Box<dyn Fence> {
     use fencesim_fencing as f;
     let storage = &scenario.storage;
-    let durable = storage.max_token == Durability::Durable;
-    let global = storage.compare_scope == CompareScope::Global;
+    let (durable, global) = (storage.max_token, storage.compare_scope);
     let sql = |variant| -> Box<dyn Fence> {
         Box::new(f::SqlFence::new(variant, durable, global).expect("in-memory SQLite opens"))
     };
@@ -150,7 +149,7 @@ fn clocks(plan: &FaultPlan) -> BTreeMap<String, NodeClock> {
 fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunResult {
     let plan = plan(&scenario, seed);
     let clocks = clocks(&plan);
-    let lease = LeaseService::new(lease_config(&scenario), stream(seed, "coordinator"));
+    let lease = LeaseService::new(lease_config(&scenario), stream(seed, nodes::COORDINATOR));
     let store = factory(&scenario);
     let runtime = Runtime::with_seed_and_config(seed, madsim::Config::default());
     let slot: Arc<Mutex<Option<Arc<World>>>> = Arc::new(Mutex::new(None));

@@ -3,7 +3,7 @@
 
 use std::{path::PathBuf, sync::Arc};
 
-use fencesim_check::SeedOutcome;
+use fencesim_check::{Metrics, SeedOutcome};
 use fencesim_model::{
     fence::{Fence, Verdict, WriteRequest},
     history::EventKind,
@@ -36,15 +36,9 @@ fn violating(outcomes: &[SeedOutcome], invariant: Invariant) -> usize {
         .count()
 }
 
-fn total(outcomes: &[SeedOutcome], metric: &str) -> u64 {
-    outcomes
-        .iter()
-        .map(|o| {
-            serde_json::to_value(&o.checked.metrics).unwrap()[metric]
-                .as_u64()
-                .unwrap()
-        })
-        .sum()
+/// A metric summed over seeds.
+fn total(outcomes: &[SeedOutcome], metric: impl Fn(&Metrics) -> u64) -> u64 {
+    outcomes.iter().map(|o| metric(&o.checked.metrics)).sum()
 }
 
 fn assert_clean(outcomes: &[SeedOutcome]) {
@@ -66,7 +60,7 @@ fn textbook_gc_pause_violates_without_fencing() {
     let runs = outcomes("gc-pause-textbook-none", 0..8);
     assert_eq!(violating(&runs, Invariant::I3), 8);
     assert_eq!(violating(&runs, Invariant::I4), 8);
-    assert_eq!(total(&runs, "stale_write_rejections"), 0);
+    assert_eq!(total(&runs, |m| m.stale_write_rejections), 0);
 }
 
 #[test]
@@ -76,10 +70,7 @@ fn textbook_gc_pause_is_rejected_by_max_token_and_sql() {
         assert_clean(&runs);
         // Not vacuous: every seed presented a stale write, and the store rejected it.
         for run in &runs {
-            let rejected = serde_json::to_value(&run.checked.metrics).unwrap()
-                ["stale_write_rejections"]
-                .as_u64()
-                .unwrap();
+            let rejected = run.checked.metrics.stale_write_rejections;
             assert!(
                 rejected >= 1,
                 "{name} seed {}: no stale write was rejected",
@@ -152,7 +143,7 @@ fn same_store_txn_and_fence_on_acquire_hold_i4_on_the_same_faults() {
         let runs = outcomes(name, 0..8);
         assert_clean(&runs);
         assert!(
-            total(&runs, "stale_write_rejections") >= 6,
+            total(&runs, |m| m.stale_write_rejections) >= 6,
             "{name}: the stale write must have been presented and rejected"
         );
     }
@@ -176,12 +167,7 @@ fn fence_on_acquire_window_is_shown_when_the_stale_write_lands_inside_it() {
     // The window itself is measured.
     let windows: usize = runs
         .iter()
-        .map(|r| {
-            serde_json::to_value(&r.checked.metrics).unwrap()["fence_window_ms"]
-                .as_array()
-                .unwrap()
-                .len()
-        })
+        .map(|r| r.checked.metrics.fence_window_ms.len())
         .sum();
     assert!(windows > 0);
 }
@@ -260,7 +246,10 @@ fn a_panic_in_a_simulated_node_fails_only_that_seed() {
 fn a_users_store_runs_like_a_builtin() {
     let s = scenario("gc-pause-textbook-max-token");
     let factory: StoreFactory = Arc::new(|_: &Scenario| {
-        Box::new(fencesim_sim::fencing::MaxToken::new(true, false)) as Box<dyn Fence>
+        Box::new(fencesim_sim::fencing::MaxToken::new(
+            fencesim_model::fence::Durability::Durable,
+            fencesim_model::fence::CompareScope::PerResource,
+        )) as Box<dyn Fence>
     });
     let theirs = run_seed_with(&s, 5, &factory);
     let ours = run_seed(&s, 5);
@@ -283,7 +272,7 @@ fn local_deadline_check_catches_gc_pause_but_not_vm_suspend() {
     let fenced = outcomes("vm-suspend-local-deadline-max-token", 0..10);
     assert_clean(&fenced);
     assert_eq!(
-        total(&fenced, "stale_write_rejections") as usize,
+        total(&fenced, |m| m.stale_write_rejections) as usize,
         violating(&vm, Invariant::I4)
     );
 }
@@ -295,14 +284,14 @@ fn direct_side_effects_escape_fencing_and_the_outbox_does_not() {
     let direct = outcomes("side-effects-direct-max-token", 0..6);
     assert_clean(&direct);
     assert!(
-        total(&direct, "superseded_side_effects") >= 6,
+        total(&direct, |m| m.superseded_side_effects) >= 6,
         "each seed's stale holder reached the sink"
     );
     let outbox = outcomes("side-effects-outbox-max-token", 0..6);
     assert_clean(&outbox);
-    assert_eq!(total(&outbox, "superseded_side_effects"), 0);
+    assert_eq!(total(&outbox, |m| m.superseded_side_effects), 0);
     assert!(
-        total(&outbox, "side_effects") > 0,
+        total(&outbox, |m| m.side_effects) > 0,
         "the outbox relays committed effects"
     );
 }
@@ -338,7 +327,81 @@ coverage = ["takeover"]
     let runs = sweep(&scenario, 0..20, 2, &builtin(), &|_| {});
     assert_clean(&runs);
     assert!(
-        total(&runs, "takeovers") > 100,
+        total(&runs, |m| m.takeovers) > 100,
         "leases really cycle between the workers"
     );
+}
+
+// (e) A seed's fault plan saved as an explicit schedule replays the same run.
+
+#[test]
+fn every_scenario_plan_as_an_explicit_schedule_gives_the_same_trace() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 30);
+    for file in files {
+        let scenario = Arc::new(fencesim_scenario::load(&file).unwrap());
+        let seed = 0;
+        let original = run_seed(&scenario, seed);
+        let text = fencesim_scenario::scenario_toml(&original.plan.to_explicit(&scenario));
+        let explicit = fencesim_scenario::parse_str(&text, "explicit.toml")
+            .unwrap_or_else(|error| panic!("{}: {error}\n{text}", file.display()));
+        let again = run_seed(&Arc::new(explicit), seed);
+        assert_eq!(
+            again.plan.faults,
+            original.plan.faults,
+            "{}",
+            file.display()
+        );
+        assert_eq!(
+            again.plan.clocks,
+            original.plan.clocks,
+            "{}",
+            file.display()
+        );
+        assert_eq!(
+            again.outcome.trace_hash,
+            original.outcome.trace_hash,
+            "{}: the explicit schedule replays differently",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn every_fault_kind_takes_effect_and_ends() {
+    let base = scenario("gc-pause-textbook-max-token");
+    for kind in fencesim_scenario::FaultKind::ALL {
+        let mut scenario = (*base).clone();
+        scenario.faults.schedule = vec![fencesim_scenario::TimedFault {
+            at_ms: 2_000.0,
+            fault: kind.example(),
+        }];
+        let run = run_seed(&Arc::new(scenario), 0);
+        // A panic is a planted bug: it must fail its seed; every other kind must leave the
+        // run to finish normally.
+        assert_eq!(
+            run.outcome.panic.is_some(),
+            kind == fencesim_scenario::FaultKind::Panic,
+            "{kind}: {:?}",
+            run.outcome.panic
+        );
+        let recorded = run.history.events.iter().any(|event| {
+            matches!(
+                event.kind,
+                EventKind::Paused { .. }
+                    | EventKind::ClockStepped { .. }
+                    | EventKind::PartitionStarted { .. }
+                    | EventKind::HoldStarted { .. }
+                    | EventKind::Crashed
+                    | EventKind::Panicked { .. }
+            )
+        });
+        assert!(recorded, "{kind}: no fault event recorded");
+    }
 }

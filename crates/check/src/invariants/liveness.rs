@@ -3,7 +3,7 @@
 //!
 //! A run that ends before the bound is inconclusive and flags nothing. Without `RunStarted`
 //! or `FaultsHealed` there is no bound to check against. If faults heal more than once, the
-//! last `FaultsHealed` counts (BRIEF.md: "after the last fault heals").
+//! last `FaultsHealed` counts (docs/spec.md: "after the last fault heals").
 
 use std::collections::BTreeMap;
 

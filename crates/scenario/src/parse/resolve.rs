@@ -8,12 +8,7 @@ use fencesim_model::{
     Coverage,
 };
 
-use super::{
-    join,
-    raw::*,
-    validate::{file_name, node_names},
-    Ctx, Result,
-};
+use super::{join, raw::*, validate::file_name, Ctx, Result};
 use crate::spec::*;
 
 impl Ctx<'_> {
@@ -40,7 +35,7 @@ impl Ctx<'_> {
         let seeds = self.seeds(&self.required("seeds", raw.seeds)?)?;
         let lease = self.lease(self.required("lease", raw.lease)?)?;
         let workers = self.workers(self.required("workers", raw.workers)?, &lease)?;
-        let names = node_names(workers.count);
+        let names = fencesim_model::nodes::processes(workers.count);
         let storage = self.storage(self.required("storage", raw.storage)?, workers.count)?;
         let network = self.network(raw.network.unwrap_or_default())?;
         let clocks = self.clocks(raw.clocks.unwrap_or_default(), &names)?;

@@ -13,13 +13,6 @@ use crate::spec::Dist;
 
 // Resolution: the one place raw values become spec values, defaults included.
 
-/// Every node name for `workers` workers, in `Scenario::node_names` order.
-pub(crate) fn node_names(workers: usize) -> Vec<String> {
-    let mut names = vec![nodes::COORDINATOR.to_string(), nodes::STORAGE.to_string()];
-    names.extend((0..workers).map(nodes::worker));
-    names
-}
-
 pub(crate) fn worker_range(workers: usize) -> String {
     match workers {
         1 => "worker-0".to_string(),
