@@ -97,7 +97,8 @@ impl fmt::Display for Step {
             Change::DroppedWorker(node) => write!(f, "dropped {node}")?,
             Change::DroppedResource(resource) => write!(f, "dropped resource {resource}")?,
         }
-        write!(f, " -> {} faults ({} runs)", self.faults, self.runs)
+        let plural = if self.faults == 1 { "" } else { "s" };
+        write!(f, " -> {} fault{plural} ({} runs)", self.faults, self.runs)
     }
 }
 
