@@ -12,7 +12,7 @@ use std::{
 };
 
 use fencesim_explore::{ExploreOptions, ShrinkError, ShrinkOptions, Shrunk};
-use fencesim_scenario::{Outcome, Scenario};
+use fencesim_scenario::Outcome;
 
 use crate::InputError;
 
@@ -157,13 +157,7 @@ fn save(shrunk: &Shrunk, output: Option<&Path>) -> Result<bool, InputError> {
             check.change
         );
     }
-    let Some(text) = render(&shrunk.scenario) else {
-        println!("not written: the scenario renderer is not available in this build");
-        for timed in &shrunk.scenario.faults.schedule {
-            println!("  {}", fencesim_explore::shrink::describe(timed));
-        }
-        return Ok(false);
-    };
+    let text = fencesim_scenario::scenario_toml(&shrunk.scenario);
     fencesim_report::write_atomic(&file, &text)
         .map_err(|e| InputError(format!("{}: cannot write: {e}", file.display())))?;
     println!("written to {}", file.display());
@@ -181,11 +175,6 @@ fn save(shrunk: &Shrunk, output: Option<&Path>) -> Result<bool, InputError> {
         shrunk.replay_command(&file.display().to_string())
     );
     Ok(confirmed)
-}
-
-// FIXME(integration): fencesim_scenario::render::scenario_toml once it lands on main.
-fn render(_scenario: &Scenario) -> Option<String> {
-    None
 }
 
 fn names(invariants: &[fencesim_model::Invariant]) -> String {

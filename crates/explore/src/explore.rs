@@ -217,6 +217,7 @@ pub fn schedule_strategy(scenario: &Scenario) -> impl Strategy<Value = Vec<Timed
     })
 }
 
+/// One occurrence, as `Fault::drawn` (private to fencesim-scenario) builds it for `plan`.
 fn occurrence(
     entry: &RandomFault,
     targets: &[String],

@@ -19,10 +19,7 @@ use std::{collections::BTreeMap, fmt, sync::Arc};
 
 use fencesim_check::coverage;
 use fencesim_model::{nodes, Invariant};
-use fencesim_scenario::{
-    plan::{plan, FaultPlan},
-    Fault, Outcome, Scenario, SeedRange, TimedFault,
-};
+use fencesim_scenario::{plan::plan, Outcome, Scenario, TimedFault};
 use fencesim_sim::runner::{builtin_store, run_seed_with, StoreFactory};
 
 /// Simulations the search may spend (see the module docs for the full bound).
@@ -59,7 +56,7 @@ pub enum Change {
     /// The seed's fault plan as an explicit schedule (reproduces the failure).
     Start,
     Removed(Vec<TimedFault>),
-    /// The fault had its duration (or clock-step delta) halved; `before_ms` is the old value.
+    /// The fault had its duration (or clock-step size) halved; `before_ms` is the old size.
     Halved {
         fault: TimedFault,
         before_ms: f64,
@@ -148,7 +145,7 @@ pub struct Shrunk {
 impl Shrunk {
     /// The command that replays the shrunk failure once it is saved to `file`.
     pub fn replay_command(&self, file: &str) -> String {
-        format!("fencesim replay {file} --seed {}", self.seed)
+        fencesim_report::replay_command(file, self.seed)
     }
 }
 
@@ -224,7 +221,7 @@ pub fn shrink(
         steps: Vec::new(),
         on_step,
     };
-    let start = explicit(scenario, &original.plan);
+    let start = original.plan.to_explicit(scenario);
     let original_faults = start.faults.schedule.len();
     if !shrinker.fails_unbounded(&start) {
         return Err(ShrinkError::NotReproduced { seed });
@@ -255,7 +252,7 @@ pub fn shrink(
     current
         .expect
         .coverage
-        .retain(|name| coverage::hit(name, metrics) == Some(true));
+        .retain(|&condition| coverage::hit(condition, metrics));
     current.description = format!(
         "Shrunk by `fencesim shrink` from scenario {} seed {seed}: {original_faults} faults -> {} \
          (1-minimal: {}), still violating {}.\n\n{}",
@@ -279,25 +276,9 @@ pub fn shrink(
     })
 }
 
-/// `scenario` with `plan` as its explicit schedule: random entries cleared, swarm off, the
-/// plan's clocks pinned, seeds `seed..seed+1`. Same plan, so same run, for that seed.
-// FIXME(integration): replace with FaultPlan::to_explicit
-pub(crate) fn explicit(scenario: &Scenario, plan: &FaultPlan) -> Scenario {
-    let mut out = scenario.clone();
-    out.faults.schedule = plan.faults.clone();
-    out.faults.random.clear();
-    out.faults.swarm = false;
-    out.clocks.nodes = plan.clocks.clone();
-    out.seeds = SeedRange {
-        start: plan.seed,
-        end: plan.seed + 1,
-    };
-    out
-}
-
-/// `scenario`'s explicit form for `seed` (see [`explicit`]).
+/// `scenario`'s plan for `seed` as an explicit schedule (same run for that seed).
 pub(crate) fn explicit_for_seed(scenario: &Scenario, seed: u64) -> Scenario {
-    explicit(scenario, &plan(scenario, seed))
+    plan(scenario, seed).to_explicit(scenario)
 }
 
 struct Shrinker<'a> {
@@ -397,7 +378,7 @@ impl Shrinker<'_> {
                     self.step(
                         Change::Halved {
                             fault: halved,
-                            before_ms: size_ms(&before.fault),
+                            before_ms: before.fault.size_ms().unwrap_or(0.0),
                         },
                         current,
                     );
@@ -422,7 +403,7 @@ impl Shrinker<'_> {
                 .faults
                 .schedule
                 .iter()
-                .any(|timed| names_node(&timed.fault, &last));
+                .any(|timed| timed.fault.named_nodes().contains(&last.as_str()));
             if named_by_fault || current.storage.proxy_bypass.contains(&last) {
                 break;
             }
@@ -498,94 +479,22 @@ fn without(current: &Scenario, range: std::ops::Range<usize>) -> Scenario {
     candidate
 }
 
-/// The fault's size: its duration, or a clock step's (signed) delta.
-fn size_ms(fault: &Fault) -> f64 {
-    match fault {
-        Fault::ClockStep { delta_ms, .. } => *delta_ms,
-        other => other.duration_ms(),
-    }
-}
-
 /// The fault with half its size, unless that would go below [`MIN_DURATION_MS`].
 pub(crate) fn halved(timed: &TimedFault) -> Option<TimedFault> {
-    let mut out = timed.clone();
-    let size = match &mut out.fault {
-        Fault::GcPause { duration_ms, .. }
-        | Fault::VmSuspend { duration_ms, .. }
-        | Fault::Partition { duration_ms, .. }
-        | Fault::HoldRelease { duration_ms, .. }
-        | Fault::CoordinatorRestart { duration_ms }
-        | Fault::StorageRestart { duration_ms }
-        | Fault::WorkerCrash { duration_ms, .. } => duration_ms,
-        Fault::ClockStep { delta_ms, .. } => delta_ms,
-        Fault::Panic { .. } => return None,
-    };
-    if size.abs() / 2.0 < MIN_DURATION_MS {
-        return None;
-    }
-    *size /= 2.0;
-    Some(out)
-}
-
-fn names_node(fault: &Fault, node: &str) -> bool {
-    match fault {
-        Fault::GcPause { node: n, .. }
-        | Fault::VmSuspend { node: n, .. }
-        | Fault::ClockStep { node: n, .. }
-        | Fault::WorkerCrash { node: n, .. }
-        | Fault::Panic { node: n } => n == node,
-        Fault::Partition { nodes, peers, .. } => nodes.iter().chain(peers).any(|name| name == node),
-        Fault::HoldRelease { from, to, .. } => from == node || to == node,
-        Fault::CoordinatorRestart { .. } | Fault::StorageRestart { .. } => false,
-    }
+    let half_ms = timed.fault.size_ms()? / 2.0;
+    (half_ms >= MIN_DURATION_MS).then(|| TimedFault {
+        at_ms: timed.at_ms,
+        fault: timed.fault.with_size_ms(half_ms),
+    })
 }
 
 fn format_ms(ms: f64) -> String {
     format!("{} ms", (ms * 1000.0).round() / 1000.0)
 }
 
-/// One line: kind, target, time, size.
+/// One line: the time, then the fault as plans print it.
 pub fn describe(timed: &TimedFault) -> String {
-    let at = format_ms(timed.at_ms);
-    let kind = timed.fault.kind();
-    match &timed.fault {
-        Fault::GcPause { node, duration_ms }
-        | Fault::VmSuspend { node, duration_ms }
-        | Fault::WorkerCrash { node, duration_ms } => {
-            format!("{kind} {node} at {at} for {}", format_ms(*duration_ms))
-        }
-        Fault::ClockStep { node, delta_ms } => {
-            format!("{kind} {node} at {at} by {delta_ms:+} ms")
-        }
-        Fault::Partition {
-            nodes,
-            peers,
-            one_way,
-            duration_ms,
-        } => format!(
-            "{kind}{} [{}] from [{}] at {at} for {}",
-            if *one_way { " (one-way)" } else { "" },
-            nodes.join(", "),
-            if peers.is_empty() {
-                "everyone else".to_string()
-            } else {
-                peers.join(", ")
-            },
-            format_ms(*duration_ms)
-        ),
-        Fault::HoldRelease {
-            from,
-            to,
-            duration_ms,
-        } => format!(
-            "{kind} {from} -> {to} at {at} for {}",
-            format_ms(*duration_ms)
-        ),
-        Fault::CoordinatorRestart { duration_ms } | Fault::StorageRestart { duration_ms } => {
-            format!("{kind} at {at} for {}", format_ms(*duration_ms))
-        }
-        Fault::Panic { node } => format!("{kind} {node} at {at}"),
-    }
+    format!("at {}: {}", format_ms(timed.at_ms), timed.fault)
 }
 
 fn names(invariants: &[Invariant]) -> String {
