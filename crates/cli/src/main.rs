@@ -14,6 +14,7 @@ use std::{
 };
 
 mod check;
+mod shrink;
 
 use clap::{Parser, Subcommand};
 use fencesim::{builtin_store, StoreFactory};
@@ -91,6 +92,31 @@ enum Command {
         #[arg(long)]
         check_determinism: bool,
     },
+    /// Shrink a failing seed to a 1-minimal explicit fault schedule, saved as a scenario file
+    /// (default: ./<name>-shrunk-seed-<N>.toml) that `fencesim run` confirms.
+    Shrink {
+        scenario: PathBuf,
+        #[arg(long)]
+        seed: u64,
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+        /// Simulations the search may spend.
+        #[arg(long, default_value_t = fencesim_explore::shrink::DEFAULT_MAX_RUNS)]
+        max_runs: usize,
+    },
+    /// Search the scenario's fault profile with proptest (on its first seed); shrink and save
+    /// the first violation like `shrink`.
+    Explore {
+        scenario: PathBuf,
+        #[arg(long, default_value_t = 100)]
+        cases: u32,
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+        /// For comparison, run up to this many of the scenario's seeds in order until the
+        /// first violation (0: skip).
+        #[arg(long, default_value_t = 1_000)]
+        sweep_seeds: u64,
+    },
 }
 
 pub(crate) fn default_jobs() -> usize {
@@ -153,6 +179,18 @@ fn main() -> ExitCode {
             trace,
             check_determinism,
         } => replay(&scenario, seed, trace.as_deref(), check_determinism),
+        Command::Shrink {
+            scenario,
+            seed,
+            output,
+            max_runs,
+        } => shrink::shrink(&scenario, seed, output.as_deref(), max_runs),
+        Command::Explore {
+            scenario,
+            cases,
+            output,
+            sweep_seeds,
+        } => shrink::explore(&scenario, cases, output.as_deref(), sweep_seeds),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

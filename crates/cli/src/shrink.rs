@@ -1,0 +1,187 @@
+//! `fencesim shrink` (one failing seed → a 1-minimal explicit schedule, saved as a scenario
+//! file) and `fencesim explore` (proptest over the scenario's fault profile, then shrink).
+//! The work is in `fencesim-explore`; this is printing and files.
+//!
+//! Exit codes: 0 a violation was shrunk, written and confirmed by a fresh run of the written
+//! file; 1 nothing to shrink (the seed passes, or exploration found nothing); 2 bad input,
+//! nothing written.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use fencesim_explore::{ExploreOptions, ShrinkError, ShrinkOptions, Shrunk};
+use fencesim_scenario::Outcome;
+
+use crate::InputError;
+
+/// `fencesim shrink SCENARIO --seed N [-o FILE]`.
+pub(crate) fn shrink(
+    path: &Path,
+    seed: u64,
+    output: Option<&Path>,
+    max_runs: usize,
+) -> Result<bool, InputError> {
+    let scenario = fencesim_scenario::load(path)?;
+    check_output(output)?;
+    if max_runs == 0 {
+        return Err(InputError(
+            "--max-runs: expected a positive number, got 0".into(),
+        ));
+    }
+    println!(
+        "fencesim shrink {} ({}), scenario hash {}, seed {seed}, at most {max_runs} runs",
+        scenario.name,
+        path.display(),
+        scenario.hash()
+    );
+    let options = ShrinkOptions {
+        max_runs,
+        ..ShrinkOptions::default()
+    };
+    match fencesim_explore::shrink(&scenario, seed, &options, &mut |step| println!("{step}")) {
+        Ok(shrunk) => save(&shrunk, output),
+        Err(error @ ShrinkError::NotFailing { .. }) => {
+            println!("{error}");
+            Ok(false)
+        }
+        // Not an input error: nothing was shrunk (and a non-reproducing plan is a bug).
+        Err(error) => {
+            eprintln!("error: {error}");
+            Ok(false)
+        }
+    }
+}
+
+/// `fencesim explore SCENARIO [--cases N] [-o FILE]`.
+pub(crate) fn explore(
+    path: &Path,
+    cases: u32,
+    output: Option<&Path>,
+    sweep_seeds: u64,
+) -> Result<bool, InputError> {
+    let scenario = fencesim_scenario::load(path)?;
+    check_output(output)?;
+    if cases == 0 {
+        return Err(InputError(
+            "--cases: expected a positive number, got 0".into(),
+        ));
+    }
+    println!(
+        "fencesim explore {} ({}), scenario hash {}, seed {}, {cases} cases",
+        scenario.name,
+        path.display(),
+        scenario.hash(),
+        scenario.seeds.start
+    );
+    let options = ExploreOptions {
+        cases,
+        sweep_seeds,
+        ..ExploreOptions::default()
+    };
+    let explored = fencesim_explore::explore(&scenario, &options, &mut |step| println!("{step}"));
+    let sweep = match &explored.sweep {
+        Some(sweep) => match sweep.first_violation {
+            Some(seed) => format!(
+                "a plain run of seeds {} needed {} seeds (first violation: seed {seed})",
+                scenario.seeds, sweep.seeds_run
+            ),
+            None => format!(
+                "a plain run of seeds {} found none in {} seeds",
+                scenario.seeds, sweep.seeds_run
+            ),
+        },
+        None => "no plain run for comparison".to_string(),
+    };
+    let Some((schedule, shrunk)) = explored.found else {
+        println!(
+            "no violation in {} cases; {sweep}",
+            explored.cases_to_first_violation
+        );
+        return Ok(false);
+    };
+    println!(
+        "first violation after {} cases ({} proptest runs, shrinking included; proptest's \
+         schedule: {} faults); {sweep}",
+        explored.cases_to_first_violation,
+        explored.proptest_runs,
+        schedule.len()
+    );
+    save(&shrunk, output)
+}
+
+/// Fails before any simulation if FILE cannot be written later.
+fn check_output(output: Option<&Path>) -> Result<(), InputError> {
+    let Some(output) = output else {
+        return Ok(());
+    };
+    let parent = output
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if output.file_name().is_none() || !parent.is_dir() {
+        return Err(InputError(format!(
+            "-o: expected a file in an existing directory, got `{}`",
+            output.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Prints the result, writes the scenario file, and confirms it by loading the written file
+/// and running its seed again.
+fn save(shrunk: &Shrunk, output: Option<&Path>) -> Result<bool, InputError> {
+    let file: PathBuf = match output {
+        Some(output) => output.to_path_buf(),
+        None => PathBuf::from(format!("{}.toml", shrunk.scenario.name)),
+    };
+    println!(
+        "shrunk seed {}: {} faults -> {} in {} runs{}; still violates {}",
+        shrunk.seed,
+        shrunk.original_faults,
+        shrunk.scenario.faults.schedule.len(),
+        shrunk.runs,
+        if shrunk.budget_exhausted {
+            " (run budget exhausted: not at a fixpoint)"
+        } else {
+            ""
+        },
+        names(&shrunk.violated)
+    );
+    println!(
+        "1-minimal: {} ({} single-step reductions checked)",
+        shrunk.minimality.is_one_minimal(),
+        shrunk.minimality.checks.len()
+    );
+    for check in &shrunk.minimality.checks {
+        println!(
+            "  {:<8} {}",
+            if check.still_fails { "FAILS" } else { "passes" },
+            check.change
+        );
+    }
+    let text = fencesim_scenario::scenario_toml(&shrunk.scenario);
+    fencesim_report::write_atomic(&file, &text)
+        .map_err(|e| InputError(format!("{}: cannot write: {e}", file.display())))?;
+    println!("written to {}", file.display());
+
+    let written = fencesim_scenario::load(&file)?;
+    let again = fencesim_sim::run_seed(&Arc::new(written.clone()), shrunk.seed);
+    let violated = again.outcome.checked.violated();
+    let confirmed = written.expect.outcome == Outcome::Violates(violated.clone());
+    println!(
+        "confirmed by a fresh run of the written file: {confirmed} (violates {})",
+        names(&violated)
+    );
+    println!(
+        "replay: {}",
+        shrunk.replay_command(&file.display().to_string())
+    );
+    Ok(confirmed)
+}
+
+fn names(invariants: &[fencesim_model::Invariant]) -> String {
+    let names: Vec<String> = invariants.iter().map(|i| i.to_string()).collect();
+    format!("[{}]", names.join(", "))
+}

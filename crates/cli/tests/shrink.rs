@@ -1,0 +1,150 @@
+//! `fencesim shrink` / `fencesim explore` as a user runs them (issue 8): the written scenario
+//! is confirmed by `fencesim run`, exit codes 0 / 1 / 2, nothing written on bad input.
+
+use std::{fs, path::Path, process::Command};
+
+fn fencesim(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_fencesim"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn catalogue(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios")
+        .join(format!("{name}.toml"))
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Acceptance: the textbook seed shrinks to at most 2 faults and `fencesim run` confirms the
+/// written file's `[expect]` (exit 0).
+#[test]
+fn shrink_writes_a_scenario_that_run_confirms() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = catalogue("gc-pause-textbook-none");
+    let (code, stdout, stderr) = fencesim(
+        &["shrink", &scenario, "--seed", "0", "-o", "shrunk.toml"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("1-minimal: true"), "{stdout}");
+    assert!(
+        stdout.contains("replay: fencesim replay shrunk.toml --seed 0"),
+        "{stdout}"
+    );
+    let written = fs::read_to_string(dir.path().join("shrunk.toml")).unwrap();
+    let faults = written.matches("[[faults.schedule]]").count();
+    assert!((1..=2).contains(&faults), "{written}");
+    assert!(!written.contains("[[faults.random]]"), "{written}");
+
+    let (code, stdout, stderr) = fencesim(&["run", "shrunk.toml"], dir.path());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("seed 0: violates I3, I4"), "{stdout}");
+}
+
+#[test]
+fn a_passing_seed_exits_1_and_bad_input_exits_2_writing_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let safe = catalogue("durable-counter-restart");
+    let (code, stdout, _) = fencesim(
+        &["shrink", &safe, "--seed", "0", "-o", "out.toml"],
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("nothing to shrink"), "{stdout}");
+
+    let unsafe_ = catalogue("gc-pause-textbook-none");
+    let cases: &[&[&str]] = &[
+        &[
+            "shrink",
+            "no-such-file.toml",
+            "--seed",
+            "0",
+            "-o",
+            "out.toml",
+        ],
+        &[
+            "shrink",
+            &unsafe_,
+            "--seed",
+            "0",
+            "-o",
+            "missing-dir/out.toml",
+        ],
+        &[
+            "shrink",
+            &unsafe_,
+            "--seed",
+            "0",
+            "--max-runs",
+            "0",
+            "-o",
+            "out.toml",
+        ],
+        &["explore", &unsafe_, "--cases", "0", "-o", "out.toml"],
+    ];
+    for args in cases {
+        let (code, _, stderr) = fencesim(args, dir.path());
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+    }
+    assert_eq!(
+        fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+}
+
+#[test]
+fn explore_finds_shrinks_and_writes_or_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let unsafe_ = catalogue("fence-on-acquire-window-random");
+    let (code, stdout, stderr) = fencesim(
+        &[
+            "explore",
+            &unsafe_,
+            "--cases",
+            "32",
+            "--sweep-seeds",
+            "50",
+            "-o",
+            "found.toml",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("first violation after"), "{stdout}");
+    assert!(
+        stdout.contains("a plain run of seeds 0..100 needed"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = fencesim(&["run", "found.toml"], dir.path());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+
+    let safe = catalogue("swarm-all-faults-same-store-txn");
+    let (code, stdout, _) = fencesim(
+        &[
+            "explore",
+            &safe,
+            "--cases",
+            "16",
+            "--sweep-seeds",
+            "0",
+            "-o",
+            "none.toml",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("no violation in 16 cases"), "{stdout}");
+    assert!(!dir.path().join("none.toml").exists());
+}

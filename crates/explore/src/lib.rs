@@ -1,0 +1,18 @@
+//! Reducing failures: `shrink` turns one failing seed's fault plan into an explicit schedule
+//! and reduces it until it is 1-minimal; `explore` searches a scenario's fault profile with
+//! proptest, then shrinks what it finds.
+//!
+//! Both run candidates through `fencesim_sim::runner` with the failing seed, because every
+//! random stream other than the fault plan (network, workers, clocks) depends only on the
+//! seed: a shrunk schedule replayed with another seed would be a different experiment.
+//!
+//! Architecture Invariant: this crate does no I/O. It returns scenarios and steps as data;
+//! the CLI prints and writes them.
+
+pub mod explore;
+pub mod shrink;
+
+pub use explore::{explore, seeds_to_first_violation, ExploreOptions, Explored, SeedSweep};
+pub use shrink::{
+    shrink, Change, Minimality, MinimalityCheck, ShrinkError, ShrinkOptions, Shrunk, Step,
+};
