@@ -19,7 +19,7 @@ use std::{
 };
 
 use fencesim_model::{nodes, Invariant};
-use fencesim_scenario::{Dist, Fault, FaultKind, RandomFault, Scenario, TimedFault};
+use fencesim_scenario::{Dist, Fault, RandomFault, Scenario, TimedFault};
 use fencesim_sim::runner::{run_seed_with, StoreFactory};
 use proptest::{
     prelude::*,
@@ -217,7 +217,7 @@ pub fn schedule_strategy(scenario: &Scenario) -> impl Strategy<Value = Vec<Timed
     })
 }
 
-/// One occurrence, as `Fault::drawn` (private to fencesim-scenario) builds it for `plan`.
+/// One occurrence, built as `plan` builds a drawn one.
 fn occurrence(
     entry: &RandomFault,
     targets: &[String],
@@ -229,43 +229,11 @@ fn occurrence(
 ) -> TimedFault {
     let node = targets.get(target).cloned().unwrap_or_default();
     let size_ms = quantile_ms(&entry.duration_ms, quantile).max(MIN_DURATION_MS);
-    let fault = match entry.kind {
-        FaultKind::GcPause => Fault::GcPause {
-            node,
-            duration_ms: size_ms,
-        },
-        FaultKind::VmSuspend => Fault::VmSuspend {
-            node,
-            duration_ms: size_ms,
-        },
-        FaultKind::WorkerCrash => Fault::WorkerCrash {
-            node,
-            duration_ms: size_ms,
-        },
-        FaultKind::ClockStep => Fault::ClockStep {
-            node,
-            delta_ms: if negative { -size_ms } else { size_ms },
-        },
-        FaultKind::Partition => Fault::Partition {
-            nodes: vec![node],
-            peers: Vec::new(),
-            one_way: one_way < entry.one_way_probability,
-            duration_ms: size_ms,
-        },
-        FaultKind::HoldRelease => Fault::HoldRelease {
-            from: node,
-            to: nodes::STORAGE.to_string(),
-            duration_ms: size_ms,
-        },
-        FaultKind::CoordinatorRestart => Fault::CoordinatorRestart {
-            duration_ms: size_ms,
-        },
-        FaultKind::StorageRestart => Fault::StorageRestart {
-            duration_ms: size_ms,
-        },
-        FaultKind::Panic => unreachable!("parse rejects panic as a random kind"),
-    };
-    TimedFault { at_ms, fault }
+    let one_way = one_way < entry.one_way_probability;
+    TimedFault {
+        at_ms,
+        fault: Fault::drawn(entry.kind, node, size_ms, negative, one_way),
+    }
 }
 
 /// Sorted by time (stable: the explicit schedule first at equal times); a stop-the-process

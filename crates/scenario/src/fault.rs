@@ -276,8 +276,8 @@ impl Fault {
 
     /// One occurrence drawn by a `[[faults.random]]` entry of `kind` at `target` (ignored by
     /// kinds with fixed targets) with size `size_ms` (> 0). `negative` flips a clock step;
-    /// `one_way` makes a partition one-way.
-    fn drawn(
+    /// `one_way` makes a partition one-way. Panics for a kind that cannot be random.
+    pub fn drawn(
         kind: FaultKind,
         target: String,
         size_ms: f64,
