@@ -10,6 +10,7 @@ pub mod check_report;
 pub mod fs;
 pub mod junit;
 pub mod matrix;
+pub mod perfetto;
 pub mod picture;
 pub mod replay_text;
 pub mod summary;
@@ -25,6 +26,7 @@ pub use check_report::{
 pub use fs::write_atomic;
 pub use junit::junit_xml;
 pub use matrix::{matrix_json, matrix_markdown};
+pub use perfetto::perfetto_json;
 pub use picture::{picture_png, picture_svg, picture_window_ns, PictureError, PictureOptions};
 pub use replay_text::{replay_text, ReplayInput, ReplayTextOptions};
 pub use summary::{

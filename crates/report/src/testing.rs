@@ -257,7 +257,6 @@ pub(crate) fn textbook_run() -> (History, Checked) {
     (h, checked)
 }
 
-#[allow(dead_code)] // used by the picture and Perfetto tests
 /// The nodes of [`textbook_run`], in `Scenario::node_names` order, and the nemesis.
 pub(crate) fn textbook_nodes() -> Vec<String> {
     ["coordinator", "storage", "worker-0", "worker-1", "nemesis"]
