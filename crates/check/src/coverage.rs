@@ -13,7 +13,7 @@ pub fn hit(condition: Coverage, m: &Metrics) -> bool {
         Coverage::LeaseExpiredWhilePaused => m.paused_expiries > 0,
         Coverage::FalseExpiry => m.false_expiries > 0,
         Coverage::Takeover => m.takeovers > 0,
-        Coverage::TakeoverAfterCrash => !m.takeover_latency_ms.is_empty(),
+        Coverage::TakeoverAfterCrash => m.takeovers_after_crash > 0,
         Coverage::RenewalFailed => m.renewal_failures > 0,
         Coverage::SupersededSideEffect => m.superseded_side_effects > 0,
         Coverage::SideEffect => m.side_effects > 0,

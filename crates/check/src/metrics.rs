@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use fencesim_model::history::{EventKind, History};
+use fencesim_model::history::{BeliefEnd, EventKind, History};
 use serde::{Deserialize, Serialize};
 
 use crate::index::{ns_to_ms, Epoch, FenceStatus, Index};
@@ -45,9 +45,46 @@ pub struct Metrics {
     /// Accepted writes from a superseded epoch whose superseding grant's fence reached the
     /// storage only after the accept.
     pub accepts_in_fence_window: u64,
-    /// Per crash of a node that held a lease in the service's state: time until the next
-    /// grant on that scope to another holder (absent if there was none).
+    /// Per crash of a node that held a lease in the service's state: time from the crash
+    /// until some worker next believes it holds that scope (`BeliefStarted` after the crash):
+    /// another worker, or the restarted node as a new incarnation, whether the service granted
+    /// it a new lease or handed back its old one. Absent if nobody held it again.
+    ///
+    /// (Before issue 7 this waited for a grant to a *different* holder, which reported
+    /// 135 s for a lease whose restarted owner resumed it 9.5 s after the crash.)
     pub takeover_latency_ms: Vec<f64>,
+    /// Crashes of a node holding a lease after which the scope's next grant went to a
+    /// different holder (the `takeover-after-crash` coverage condition).
+    pub takeovers_after_crash: u64,
+    /// Per crash of a node that held a lease in the service's state: time from the crash to
+    /// the first accepted write on that scope by a worker whose belief began after the crash
+    /// (another worker, or the restarted node). Absent if there was none.
+    pub recovery_after_crash_ms: Vec<f64>,
+    /// Per pause (GC or VM suspend) of a node holding a lease that ended in takeover (the
+    /// service granted the scope to another holder before the node resumed): time from the
+    /// start of the pause to the first accepted write on that scope by another worker whose
+    /// belief began after the pause started. Absent if there was none.
+    pub recovery_after_stall_ms: Vec<f64>,
+    /// Stand-downs: a live holder gave up although the service still held its lease. A
+    /// `BeliefEnded` with `renew-failed`, `deadline-passed` or `check-failed` by a worker that
+    /// is not crashed, while the service's tenure for that scope, holder and token was still
+    /// open (not expired, released or dropped) — e.g. renewals failing during a lease-service
+    /// outage or partition, or a local deadline shorter than the service's TTL.
+    pub stand_downs: u64,
+    /// Stand-downs that happened while the lease service was down (between the
+    /// coordinator's `Crashed` and `Restarted`): a holder that did not survive an outage.
+    pub outage_stand_downs: u64,
+    /// Share of scope-time (scopes ever granted × run length) during which no worker was
+    /// doing work: no worker that is neither crashed nor paused believed it held the scope
+    /// under its newest grant. 0 when no scope was ever granted.
+    pub unavailability: f64,
+    /// Renewal requests that reached the service: `Renewed` events plus renewals it refused.
+    pub renew_requests: u64,
+    /// Total time leases were held in the service's state, summed over tenures.
+    pub lease_held_ms: f64,
+    /// Length of the run (until `RunEnded`, else the last event): the denominator of rates
+    /// such as false expiries per hour.
+    pub run_ms: f64,
     /// Per grant later fenced by its holder with its token: grant → first accepted fence.
     pub fence_window_ms: Vec<f64>,
     /// Longest tenure in the service's state (grant → expiry / release / drop, or run end).
@@ -66,6 +103,8 @@ pub(crate) fn compute(history: &History) -> Metrics {
     count_events(&index, &mut m);
     service_metrics(&index, &mut m);
     belief_metrics(&index, &mut m);
+    recovery_metrics(&index, &mut m);
+    availability_metrics(&index, &mut m);
     m
 }
 
@@ -95,7 +134,11 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
                     m.fence_window_ms.push(index.t_ms(fence) - index.t_ms(k));
                 }
             }
-            EventKind::Renewed { .. } => m.renewals += 1,
+            EventKind::Renewed { .. } => {
+                m.renewals += 1;
+                m.renew_requests += 1;
+            }
+            EventKind::Refused { token: Some(_), .. } => m.renew_requests += 1,
             EventKind::RenewFailed { .. } => m.renewal_failures += 1,
             EventKind::Expired { holder, .. } => {
                 m.expiries += 1;
@@ -174,7 +217,7 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
     }
 }
 
-/// Lease ages and takeover latency, from the service's tenures.
+/// Lease ages and time held, from the service's tenures.
 fn service_metrics(index: &Index<'_>, m: &mut Metrics) {
     let ages: Vec<f64> = index
         .tenures
@@ -193,25 +236,8 @@ fn service_metrics(index: &Index<'_>, m: &mut Metrics) {
         ages.iter().sum::<f64>() / ages.len() as f64
     };
 
-    for (k, event) in index.events.iter().enumerate() {
-        if !matches!(event.kind, EventKind::Crashed) {
-            continue;
-        }
-        let node = event.node.as_str();
-        for tenure in index
-            .tenures
-            .iter()
-            .filter(|t| t.holder == node && t.open_before(k))
-        {
-            let next = index.grants[tenure.scope.as_str()]
-                .iter()
-                .find(|g| g.index > k && g.holder != node);
-            if let Some(next) = next {
-                m.takeover_latency_ms
-                    .push(index.t_ms(next.index) - index.t_ms(k));
-            }
-        }
-    }
+    m.lease_held_ms = ages.iter().sum();
+    m.run_ms = ns_to_ms(index.end_ns);
 }
 
 /// Overlapping beliefs: a belief opens on `BeliefStarted` (replacing the node's previous
@@ -265,4 +291,198 @@ fn belief_metrics(index: &Index<'_>, m: &mut Metrics) {
         .map(|&since| index.end_ns.saturating_sub(since))
         .sum::<u64>();
     m.overlapping_belief_ms = ns_to_ms(overlap_ns);
+}
+
+/// The first `BeliefStarted` on `scope` after event `after` by a worker accepted by `who`.
+fn first_belief_after(
+    index: &Index<'_>,
+    scope: &str,
+    after: usize,
+    who: impl Fn(&str) -> bool,
+) -> Option<usize> {
+    index.events[after + 1..]
+        .iter()
+        .position(|event| {
+            matches!(&event.kind, EventKind::BeliefStarted { scope: s, .. } if s == scope)
+                && who(&event.node)
+        })
+        .map(|offset| after + 1 + offset)
+}
+
+/// The first `WriteAccepted` on lease scope `scope` after event `after` whose writer is
+/// accepted by `who` and started believing it held `scope` after `after`.
+fn first_write_after(
+    index: &Index<'_>,
+    scope: &str,
+    after: usize,
+    who: impl Fn(&str) -> bool,
+) -> Option<usize> {
+    let mut believers: BTreeSet<&str> = BTreeSet::new();
+    for (k, event) in index.events.iter().enumerate().skip(after + 1) {
+        match &event.kind {
+            EventKind::BeliefStarted { scope: s, .. } if s == scope && who(&event.node) => {
+                believers.insert(event.node.as_str());
+            }
+            EventKind::WriteAccepted {
+                lease_scope,
+                writer,
+                ..
+            } if lease_scope == scope && believers.contains(writer.as_str()) => return Some(k),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Takeover latency, recovery after a crash or a stall, and stand-downs.
+fn recovery_metrics(index: &Index<'_>, m: &mut Metrics) {
+    let mut service_down = false;
+    for (k, event) in index.events.iter().enumerate() {
+        let node = event.node.as_str();
+        match &event.kind {
+            EventKind::Restarted if node == fencesim_model::nodes::COORDINATOR => {
+                service_down = false;
+            }
+            EventKind::Crashed if node == fencesim_model::nodes::COORDINATOR => {
+                service_down = true;
+            }
+            EventKind::Crashed => {
+                for tenure in index
+                    .tenures
+                    .iter()
+                    .filter(|t| t.holder == node && t.open_before(k))
+                {
+                    let scope = tenure.scope.as_str();
+                    if index.grants[scope]
+                        .iter()
+                        .find(|g| g.index > k)
+                        .is_some_and(|g| g.holder != node)
+                    {
+                        m.takeovers_after_crash += 1;
+                    }
+                    if let Some(held) = first_belief_after(index, scope, k, |_| true) {
+                        m.takeover_latency_ms.push(index.t_ms(held) - index.t_ms(k));
+                    }
+                    if let Some(write) = first_write_after(index, scope, k, |_| true) {
+                        m.recovery_after_crash_ms
+                            .push(index.t_ms(write) - index.t_ms(k));
+                    }
+                }
+            }
+            EventKind::Paused { .. } => {
+                let resumed = index.events[k + 1..]
+                    .iter()
+                    .position(|e| {
+                        e.node == node
+                            && matches!(e.kind, EventKind::Resumed { .. } | EventKind::Crashed)
+                    })
+                    .map_or(index.events.len(), |offset| k + 1 + offset);
+                for tenure in index
+                    .tenures
+                    .iter()
+                    .filter(|t| t.holder == node && t.open_before(k))
+                {
+                    let scope = tenure.scope.as_str();
+                    let taken_over = index
+                        .grants_between(scope, k, resumed)
+                        .iter()
+                        .any(|g| g.holder != node);
+                    if !taken_over {
+                        continue;
+                    }
+                    if let Some(write) = first_write_after(index, scope, k, |w| w != node) {
+                        m.recovery_after_stall_ms
+                            .push(index.t_ms(write) - index.t_ms(k));
+                    }
+                }
+            }
+            EventKind::BeliefEnded {
+                scope, token, why, ..
+            } if matches!(
+                why,
+                BeliefEnd::RenewFailed | BeliefEnd::DeadlinePassed | BeliefEnd::CheckFailed
+            ) =>
+            {
+                let still_held = index.tenures.iter().any(|t| {
+                    t.scope == *scope && t.holder == node && t.token == *token && t.open_before(k)
+                });
+                // During a lease-service outage its state is frozen: a lease it still holds
+                // counts, which is exactly the stand-down an outage provokes.
+                if still_held {
+                    m.stand_downs += 1;
+                    if service_down {
+                        m.outage_stand_downs += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Unavailability: per scope, the time during which no live, running worker believed it
+/// held the scope under the scope's newest grant.
+fn availability_metrics(index: &Index<'_>, m: &mut Metrics) {
+    let scopes: Vec<&str> = index.grants.keys().copied().collect();
+    if scopes.is_empty() || index.end_ns == 0 {
+        return;
+    }
+    let mut newest: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut believers: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
+    let mut down: BTreeSet<&str> = BTreeSet::new();
+    let mut served_since: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut served_ns: u64 = 0;
+    for event in index.events {
+        let node = event.node.as_str();
+        match &event.kind {
+            EventKind::Granted { scope, token, .. } => {
+                newest.insert(scope, *token);
+            }
+            EventKind::BeliefStarted { scope, token, .. } => {
+                believers.entry(scope).or_default().insert(node, *token);
+            }
+            EventKind::BeliefEnded { scope, token, .. } => {
+                let on_scope = believers.entry(scope).or_default();
+                if on_scope.get(node) == Some(token) {
+                    on_scope.remove(node);
+                }
+            }
+            EventKind::Crashed => {
+                down.insert(node);
+                for on_scope in believers.values_mut() {
+                    on_scope.remove(node);
+                }
+            }
+            EventKind::Restarted | EventKind::Resumed { .. } => {
+                down.remove(node);
+            }
+            EventKind::Paused { .. } => {
+                down.insert(node);
+            }
+            _ => continue,
+        }
+        for &scope in &scopes {
+            let served = believers.get(scope).is_some_and(|on_scope| {
+                on_scope.iter().any(|(worker, token)| {
+                    !down.contains(worker) && newest.get(scope) == Some(token)
+                })
+            });
+            match (served, served_since.get(scope).copied()) {
+                (true, None) => {
+                    served_since.insert(scope, event.t_ns);
+                }
+                (false, Some(since)) => {
+                    served_ns += event.t_ns.saturating_sub(since);
+                    served_since.remove(scope);
+                }
+                _ => {}
+            }
+        }
+    }
+    served_ns += served_since
+        .values()
+        .map(|&since| index.end_ns.saturating_sub(since))
+        .sum::<u64>();
+    let total_ns = index.end_ns as f64 * scopes.len() as f64;
+    m.unavailability = (1.0 - served_ns as f64 / total_ns).clamp(0.0, 1.0);
 }

@@ -122,7 +122,8 @@ fn row(result: &ScenarioResult, verdict: &str, wall: Option<f64>) -> String {
     )
 }
 
-fn print_failures(results: &[&ScenarioResult]) {
+/// `suffix`: the `--set` arguments the scenarios were loaded with, for the replay command.
+fn print_failures(results: &[&ScenarioResult], suffix: &str) {
     for result in results {
         let summary = &result.summary;
         let seed = summary
@@ -131,7 +132,7 @@ fn print_failures(results: &[&ScenarioResult]) {
             .copied()
             .unwrap_or(result.scenario.seeds.start);
         println!(
-            "{}: {}\n    replay: {}",
+            "{}: {}\n    replay: {}{suffix}",
             summary.scenario,
             summary.expectation_detail,
             replay_command(&result.file, seed)
@@ -168,6 +169,7 @@ impl Progress {
 
 pub(crate) fn check(
     paths: &[PathBuf],
+    set: &[fencesim_scenario::Override],
     jobs: usize,
     shard: Option<&str>,
     outputs: &Outputs,
@@ -193,7 +195,10 @@ pub(crate) fn check(
     let files = scenario_files(paths)?;
     let mut scenarios: Vec<(PathBuf, Arc<Scenario>)> = Vec::with_capacity(files.len());
     for file in &files {
-        scenarios.push((file.clone(), Arc::new(fencesim_scenario::load(file)?)));
+        scenarios.push((
+            file.clone(),
+            Arc::new(fencesim_scenario::load_with(file, set)?),
+        ));
     }
     let factory: StoreFactory = Arc::new(builtin_store);
     let progress = Progress {
@@ -247,7 +252,7 @@ pub(crate) fn check(
             .filter(|r| !r.summary.expectation_met)
             .collect(),
     };
-    print_failures(&failed);
+    print_failures(&failed, &crate::set_args(set));
     match shard_label {
         Some(label) => println!(
             "shard {label}: {} scenarios, {} failed for certain (expectations are decided by `fencesim merge`)",
@@ -284,7 +289,7 @@ pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputE
         .iter()
         .filter(|r| !r.summary.expectation_met)
         .collect();
-    print_failures(&failed);
+    print_failures(&failed, "");
     println!(
         "{} scenarios, {} failed",
         report.scenarios.len(),

@@ -15,11 +15,12 @@ use std::{
 
 mod check;
 mod shrink;
+mod tune;
 
 use clap::{Parser, Subcommand};
 use fencesim::{builtin_store, StoreFactory};
 use fencesim_report::replay_command;
-use fencesim_scenario::{Scenario, SeedRange};
+use fencesim_scenario::{Override, Scenario, SeedRange};
 
 #[derive(Parser)]
 #[command(
@@ -47,6 +48,10 @@ enum Command {
         /// Output directory; the summary goes to DIR/<scenario name>/summary.json.
         #[arg(long, default_value = "reports")]
         out: PathBuf,
+        /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
+        /// the file; repeatable.
+        #[arg(long = "set", value_name = "FIELD=VALUE")]
+        set: Vec<String>,
     },
     /// Run every scenario (files, or directories of `*.toml`) over its own seed range and
     /// check each expectation: one table, exit 0 only if all are met.
@@ -68,6 +73,10 @@ enum Command {
         /// combine the slices' JSON reports with `fencesim merge`.
         #[arg(long)]
         shard: Option<String>,
+        /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
+        /// the file; repeatable.
+        #[arg(long = "set", value_name = "FIELD=VALUE")]
+        set: Vec<String>,
     },
     /// Combine the JSON reports of `check --shard K/N` runs into the unsharded report.
     Merge {
@@ -91,6 +100,10 @@ enum Command {
         /// Run the seed twice and fail unless both trace hashes match.
         #[arg(long)]
         check_determinism: bool,
+        /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
+        /// the file; repeatable.
+        #[arg(long = "set", value_name = "FIELD=VALUE")]
+        set: Vec<String>,
     },
     /// Shrink a failing seed to a 1-minimal explicit fault schedule, saved as a scenario file
     /// (default: ./<name>-shrunk-seed-<N>.toml) that `fencesim run` confirms.
@@ -103,6 +116,10 @@ enum Command {
         /// Simulations the search may spend.
         #[arg(long, default_value_t = fencesim_explore::shrink::DEFAULT_MAX_RUNS)]
         max_runs: usize,
+        /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
+        /// the file; repeatable.
+        #[arg(long = "set", value_name = "FIELD=VALUE")]
+        set: Vec<String>,
     },
     /// Search the scenario's fault profile with proptest (on its first seed); shrink and save
     /// the first violation like `shrink`.
@@ -116,7 +133,17 @@ enum Command {
         /// first violation (0: skip).
         #[arg(long, default_value_t = 1_000)]
         sweep_seeds: u64,
+        /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
+        /// the file; repeatable.
+        #[arg(long = "set", value_name = "FIELD=VALUE")]
+        set: Vec<String>,
     },
+    /// Sweep lease timings over a fault profile: every setting of the `--vary` grid runs the
+    /// same seeds with the same fault plans; measures safety, false expiries, stand-downs,
+    /// takeover and recovery latency, unavailability and renewal load with confidence
+    /// intervals, recommends a setting against the targets, and writes
+    /// DIR/<scenario>/tune/{tune.csv,tune.json,tune.md,*.png,*.svg}.
+    Tune(tune::TuneArgs),
 }
 
 pub(crate) fn default_jobs() -> usize {
@@ -142,7 +169,8 @@ fn main() -> ExitCode {
             seeds,
             jobs,
             out,
-        } => run(&scenario, seeds.as_deref(), jobs, &out),
+            set,
+        } => overrides(&set).and_then(|set| run(&scenario, seeds.as_deref(), jobs, &out, &set)),
         Command::Check {
             paths,
             jobs,
@@ -150,16 +178,20 @@ fn main() -> ExitCode {
             json,
             matrix,
             shard,
-        } => check::check(
-            &paths,
-            jobs,
-            shard.as_deref(),
-            &check::Outputs {
-                json,
-                junit,
-                matrix,
-            },
-        ),
+            set,
+        } => overrides(&set).and_then(|set| {
+            check::check(
+                &paths,
+                &set,
+                jobs,
+                shard.as_deref(),
+                &check::Outputs {
+                    json,
+                    junit,
+                    matrix,
+                },
+            )
+        }),
         Command::Merge {
             files,
             json,
@@ -178,19 +210,27 @@ fn main() -> ExitCode {
             seed,
             trace,
             check_determinism,
-        } => replay(&scenario, seed, trace.as_deref(), check_determinism),
+            set,
+        } => overrides(&set)
+            .and_then(|set| replay(&scenario, seed, trace.as_deref(), check_determinism, &set)),
         Command::Shrink {
             scenario,
             seed,
             output,
             max_runs,
-        } => shrink::shrink(&scenario, seed, output.as_deref(), max_runs),
+            set,
+        } => overrides(&set)
+            .and_then(|set| shrink::shrink(&scenario, seed, output.as_deref(), max_runs, &set)),
         Command::Explore {
             scenario,
             cases,
             output,
             sweep_seeds,
-        } => shrink::explore(&scenario, cases, output.as_deref(), sweep_seeds),
+            set,
+        } => overrides(&set).and_then(|set| {
+            shrink::explore(&scenario, cases, output.as_deref(), sweep_seeds, &set)
+        }),
+        Command::Tune(args) => tune::tune(&args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -202,7 +242,31 @@ fn main() -> ExitCode {
     }
 }
 
-fn parse_seeds(text: &str) -> Result<SeedRange, InputError> {
+/// `--set FIELD=VALUE` arguments, parsed (exit 2 on a malformed one).
+pub(crate) fn overrides(args: &[String]) -> Result<Vec<Override>, InputError> {
+    args.iter()
+        .map(|arg| Override::parse(arg).map_err(|e| InputError(format!("--set: {e}"))))
+        .collect()
+}
+
+/// ` --set FIELD=VALUE` for each override, shell-quoted, to append to a printed command.
+pub(crate) fn set_args(set: &[Override]) -> String {
+    set.iter()
+        .map(|o| {
+            let arg = o.to_arg();
+            if arg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c))
+            {
+                format!(" --set {arg}")
+            } else {
+                format!(" --set '{}'", arg.replace('\'', r"'\''"))
+            }
+        })
+        .collect()
+}
+
+pub(crate) fn parse_seeds(text: &str) -> Result<SeedRange, InputError> {
     SeedRange::parse(text).map_err(|expected| InputError(format!("--seeds: {expected}")))
 }
 
@@ -211,8 +275,14 @@ fn shown(path: &Path) -> String {
     path.display().to_string()
 }
 
-fn run(path: &Path, seeds: Option<&str>, jobs: usize, out: &Path) -> Result<bool, InputError> {
-    let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load(path)?);
+fn run(
+    path: &Path,
+    seeds: Option<&str>,
+    jobs: usize,
+    out: &Path,
+    set: &[Override],
+) -> Result<bool, InputError> {
+    let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
     let seeds = match seeds {
         Some(text) => parse_seeds(text)?,
         None => scenario.seeds,
@@ -263,9 +333,10 @@ fn run(path: &Path, seeds: Option<&str>, jobs: usize, out: &Path) -> Result<bool
             }
         };
         println!(
-            "seed {}: {what}\n    replay: {}",
+            "seed {}: {what}\n    replay: {}{}",
             outcome.seed,
-            replay_command(&shown(path), outcome.seed)
+            replay_command(&shown(path), outcome.seed),
+            set_args(set)
         );
     }
     println!("{}", fencesim_report::render_summary(&summary));
@@ -278,8 +349,9 @@ fn replay(
     seed: u64,
     trace: Option<&Path>,
     check_determinism: bool,
+    set: &[Override],
 ) -> Result<bool, InputError> {
-    let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load(path)?);
+    let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
     let factory: StoreFactory = Arc::new(builtin_store);
     let replay = fencesim::replay(&scenario, seed, &factory);
     print!("{}", replay.text());

@@ -22,8 +22,9 @@ pub(crate) fn shrink(
     seed: u64,
     output: Option<&Path>,
     max_runs: usize,
+    set: &[fencesim_scenario::Override],
 ) -> Result<bool, InputError> {
-    let scenario = fencesim_scenario::load(path)?;
+    let scenario = fencesim_scenario::load_with(path, set)?;
     check_output(output)?;
     if max_runs == 0 {
         return Err(InputError(
@@ -60,8 +61,9 @@ pub(crate) fn explore(
     cases: u32,
     output: Option<&Path>,
     sweep_seeds: u64,
+    set: &[fencesim_scenario::Override],
 ) -> Result<bool, InputError> {
-    let scenario = fencesim_scenario::load(path)?;
+    let scenario = fencesim_scenario::load_with(path, set)?;
     check_output(output)?;
     if cases == 0 {
         return Err(InputError(

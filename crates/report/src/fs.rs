@@ -17,6 +17,11 @@ pub fn write_atomic(path: &Path, contents: &str) -> io::Result<()> {
     write_atomic_with(path, |file| file.write_all(contents.as_bytes()))
 }
 
+/// Like [`write_atomic`], for binary contents (PNG pictures).
+pub fn write_atomic_bytes(path: &Path, contents: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, |file| file.write_all(contents))
+}
+
 /// Like [`write_atomic`], but `fill` writes the contents (for output produced piecewise).
 pub(crate) fn write_atomic_with(
     path: &Path,

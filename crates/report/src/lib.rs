@@ -12,18 +12,21 @@ pub mod junit;
 pub mod matrix;
 pub mod perfetto;
 pub mod picture;
+pub mod plot;
 pub mod replay_text;
 pub mod summary;
 #[cfg(test)]
 mod testing;
 pub mod timeline;
 pub mod trace;
+pub mod tune;
+pub mod tune_plot;
 
 pub use check_report::{
     check_report, definitely_failed, merge, report_from_json, report_to_json, scenario_result,
     CheckReport, ScenarioResult, Shard,
 };
-pub use fs::write_atomic;
+pub use fs::{write_atomic, write_atomic_bytes};
 pub use junit::{junit_xml, replay_command};
 pub use matrix::{matrix_json, matrix_markdown};
 pub use perfetto::perfetto_json;

@@ -9,7 +9,7 @@ pub mod render;
 pub mod spec;
 
 pub use fault::{Fault, FaultKind, RandomFault, TimedFault};
-pub use parse::{load, parse_str, ScenarioError};
+pub use parse::{load, load_with, parse_str, parse_str_with, Override, ScenarioError};
 pub use plan::{plan, FaultPlan, SwarmChoice};
 pub use render::scenario_toml;
 pub use spec::*;

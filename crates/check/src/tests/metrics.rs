@@ -199,8 +199,9 @@ fn takeover_latency_after_a_holder_crashes() {
     let m = metrics(
         h().at(0)
             .grant("job", "w0", 1)
-            .at(0)
+            .believe("w0", "job", 1)
             .grant("other", "w1", 1)
+            .believe("w1", "other", 1)
             .at(10)
             .crash("w0") // held job
             .at(12)
@@ -212,23 +213,181 @@ fn takeover_latency_after_a_holder_crashes() {
             .at(35)
             .restart("w0")
             .at(36)
-            .grant("job", "w0", 2) // the same holder: not a takeover
+            .grant("job", "w0", 2) // the restarted holder: a new incarnation holds it
+            .believe("w0", "job", 2)
             .at(40)
-            .crash("w0") // held job again, never taken over
+            .crash("w0") // held job again
             .at(50)
             .expire("job", "w0", 2)
             .at(60)
-            .grant("job", "w1", 3) // takes over both crashes
+            .grant("job", "w1", 3)
+            .believe("w1", "job", 3)
             .at(70)
-            .crash("w1") // held other and job
+            .crash("w1") // held other and job: nobody holds either again
             .at(75)
             .expire("other", "w1", 1)
             .at(80)
-            .grant("other", "w2", 2),
+            .grant("other", "w2", 2), // granted, but w2 never believes it
     );
-    // w0's crash at 10 → w1's grant at 60; at 40 → 60; w1's crash at 70: job never taken
-    // over, other → 80.
-    assert_eq!(m.takeover_latency_ms, [50.0, 20.0, 10.0]);
+    // w0's crash at 10 → its own new incarnation at 36; at 40 → w1 at 60.
+    assert_eq!(m.takeover_latency_ms, [26.0, 20.0]);
+    // The scope's next grant after the crash went to another holder: at 40 (w1) and at 70
+    // (`other` to w2); at 10 the next grant was w0's own.
+    assert_eq!(m.takeovers_after_crash, 2);
+    assert!(m.recovery_after_crash_ms.is_empty(), "nobody wrote");
+}
+
+/// Issue 7: in a GC + crash profile at TTL 15 s the old metric reported 134.8 s for a lease
+/// whose restarted owner resumed it 9.5 s after the crash (the service handed its old lease
+/// back: `Renewed`, not `Granted`); another holder got it 135 s later for an unrelated reason.
+#[test]
+fn issue_7_restarted_owner_resumes_before_another_holder() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .believe("w0", "job", 1)
+            .at(1_000)
+            .accept(1, "job", "w0", 1)
+            .at(10_000)
+            .crash("w0")
+            .at(19_000)
+            .restart("w0")
+            .at(19_500)
+            .renew("job", "w0", 1) // an acquire by the current holder
+            .believe("w0", "job", 1)
+            .at(19_600)
+            .accept(2, "job", "w0", 1)
+            .at(30_000)
+            .release("job", "w0", 1)
+            .disbelieve("w0", "job", 1)
+            .at(145_000)
+            .grant("job", "w1", 2)
+            .believe("w1", "job", 2)
+            .at(145_100)
+            .accept(3, "job", "w1", 2),
+    );
+    assert_eq!(m.takeover_latency_ms, [9_500.0]);
+    assert_eq!(m.recovery_after_crash_ms, [9_600.0]);
+    assert_eq!(m.takeovers_after_crash, 1, "coverage keeps its old meaning");
+}
+
+#[test]
+fn recovery_after_crash_waits_for_a_write_by_a_new_belief() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .believe("w0", "job", 1)
+            .at(5)
+            .sent("w0", 1, "job", 1)
+            .at(10)
+            .crash("w0")
+            .at(12)
+            .accept(1, "job", "w0", 1) // in flight before the crash: not a recovery
+            .at(30)
+            .expire("job", "w0", 1)
+            .at(40)
+            .grant("job", "w1", 2)
+            .believe("w1", "job", 2)
+            .at(55)
+            .accept(2, "job", "w1", 2),
+    );
+    assert_eq!(m.takeover_latency_ms, [30.0]);
+    assert_eq!(m.recovery_after_crash_ms, [45.0]);
+}
+
+#[test]
+fn recovery_after_a_stall_that_ends_in_takeover() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .believe("w0", "job", 1)
+            .at(100)
+            .pause("w0") // short: resumes before anyone else is granted
+            .at(200)
+            .resume("w0")
+            .at(1_000)
+            .pause("w0") // long: ends in takeover
+            .at(11_000)
+            .expire("job", "w0", 1)
+            .at(11_050)
+            .grant("job", "w1", 2)
+            .believe("w1", "job", 2)
+            .at(11_200)
+            .accept(1, "job", "w1", 2)
+            .at(20_000)
+            .resume("w0"),
+    );
+    assert_eq!(m.recovery_after_stall_ms, [10_200.0]);
+    assert!(m.recovery_after_crash_ms.is_empty());
+}
+
+#[test]
+fn stand_downs_count_live_holders_giving_up_a_lease_the_service_still_holds() {
+    use fencesim_model::history::BeliefEnd;
+    let m = metrics(
+        h().at(0)
+            .grant("a", "w0", 1)
+            .believe("w0", "a", 1)
+            .grant("b", "w1", 1)
+            .believe("w1", "b", 1)
+            .grant("c", "w2", 1)
+            .believe("w2", "c", 1)
+            .at(5)
+            .crash("coordinator") // a lease-service outage
+            .at(10)
+            .stand_down("w0", "a", 1, BeliefEnd::RenewFailed) // service still holds it
+            .at(15)
+            .restart("coordinator")
+            .at(20)
+            .expire("b", "w1", 1)
+            .at(21)
+            .stand_down("w1", "b", 1, BeliefEnd::DeadlinePassed) // already expired
+            .at(30)
+            .stand_down("w2", "c", 1, BeliefEnd::Released), // a normal end
+    );
+    assert_eq!(m.stand_downs, 1);
+    assert_eq!(m.outage_stand_downs, 1);
+}
+
+#[test]
+fn unavailability_is_the_share_of_time_no_running_holder_works() {
+    let m = metrics(
+        h().at(0)
+            .run_started(1_000)
+            .grant("job", "w0", 1)
+            .at(10)
+            .believe("w0", "job", 1) // served from 10
+            .at(50)
+            .pause("w0") // not served 50..70
+            .at(70)
+            .resume("w0")
+            .at(100)
+            .run_ended(),
+    );
+    assert!(
+        (m.unavailability - 0.3).abs() < 1e-9,
+        "{}",
+        m.unavailability
+    );
+    assert_eq!(m.run_ms, 100.0);
+}
+
+#[test]
+fn renewal_load_counts_requests_that_reached_the_service() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .at(1_000)
+            .renew("job", "w0", 1)
+            .at(2_000)
+            .renew("job", "w0", 1)
+            .at(3_000)
+            .expire("job", "w0", 1)
+            .at(4_000)
+            .run_ended(),
+    );
+    assert_eq!(m.renew_requests, 2);
+    assert_eq!(m.lease_held_ms, 3_000.0);
 }
 
 #[test]

@@ -257,6 +257,16 @@ impl H {
         self.push(worker, kind)
     }
 
+    pub fn stand_down(self, worker: &str, scope: &str, token: Token, why: BeliefEnd) -> H {
+        let kind = EventKind::BeliefEnded {
+            scope: scope.into(),
+            token,
+            why,
+            local_mono_ms: 0.0,
+        };
+        self.push(worker, kind)
+    }
+
     // --- faults -------------------------------------------------------------------------------
     pub fn crash(self, node: &str) -> H {
         self.push(node, EventKind::Crashed)

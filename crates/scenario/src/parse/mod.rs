@@ -3,6 +3,7 @@
 //! errors located at the line of the offending key (`locate`).
 
 mod locate;
+mod overrides;
 mod raw;
 mod resolve;
 mod validate;
@@ -14,6 +15,7 @@ use toml_edit::ImDocument;
 use crate::spec::Scenario;
 
 pub(crate) use locate::{join, Ctx};
+pub use overrides::Override;
 pub(crate) use raw::RawDist;
 
 /// Why a scenario file was rejected: where, which field, and what was expected instead.
@@ -53,6 +55,48 @@ pub fn load(path: &Path) -> Result<Scenario> {
         expected: format!("expected a readable scenario file, got: {error}"),
     })?;
     parse_str(&text, &file)
+}
+
+/// Reads the scenario file at `path`, applies `overrides` (`--set`) to its TOML, then
+/// validates the result exactly like a file. An error caused by an override names its field
+/// and says it came from `--set`.
+pub fn load_with(path: &Path, overrides: &[Override]) -> Result<Scenario> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|error| ScenarioError {
+        file: file.clone(),
+        line: None,
+        field: "(file)".to_string(),
+        expected: format!("expected a readable scenario file, got: {error}"),
+    })?;
+    parse_str_with(&text, &file, overrides)
+}
+
+/// [`parse_str`] after applying `overrides` to the TOML document.
+pub fn parse_str_with(text: &str, file: &str, overrides: &[Override]) -> Result<Scenario> {
+    if overrides.is_empty() {
+        return parse_str(text, file);
+    }
+    let changed = overrides::apply(text, file, overrides)?;
+    parse_str(&changed, file).map_err(|mut error| {
+        let culprit = overrides.iter().rev().find(|o| {
+            error.field == o.field
+                || error.field.starts_with(&format!("{}.", o.field))
+                || error.field.starts_with(&format!("{}[", o.field))
+                || o.field.starts_with(&format!("{}.", error.field))
+        });
+        match culprit {
+            Some(o) => {
+                error.field = o.field.clone();
+                error.line = None;
+                error.expected = format!("{} (from --set {})", error.expected, o.to_arg());
+            }
+            None => {
+                let all: Vec<String> = overrides.iter().map(Override::to_arg).collect();
+                error.expected = format!("{} (with --set {})", error.expected, all.join(", "));
+            }
+        }
+        error
+    })
 }
 
 /// Validates scenario `text`; `file` only names the source in errors.
