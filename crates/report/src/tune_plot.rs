@@ -208,7 +208,7 @@ fn draw_metrics<DB: DrawingBackend>(
             .build_cartesian_2d(x_range.0..x_range.1, y_range.0..y_range.1)?;
         chart
             .configure_mesh()
-            .light_line_style(GRID)
+            .max_light_lines(0)
             .bold_line_style(GRID)
             .axis_style(INK)
             .x_labels(5)
@@ -314,7 +314,7 @@ fn draw_pareto<DB: DrawingBackend>(
         .build_cartesian_2d(x_range.0..x_range.1, y_range.0..y_range.1)?;
     chart
         .configure_mesh()
-        .light_line_style(GRID)
+        .max_light_lines(0)
         .bold_line_style(GRID)
         .axis_style(INK)
         .label_style(font(15.0))
@@ -351,15 +351,20 @@ fn draw_pareto<DB: DrawingBackend>(
         .legend(|(x, y)| Circle::new((x + 12, y), 5, PALETTE[1].filled()));
     let dx = (x_range.1 - x_range.0) * 0.008;
     let dy = (y_range.1 - y_range.0) * 0.02;
-    chart.draw_series(points.iter().map(|&(i, x, y)| {
+    chart.draw_series(points.iter().enumerate().map(|(n, &(i, x, y))| {
         let s = &report.settings[i];
+        // Points at the same place get their labels stacked instead of overprinted.
+        let same = points[..n]
+            .iter()
+            .filter(|p| (p.1 - x).abs() <= dx && (p.2 - y).abs() <= dy)
+            .count() as f64;
         let label = s
             .values
             .iter()
             .map(|v| short(v.value.parse::<f64>().unwrap_or(f64::NAN)))
             .collect::<Vec<_>>()
             .join("/");
-        Text::new(label, (x + dx, y + dy), font(14.0))
+        Text::new(label, (x + dx, y + dy + same * 2.0 * dy), font(14.0))
     }))?;
     if let Some(r) = report.recommendation.setting {
         if let Some(&(_, x, y)) = points.iter().find(|p| p.0 == r) {

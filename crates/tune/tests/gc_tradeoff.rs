@@ -1,0 +1,61 @@
+//! Issue 7 acceptance: on the JVM GC profile, a small TTL grid over the same seeds shows the
+//! trade-off — false expiries fall and takeover latency rises as the TTL grows.
+
+use std::sync::Arc;
+
+use fencesim_report::tune::Targets;
+use fencesim_scenario::SeedRange;
+use fencesim_sim::StoreFactory;
+
+#[test]
+fn on_the_gc_profile_false_expiries_fall_and_takeover_latency_rises_with_the_ttl() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/tune/jvm-gc.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let vary = "lease.ttl_ms=2000,6000,16000";
+    let sweep = fencesim_tune::prepare(
+        &text,
+        path,
+        &[],
+        &[(vary.to_string(), fencesim_tune::parse_vary(vary).unwrap())],
+        Some(SeedRange::parse("0..80").unwrap()),
+        Targets::default(),
+    )
+    .unwrap();
+    let factory: StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
+    let report = fencesim_tune::run(&sweep, 2, &factory, &|_, _| {});
+    let s = &report.settings;
+    assert_eq!(s.len(), 3);
+    for pair in s.windows(2) {
+        let (short, long) = (&pair[0], &pair[1]);
+        let what = format!("{} → {}", short.label(), long.label());
+        assert!(
+            short.false_expiries_per_hour.mean > long.false_expiries_per_hour.mean,
+            "false expiries fall, {what}: {:?} vs {:?}",
+            short.false_expiries_per_hour,
+            long.false_expiries_per_hour
+        );
+        let (a, b) = (
+            &short.recovery_after_crash_ms,
+            &long.recovery_after_crash_ms,
+        );
+        assert!(
+            a.count >= 20 && b.count >= 20,
+            "enough crash samples, {what}"
+        );
+        assert!(a.p50 < b.p50, "recovery p50 rises, {what}: {a:?} vs {b:?}");
+        assert!(a.p99 < b.p99, "recovery p99 rises, {what}: {a:?} vs {b:?}");
+        assert!(
+            short.takeover_p99_ms() < long.takeover_p99_ms(),
+            "takeover p99 rises, {what}"
+        );
+    }
+    // Not luck: the extremes' intervals do not overlap.
+    assert!(s[0].false_expiries_per_hour.low > s[2].false_expiries_per_hour.high);
+    assert!(s[0].recovery_after_crash_ms.p99_high < s[2].recovery_after_crash_ms.p99_low);
+    // Safety holds whatever the TTL (same-store-txn), and renewal load falls with the TTL.
+    assert!(s.iter().all(|s| s.unsafe_seeds.seeds == 0));
+    assert!(s[0].renewals_per_lease_per_s.mean > s[2].renewals_per_lease_per_s.mean);
+}
