@@ -397,12 +397,11 @@ fn recovery_metrics(index: &Index<'_>, m: &mut Metrics) {
                 }
             }
             EventKind::BeliefEnded {
-                scope, token, why, ..
-            } if matches!(
-                why,
-                BeliefEnd::RenewFailed | BeliefEnd::DeadlinePassed | BeliefEnd::CheckFailed
-            ) =>
-            {
+                scope,
+                token,
+                why: BeliefEnd::RenewFailed | BeliefEnd::DeadlinePassed | BeliefEnd::CheckFailed,
+                ..
+            } => {
                 let still_held = index.tenures.iter().any(|t| {
                     t.scope == *scope && t.holder == node && t.token == *token && t.open_before(k)
                 });

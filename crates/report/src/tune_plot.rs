@@ -337,18 +337,23 @@ fn draw_pareto<DB: DrawingBackend>(
         )))?
         .label("Pareto front")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], PALETTE[0].stroke_width(2)));
-    chart
-        .draw_series(points.iter().map(|&(i, x, y)| {
-            let s = &report.settings[i];
-            let colour = if s.meets_targets {
-                PALETTE[0]
-            } else {
-                PALETTE[1]
-            };
-            Circle::new((x, y), 5, colour.filled())
-        }))?
-        .label("meets targets (blue) / fails them (red)")
-        .legend(|(x, y)| Circle::new((x + 12, y), 5, PALETTE[1].filled()));
+    for (meets, colour, label) in [
+        (true, PALETTE[0], "meets the targets"),
+        (false, PALETTE[1], "fails a target"),
+    ] {
+        let mine: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|p| report.settings[p.0].meets_targets == meets)
+            .map(|p| (p.1, p.2))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        chart
+            .draw_series(mine.into_iter().map(|p| Circle::new(p, 5, colour.filled())))?
+            .label(label)
+            .legend(move |(x, y)| Circle::new((x + 12, y), 5, colour.filled()));
+    }
     let dx = (x_range.1 - x_range.0) * 0.008;
     let dy = (y_range.1 - y_range.0) * 0.02;
     chart.draw_series(points.iter().enumerate().map(|(n, &(i, x, y))| {
@@ -445,4 +450,93 @@ pub fn tune_pareto_svg(report: &TuneReport) -> Result<String, String> {
 /// The trade-off with the Pareto front and the recommendation, as PNG.
 pub fn tune_pareto_png(report: &TuneReport) -> Result<Vec<u8>, String> {
     png(PARETO_PX, report, Which::Pareto)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tune::{FieldValue, Pick, SeedShare};
+
+    fn report() -> TuneReport {
+        let settings = (0..4)
+            .map(|k| {
+                let ttl = 2_000 * (k + 1);
+                let q = |base: f64| Quantiles {
+                    count: 10,
+                    p50: Some(base),
+                    p50_low: Some(base * 0.9),
+                    p50_high: Some(base * 1.1),
+                    p99: Some(base * 1.2),
+                    p99_low: Some(base),
+                    p99_high: Some(base * 1.4),
+                };
+                SettingResult {
+                    values: vec![FieldValue {
+                        field: "lease.ttl_ms".into(),
+                        value: ttl.to_string(),
+                    }],
+                    ttl_ms: ttl,
+                    runs: 10,
+                    unsafe_seeds: SeedShare {
+                        seeds: 0,
+                        of: 10,
+                        low: 0.0,
+                        high: 0.28,
+                    },
+                    false_expiries_per_hour: MeanCi {
+                        mean: 4.0 / (k + 1) as f64,
+                        low: 2.0 / (k + 1) as f64,
+                        high: 6.0 / (k + 1) as f64,
+                    },
+                    recovery_after_crash_ms: q(ttl as f64),
+                    meets_targets: k > 0,
+                    ..SettingResult::default()
+                }
+            })
+            .collect();
+        TuneReport {
+            scenario: "plot-test".into(),
+            seeds: "0..10".into(),
+            settings,
+            pareto: vec![0, 1, 2, 3],
+            recommendation: Pick {
+                setting: Some(1),
+                reason: "test".into(),
+            },
+            ..TuneReport::default()
+        }
+    }
+
+    #[test]
+    fn pictures_are_valid_svg_and_decodable_png_of_the_stated_size() {
+        let report = report();
+        for svg in [
+            tune_metrics_svg(&report).unwrap(),
+            tune_pareto_svg(&report).unwrap(),
+        ] {
+            let doc = roxmltree::Document::parse(&svg).expect("valid XML");
+            assert_eq!(doc.root_element().tag_name().name(), "svg");
+            assert!(svg.contains("lease.ttl_ms"));
+        }
+        for (png, size) in [
+            (tune_metrics_png(&report).unwrap(), METRICS_PX),
+            (tune_pareto_png(&report).unwrap(), PARETO_PX),
+        ] {
+            let decoder = png::Decoder::new(png.as_slice());
+            let reader = decoder.read_info().expect("a PNG");
+            assert_eq!((reader.info().width, reader.info().height), size);
+        }
+        // Deterministic: the same report draws the same bytes.
+        assert_eq!(
+            tune_pareto_png(&report).unwrap(),
+            tune_pareto_png(&report).unwrap()
+        );
+    }
+
+    #[test]
+    fn an_empty_report_still_draws() {
+        let report = TuneReport::default();
+        assert!(tune_metrics_png(&report).is_ok());
+        assert!(tune_pareto_svg(&report).is_ok());
+    }
 }
