@@ -833,7 +833,7 @@ mod tests {
             &mut seen,
             &record(Some("a"), 1),
             "b",
-            1 * MS,
+            MS,
             d
         ));
         assert!(!Observation::may_acquire(

@@ -47,7 +47,7 @@ fn last_touch_ms(events: &[Event], worker: &str, before_ms: f64) -> f64 {
             _ => false,
         })
         .map(|e| ms(e.t_ns))
-        .last()
+        .next_back()
         .unwrap_or_else(|| panic!("{worker} never held the lease before {before_ms} ms"))
 }
 
