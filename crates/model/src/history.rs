@@ -110,6 +110,15 @@ pub enum EventKind {
         holder: NodeName,
         token: Token,
     },
+    /// A candidate replaced this holder's record after seeing it unchanged for the lease
+    /// duration by the candidate's own clock (client-go: the server never expires the
+    /// record). Ends the tenure, like `Expired`; the new `Granted` to `by` follows.
+    TakenOver {
+        scope: Scope,
+        holder: NodeName,
+        token: Token,
+        by: NodeName,
+    },
     /// A restart forgot this lease (`on_restart = "drop"`).
     Dropped {
         scope: Scope,
