@@ -243,6 +243,7 @@ fn category(kind: &EventKind) -> &'static str {
         | EventKind::Refused { .. }
         | EventKind::Denied { .. }
         | EventKind::Expired { .. }
+        | EventKind::TakenOver { .. }
         | EventKind::Released { .. }
         | EventKind::Dropped { .. }
         | EventKind::Extended { .. }
