@@ -27,7 +27,10 @@ pub struct Metrics {
     /// `Expired` and `TakenOver` events (a client-go takeover is the candidate's expiry).
     pub expiries: u64,
     /// Expiries while the holder was alive (not between its `Crashed` and next `Restarted`):
-    /// paused or slow, not dead.
+    /// paused or slow, not dead. An expiry of a lease granted to an incarnation that has
+    /// crashed since, and that the restarted process did not resume (no `BeliefStarted` with
+    /// that token after the crash), is not false: that holder is dead even if its node runs
+    /// again.
     pub false_expiries: u64,
     /// Expiries while the holder was inside a `Paused`..`Resumed` interval.
     pub paused_expiries: u64,
@@ -113,6 +116,8 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
     let mut crashed: BTreeSet<&str> = BTreeSet::new();
     let mut paused: BTreeSet<&str> = BTreeSet::new();
     let mut last_holder: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut last_crash: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut last_belief: BTreeMap<(&str, &str, u64), usize> = BTreeMap::new();
     for (k, event) in index.events.iter().enumerate() {
         let node = event.node.as_str();
         match &event.kind {
@@ -140,9 +145,31 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
             }
             EventKind::Refused { token: Some(_), .. } => m.renew_requests += 1,
             EventKind::RenewFailed { .. } => m.renewal_failures += 1,
-            EventKind::Expired { holder, .. } | EventKind::TakenOver { holder, .. } => {
+            EventKind::Expired {
+                holder,
+                scope,
+                token,
+            }
+            | EventKind::TakenOver {
+                holder,
+                scope,
+                token,
+                ..
+            } => {
                 m.expiries += 1;
-                if !crashed.contains(holder.as_str()) {
+                let holder_died = index
+                    .tenures
+                    .iter()
+                    .find(|t| t.end == Some(k) && t.holder == *holder && t.token == *token)
+                    .is_some_and(|tenure| {
+                        last_crash.get(holder.as_str()).is_some_and(|&crash| {
+                            crash > tenure.grant
+                                && last_belief
+                                    .get(&(holder.as_str(), scope.as_str(), *token))
+                                    .is_none_or(|&belief| belief < crash)
+                        })
+                    });
+                if !crashed.contains(holder.as_str()) && !holder_died {
                     m.false_expiries += 1;
                 }
                 if paused.contains(holder.as_str()) {
@@ -198,7 +225,11 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
                     m.superseded_side_effects += 1;
                 }
             }
+            EventKind::BeliefStarted { scope, token, .. } => {
+                last_belief.insert((node, scope.as_str(), *token), k);
+            }
             EventKind::Crashed => {
+                last_crash.insert(node, k);
                 crashed.insert(node);
                 // A dead process is not paused; `Resumed` would not follow.
                 paused.remove(node);

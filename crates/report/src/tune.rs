@@ -191,6 +191,9 @@ pub struct TuneReport {
     pub overrides: Vec<String>,
     /// `--vary` arguments as given.
     pub varied: Vec<String>,
+    /// Varied fields whose values are all ratios of another varied field: they follow it, so
+    /// the pictures do not draw a separate line per value.
+    pub derived: Vec<String>,
     /// Targets for the recommendation.
     pub targets: Targets,
     /// The fault profile.

@@ -99,11 +99,13 @@ fn x_of(index: usize, s: &SettingResult) -> f64 {
         .unwrap_or(index as f64)
 }
 
-/// The series a setting belongs to: the values of the varied fields after the first.
-fn series_of(s: &SettingResult) -> String {
+/// The series a setting belongs to: the values of the varied fields after the first that
+/// are not derived from another (ratios).
+fn series_of(report: &TuneReport, s: &SettingResult) -> String {
     s.values
         .iter()
         .skip(1)
+        .filter(|v| !report.derived.contains(&v.field))
         .map(|v| format!("{}={}", v.field, v.value))
         .collect::<Vec<_>>()
         .join(" ")
@@ -112,7 +114,7 @@ fn series_of(s: &SettingResult) -> String {
 fn series(report: &TuneReport) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for s in &report.settings {
-        let name = series_of(s);
+        let name = series_of(report, s);
         if !out.contains(&name) {
             out.push(name);
         }
@@ -231,7 +233,7 @@ fn draw_metrics<DB: DrawingBackend>(
             let colour = PALETTE[k % PALETTE.len()];
             let mine: Vec<Point> = points
                 .iter()
-                .filter(|(i, _)| series_of(&report.settings[*i]) == *name)
+                .filter(|(i, _)| series_of(report, &report.settings[*i]) == *name)
                 .map(|(_, p)| *p)
                 .collect();
             if mine.is_empty() {

@@ -39,6 +39,8 @@ pub struct Sweep {
     pub overrides: Vec<String>,
     /// `--vary` arguments, as typed.
     pub varied: Vec<String>,
+    /// Varied fields given only as ratios of another varied field.
+    pub derived: Vec<String>,
     /// Targets for the recommendation.
     pub targets: Targets,
 }
@@ -77,6 +79,11 @@ pub fn prepare(
         settings: resolved,
         overrides: overrides.iter().map(Override::to_arg).collect(),
         varied: varies.iter().map(|(text, _)| text.clone()).collect(),
+        derived: vary_list
+            .iter()
+            .filter(|v| v.items.iter().all(|i| matches!(i, Item::Ratio { .. })))
+            .map(|v| v.field.clone())
+            .collect(),
         targets,
     })
 }
@@ -137,6 +144,7 @@ pub fn measure(sweep: &Sweep, outcomes: &[Vec<SeedOutcome>]) -> TuneReport {
         seeds: sweep.seeds.to_string(),
         overrides: sweep.overrides.clone(),
         varied: sweep.varied.clone(),
+        derived: sweep.derived.clone(),
         targets: sweep.targets.clone(),
         profile,
         settings,

@@ -454,3 +454,35 @@ fn metrics_round_trip_through_json() {
     let back: Metrics = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
     assert_eq!(back, m);
 }
+
+/// A restarted process that did not get its old lease back is not the lease's holder: the
+/// expiry of the dead incarnation's lease is not false, even though the node runs again.
+#[test]
+fn an_expiry_after_the_holder_restarted_without_its_lease_is_not_false() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .believe("w0", "job", 1)
+            .at(10)
+            .crash("w0")
+            .at(20)
+            .restart("w0") // a new incarnation, without the lease
+            .at(30)
+            .expire("job", "w0", 1) // not false: its holder died
+            .at(40)
+            .grant("job", "w1", 2)
+            .believe("w1", "job", 2)
+            .at(50)
+            .crash("w1")
+            .at(55)
+            .restart("w1")
+            .believe("w1", "job", 2) // resumed its own record (client-go's name identity)
+            .at(60)
+            .pause("w1")
+            .at(70)
+            .expire("job", "w1", 2), // false: the resumed holder is alive, only paused
+    );
+    assert_eq!(m.expiries, 2);
+    assert_eq!(m.false_expiries, 1);
+    assert_eq!(m.paused_expiries, 1);
+}
