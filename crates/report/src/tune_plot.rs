@@ -387,7 +387,7 @@ fn draw_pareto<DB: DrawingBackend>(
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(SeriesLabelPosition::LowerLeft)
         .label_font(font(15.0))
         .background_style(WHITE.mix(0.9))
         .border_style(INK)
