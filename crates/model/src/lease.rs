@@ -25,14 +25,20 @@ pub enum TokenSource {
     /// A random 32-bit id: unique-ish, but with no order, so not a fencing token.
     RandomId,
     /// A durable counter `bits` wide that wraps to zero (token exhaustion).
-    WrappingCounter { bits: u8 },
+    /// A durable counter `bits` wide that wraps to zero (token exhaustion).
+    WrappingCounter {
+        /// Counter width in bits (1..=63).
+        bits: u8,
+    },
 }
 
 /// Whether one counter serves every scope or each scope has its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TokenScope {
+    /// A counter per scope.
     PerResource,
+    /// One counter for every scope.
     Global,
 }
 
@@ -57,18 +63,26 @@ pub struct LeaseConfig {
     pub lock_delay_ns: u64,
     /// Added to the TTL of kept leases after a restart.
     pub election_timeout_ns: u64,
+    /// Where fencing tokens come from.
     pub token_source: TokenSource,
+    /// Whether one counter serves every scope or each scope has its own.
     pub token_scope: TokenScope,
+    /// What a coordinator restart does to held leases.
     pub on_restart: OnRestart,
 }
 
 /// One granted lease.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lease {
+    /// The scope the lease is on.
     pub scope: Scope,
+    /// The holder (worker) the service granted it to.
     pub holder: NodeName,
+    /// The token issued with the grant.
     pub token: Token,
+    /// When it was granted, by the service's monotonic clock (ns).
     pub granted_ns: u64,
+    /// When it expires, by the service's monotonic clock (ns).
     pub expires_ns: u64,
 }
 
@@ -77,9 +91,19 @@ pub struct Lease {
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Denial {
     /// Someone else holds an unexpired lease.
-    Held { holder: NodeName, token: Token },
+    /// Someone else holds an unexpired lease.
+    Held {
+        /// The current holder.
+        holder: NodeName,
+        /// Its token.
+        token: Token,
+    },
     /// The scope is in its lock-delay period.
-    LockDelay { until_ns: u64 },
+    /// The scope is in its lock-delay period.
+    LockDelay {
+        /// When lock-delay ends, by the service's monotonic clock (ns).
+        until_ns: u64,
+    },
 }
 
 /// Result of an acquire.
@@ -90,6 +114,7 @@ pub enum Acquire {
     /// The caller already holds this scope (a retried acquire): its lease is extended and
     /// its token returned unchanged.
     AlreadyHeld(Lease),
+    /// Not granted.
     Denied(Denial),
 }
 
@@ -100,14 +125,23 @@ pub enum RenewRefusal {
     /// No lease on the scope (it expired or was dropped).
     NoLease,
     /// The scope is held under another token (a newer grant).
-    Superseded { holder: NodeName, token: Token },
+    /// The scope is held under another token (a newer grant).
+    Superseded {
+        /// The current holder.
+        holder: NodeName,
+        /// Its token.
+        token: Token,
+    },
 }
 
 /// What a restart did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RestartEffect {
+    /// Leases the restart forgot.
     pub dropped: Vec<Lease>,
+    /// Leases the restart kept and re-extended.
     pub extended: Vec<Lease>,
+    /// Whether the token counters were lost.
     pub counters_lost: bool,
 }
 
@@ -124,6 +158,7 @@ pub struct LeaseService {
 /// Answers "which token currently holds this scope?" for stores that check writes against
 /// the lease state itself (`same-store-txn`).
 pub trait LeaseView {
+    /// The token of the lease currently held on `scope`, if any.
     fn holder_token(&self, scope: &str) -> Option<Token>;
 }
 
@@ -145,6 +180,7 @@ impl LeaseService {
         }
     }
 
+    /// The configuration the service runs with.
     pub fn config(&self) -> &LeaseConfig {
         &self.config
     }
@@ -154,6 +190,7 @@ impl LeaseService {
         self.leases.get(scope)
     }
 
+    /// Every current lease, by scope.
     pub fn leases(&self) -> impl Iterator<Item = &Lease> {
         self.leases.values()
     }

@@ -2,6 +2,8 @@
 //! kinds (`fault`), the fault plan derived from a scenario and a seed (`plan`), and the way
 //! back from a scenario to a file (`render`).
 
+#![warn(missing_docs)]
+
 pub mod fault;
 pub mod parse;
 pub mod plan;
