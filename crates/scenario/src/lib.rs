@@ -15,3 +15,8 @@ pub use parse::{load, parse_str, ScenarioError};
 pub use plan::{plan, FaultPlan, SwarmChoice};
 pub use render::scenario_toml;
 pub use spec::*;
+
+/// The smallest valid scenario file: only the required fields, everything else defaulted
+/// (see docs/scenario-format.md). A starting point for a new scenario, and the fixture tests
+/// edit.
+pub const MINIMAL_TOML: &str = include_str!("minimal.toml");
