@@ -36,7 +36,7 @@ pub struct ReplayTextOptions {
 }
 
 /// Metrics are packed on lines of at most this many characters.
-const METRICS_LINE_CHARS: usize = 100;
+const METRICS_LINE_CHARS: usize = 140;
 
 /// The replay text. The first violation is named in the third line and again, with the
 /// events that prove it, first in the violations section; the timeline marks its evidence
@@ -80,7 +80,8 @@ pub fn replay_text(input: &ReplayInput<'_>, options: &ReplayTextOptions) -> Stri
         out.push_str(&serde_json::to_string_pretty(scenario).expect("scenario serializes"));
         out.push('\n');
     }
-    out.push_str("== fault plan\n");
+    // The plan's own first line ("fault plan for seed N: ...") is the section's heading.
+    out.push_str("== ");
     out.push_str(&compact_plan(input.plan));
 
     let mut nodes = scenario.node_names();
