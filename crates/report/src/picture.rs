@@ -304,6 +304,9 @@ impl Layout {
         }
         let lane_of = |node: &str| lanes.iter().position(|(n, _)| n == node);
         let net_lane = lane_of(nodes::NET);
+        // Writes are drawn on the storage's lane, whichever node recorded the verdict (with
+        // same-store-txn the coordinator does): that lane is the protected resource.
+        let storage_lane = lane_of(nodes::STORAGE);
         let run_end_ns = history.events.last().map_or(0, |e| e.t_ns);
 
         // Scopes get sub-rows in the coordinator's lane, in order of first grant.
@@ -511,6 +514,7 @@ impl Layout {
                     ..
                 } => {
                     let y = resource_y(resource);
+                    let lane = storage_lane.or(lane);
                     if let Some(l) = lane {
                         marks.push(Mark {
                             lane: l,
@@ -530,6 +534,7 @@ impl Layout {
                     ..
                 } => {
                     let y = resource_y(resource);
+                    let lane = storage_lane.or(lane);
                     if let Some(l) = lane {
                         marks.push(Mark {
                             lane: l,

@@ -205,3 +205,27 @@ fn perfetto_trace_of_a_real_run_has_one_track_per_node() {
         "{json}"
     );
 }
+
+#[test]
+fn pictures_of_every_fault_kind_draw() {
+    // Between them: VM suspends, clock offsets and steps, partitions, holds, crashes and
+    // restarts, rejected writes.
+    for name in [
+        "swarm-all-faults-same-store-txn",
+        "k8s-client-go-clock-skew",
+        "vm-suspend-local-deadline-none",
+        "storage-restart-volatile-max-token",
+    ] {
+        let scenario = scenario(name);
+        let run = run_seed(&scenario, 0);
+        let options = PictureOptions {
+            title: Some(format!("{name}, seed 0")),
+            ..Default::default()
+        };
+        let texts = pictures(&scenario, 0, &run, &options);
+        assert!(
+            texts.iter().any(|t| t == "coordinator"),
+            "{name}: {texts:?}"
+        );
+    }
+}
