@@ -12,6 +12,9 @@ pub mod check_report;
 pub mod fs;
 pub mod junit;
 pub mod matrix;
+pub mod perfetto;
+pub mod picture;
+pub mod replay_text;
 pub mod summary;
 #[cfg(test)]
 mod testing;
@@ -22,12 +25,17 @@ pub use check_report::{
     check_report, definitely_failed, merge, report_from_json, report_to_json, scenario_result,
     CheckReport, ScenarioResult, Shard,
 };
-pub use fs::write_atomic;
+pub use fs::{write_atomic, write_atomic_bytes};
 pub use junit::{junit_xml, replay_command};
 pub use matrix::{matrix_json, matrix_markdown};
+pub use perfetto::perfetto_json;
+pub use picture::{picture_png, picture_svg, picture_window_ns, PictureError, PictureOptions};
+pub use replay_text::{replay_text, ReplayInput, ReplayTextOptions};
 pub use summary::{
     aggregate_metrics, evaluate, expectation_text, render_summary, summarize, to_json,
     ExpectationVerdict, SeedsJson, Summary,
 };
-pub use timeline::{event_text, render, render_violation, MAX_LINE_CHARS};
+pub use timeline::{
+    event_text, render, render_violation, render_with, TimelineOptions, MAX_LINE_CHARS,
+};
 pub use trace::write_jsonl;

@@ -2,7 +2,7 @@
 //! hand-made seed outcomes.
 
 use fencesim_check::{Checked, SeedOutcome, Violation};
-use fencesim_model::Invariant;
+use fencesim_model::{history::History, Invariant};
 use fencesim_scenario::Scenario;
 
 /// What varies between the test scenarios; everything else is fixed.
@@ -97,4 +97,169 @@ pub(crate) fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) ->
         checked,
         panic: panic.map(str::to_string),
     }
+}
+
+/// Seed 000's story as a hand-built history of a 30 s run with storage fencing `none`:
+/// worker-0 gets token 1, writes twice, GC-pauses for 15 s; the service expires its lease
+/// and grants token 2 to worker-1, which writes every ~450 ms and renews every 3.3 s;
+/// worker-0 resumes at 16 s and its stale write op 3 is accepted (I3 and I4). The checker
+/// is the real one, so the violations and their evidence are what a real run would give.
+pub(crate) fn textbook_run() -> (History, Checked) {
+    use fencesim_model::history::{BeliefEnd, EventKind, PauseKind};
+    const MS: u64 = fencesim_model::NS_PER_MS;
+    let write = |h: &mut History, t_ms: u64, op: u64, writer: &str, token: u64, prev: u64| {
+        h.push(
+            t_ms * MS,
+            writer,
+            EventKind::WriteSent {
+                op,
+                resource: "job-1".into(),
+                token,
+            },
+        );
+        let common = (op, "job-1".to_string(), writer.to_string(), token);
+        h.push(
+            t_ms * MS + 300_000,
+            "storage",
+            EventKind::WritePresented {
+                op: common.0,
+                resource: common.1.clone(),
+                lease_scope: common.1.clone(),
+                writer: common.2.clone(),
+                token,
+            },
+        );
+        h.push(
+            t_ms * MS + 300_000,
+            "storage",
+            EventKind::WriteAccepted {
+                op,
+                resource: common.1.clone(),
+                lease_scope: common.1,
+                writer: common.2,
+                token: common.3,
+                previous: (prev > 0).then_some(prev),
+            },
+        );
+    };
+    let mut h = History::default();
+    h.push(
+        0,
+        "nemesis",
+        EventKind::RunStarted {
+            seed: 0,
+            liveness_bound_ms: 30_000,
+        },
+    );
+    h.push(
+        184_000,
+        "coordinator",
+        EventKind::Granted {
+            scope: "job-1".into(),
+            holder: "worker-0".into(),
+            token: 1,
+            expires_mono_ms: 10_000.184,
+        },
+    );
+    h.push(
+        340_000,
+        "worker-0",
+        EventKind::BeliefStarted {
+            scope: "job-1".into(),
+            token: 1,
+            local_deadline_mono_ms: 10_000.0,
+        },
+    );
+    write(&mut h, 725, 1, "worker-0", 1, 0);
+    write(&mut h, 968, 2, "worker-0", 1, 1);
+    h.push(
+        1_000 * MS,
+        "worker-0",
+        EventKind::Paused {
+            kind: PauseKind::Gc,
+            planned_ms: 15_000.0,
+        },
+    );
+    h.push(
+        10_000 * MS,
+        "coordinator",
+        EventKind::Expired {
+            scope: "job-1".into(),
+            holder: "worker-0".into(),
+            token: 1,
+        },
+    );
+    h.push(
+        10_064 * MS,
+        "coordinator",
+        EventKind::Granted {
+            scope: "job-1".into(),
+            holder: "worker-1".into(),
+            token: 2,
+            expires_mono_ms: 20_064.0,
+        },
+    );
+    h.push(
+        10_065 * MS,
+        "worker-1",
+        EventKind::BeliefStarted {
+            scope: "job-1".into(),
+            token: 2,
+            local_deadline_mono_ms: 20_064.0,
+        },
+    );
+    let mut op = 4;
+    let mut renew_ms = 13_400;
+    let mut t_ms = 10_300;
+    let mut previous = 1;
+    while t_ms < 30_000 {
+        if t_ms > 16_000 && op < 100 {
+            // worker-0 resumes and its write, held since the pause, arrives.
+            h.push(
+                16_000 * MS,
+                "worker-0",
+                EventKind::Resumed {
+                    kind: PauseKind::Gc,
+                },
+            );
+            write(&mut h, 16_000, 3, "worker-0", 1, 2);
+            h.push(
+                16_001 * MS,
+                "worker-0",
+                EventKind::BeliefEnded {
+                    scope: "job-1".into(),
+                    token: 1,
+                    why: BeliefEnd::DeadlinePassed,
+                    local_mono_ms: 16_001.0,
+                },
+            );
+            op = 100;
+        }
+        if t_ms > renew_ms {
+            h.push(
+                renew_ms * MS,
+                "coordinator",
+                EventKind::Renewed {
+                    scope: "job-1".into(),
+                    holder: "worker-1".into(),
+                    token: 2,
+                },
+            );
+            renew_ms += 3_333;
+        }
+        write(&mut h, t_ms, op, "worker-1", 2, previous);
+        previous = 2;
+        op += 1;
+        t_ms += 450;
+    }
+    h.push(30_000 * MS, "nemesis", EventKind::RunEnded);
+    let checked = fencesim_check::check(&h);
+    (h, checked)
+}
+
+/// The nodes of [`textbook_run`], in `Scenario::node_names` order, and the nemesis.
+pub(crate) fn textbook_nodes() -> Vec<String> {
+    ["coordinator", "storage", "worker-0", "worker-1", "nemesis"]
+        .map(String::from)
+        .to_vec()
 }

@@ -22,6 +22,22 @@ const VIOLATION_MARK: &str = "!!";
 /// Header of the column for events of nodes not listed (the network, the nemesis).
 const OTHER_COLUMN: &str = "other";
 
+/// What a timeline shows. The default shows every event, one line each (what [`render`] does).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TimelineOptions {
+    /// Only these nodes' events and columns (kept in the order of the `nodes` argument);
+    /// `None`: every node.
+    pub nodes: Option<Vec<String>>,
+    /// Only events with `start_ns <= t_ns <= end_ns` (true time); `None`: the whole run.
+    pub window_ns: Option<(u64, u64)>,
+    /// Runs of routine events collapse into one line with a count: accepted writes with the
+    /// same writer, resource and token (their sent, presented and accepted events), and
+    /// renewals of the same lease. Any other event shown ends every open run, so the order of
+    /// what matters is kept; events that are evidence of a violation never collapse. A write
+    /// presented at the instant of its verdict is left out (the verdict line says it all).
+    pub collapse: bool,
+}
+
 /// Renders `history` as a timeline with one column per node in `nodes` (in that order) and,
 /// if any event happened elsewhere, a last "other" column whose cells name their node.
 ///
@@ -31,9 +47,25 @@ const OTHER_COLUMN: &str = "other";
 /// last evidence) a line `!! I4 violated: <message>` follows, wrapped to the line limit.
 /// Cells are truncated with `...` so no line exceeds [`MAX_LINE_CHARS`].
 pub fn render(history: &History, violations: &[Violation], nodes: &[String]) -> String {
+    render_with(history, violations, nodes, &TimelineOptions::default())
+}
+
+/// [`render`], filtered by node and time window and optionally collapsed (see
+/// [`TimelineOptions`]). A violation is listed when its time is inside the window, after its
+/// last evidence event that is shown (before every line if none is).
+pub fn render_with(
+    history: &History,
+    violations: &[Violation],
+    nodes: &[String],
+    options: &TimelineOptions,
+) -> String {
     let mut columns: Vec<&str> = Vec::new();
     for node in nodes {
-        if !columns.contains(&node.as_str()) {
+        let wanted = options
+            .nodes
+            .as_ref()
+            .is_none_or(|filter| filter.contains(node));
+        if wanted && !columns.contains(&node.as_str()) {
             columns.push(node);
         }
     }
@@ -43,13 +75,36 @@ pub fn render(history: &History, violations: &[Violation], nodes: &[String]) -> 
         .flat_map(|v| v.evidence.iter().copied())
         .filter(|index| *index < history.events.len())
         .collect();
-
-    // (column, text) per event; `columns.len()` is the "other" column.
-    let cells: Vec<(usize, String)> = history
+    let in_window = |t_ns: u64| {
+        options
+            .window_ns
+            .is_none_or(|(start, end)| start <= t_ns && t_ns <= end)
+    };
+    let visible: Vec<bool> = history
         .events
         .iter()
+        .map(|event| {
+            in_window(event.t_ns)
+                && options
+                    .nodes
+                    .as_ref()
+                    .is_none_or(|filter| filter.contains(&event.node))
+        })
+        .collect();
+    let shown = if options.collapse {
+        collapse(history, &evidence, &visible)
+    } else {
+        visible.iter().map(|v| v.then_some(None)).collect()
+    };
+
+    // (column, text) per shown event; `columns.len()` is the "other" column.
+    let cells: Vec<Option<(usize, String)>> = history
+        .events
+        .iter()
+        .zip(&shown)
         .enumerate()
-        .map(|(index, event)| {
+        .map(|(index, (event, shown))| {
+            let replacement = shown.as_ref()?;
             let mut text = String::new();
             if evidence.contains(&index) {
                 text.push_str(VIOLATION_MARK);
@@ -60,32 +115,40 @@ pub fn render(history: &History, violations: &[Violation], nodes: &[String]) -> 
                 text.push_str(": ");
                 columns.len()
             });
-            text.push_str(&event_text(&event.kind));
-            (column, one_line(&text))
+            match replacement {
+                Some(run) => text.push_str(run),
+                None => text.push_str(&event_text(&event.kind)),
+            }
+            Some((column, one_line(&text)))
         })
         .collect();
+    let shown_cells: Vec<(usize, String)> = cells.iter().flatten().cloned().collect();
 
     let mut headers: Vec<&str> = columns.clone();
-    if cells.iter().any(|(column, _)| *column == columns.len()) {
+    if shown_cells
+        .iter()
+        .any(|(column, _)| *column == columns.len())
+    {
         headers.push(OTHER_COLUMN);
     }
-    let layout = Layout::new(&headers, &cells);
+    let layout = Layout::new(&headers, &shown_cells);
 
-    // Violations are listed after their last evidence event, or, without valid evidence,
-    // after the last event at or before their time (`None`: before every event).
+    // Violations are listed after their last evidence event shown, or, without one, after
+    // the last event shown at or before their time (`None`: before every event).
     let mut anchored: BTreeMap<Option<usize>, Vec<&Violation>> = BTreeMap::new();
-    for violation in violations {
+    for violation in violations.iter().filter(|v| in_window(v.t_ns)) {
         let anchor = violation
             .evidence
             .iter()
             .copied()
-            .filter(|index| *index < history.events.len())
+            .filter(|index| cells.get(*index).is_some_and(Option::is_some))
             .max()
             .or_else(|| {
                 history
                     .events
                     .iter()
-                    .rposition(|event| event.t_ns <= violation.t_ns)
+                    .zip(&cells)
+                    .rposition(|(event, cell)| cell.is_some() && event.t_ns <= violation.t_ns)
             });
         anchored.entry(anchor).or_default().push(violation);
     }
@@ -105,27 +168,30 @@ pub fn render(history: &History, violations: &[Violation], nodes: &[String]) -> 
         push_violation(&mut out, violation);
     }
 
+    // Pauses are tracked over every event, shown or not, so the markers stay right.
     let mut paused: Vec<Option<PauseKind>> = vec![None; columns.len()];
-    for (index, (event, (column, text))) in history.events.iter().zip(&cells).enumerate() {
-        let node_column = (*column < columns.len()).then_some(*column);
+    for (index, (event, cell)) in history.events.iter().zip(&cells).enumerate() {
+        let node_column = column_of(&event.node);
         if let (Some(c), EventKind::Resumed { .. } | EventKind::Crashed | EventKind::Restarted) =
             (node_column, &event.kind)
         {
             paused[c] = None;
         }
-        let mut row: Vec<(usize, String)> = paused
-            .iter()
-            .enumerate()
-            .filter_map(|(c, pause)| match pause {
-                _ if c == *column => None,
-                Some(PauseKind::Gc) => Some((c, ":".to_string())),
-                Some(PauseKind::VmSuspend) => Some((c, "|".to_string())),
-                None => None,
-            })
-            .collect();
-        row.push((*column, text.clone()));
-        row.sort_by_key(|(c, _)| *c);
-        layout.push_row(&mut out, &format_ns(event.t_ns), &row);
+        if let Some((column, text)) = cell {
+            let mut row: Vec<(usize, String)> = paused
+                .iter()
+                .enumerate()
+                .filter_map(|(c, pause)| match pause {
+                    _ if c == *column => None,
+                    Some(PauseKind::Gc) => Some((c, ":".to_string())),
+                    Some(PauseKind::VmSuspend) => Some((c, "|".to_string())),
+                    None => None,
+                })
+                .collect();
+            row.push((*column, text.clone()));
+            row.sort_by_key(|(c, _)| *c);
+            layout.push_row(&mut out, &format_ns(event.t_ns), &row);
+        }
         if let (Some(c), EventKind::Paused { kind, .. }) = (node_column, &event.kind) {
             paused[c] = Some(*kind);
         }
@@ -134,6 +200,209 @@ pub fn render(history: &History, violations: &[Violation], nodes: &[String]) -> 
         }
     }
     out
+}
+
+/// What collapsing groups: accepted writes by writer, resource and token; renewals by
+/// holder, scope and token.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum RunKey {
+    Writes {
+        writer: String,
+        resource: String,
+        token: u64,
+    },
+    Renewals {
+        holder: String,
+        scope: String,
+        token: u64,
+    },
+}
+
+/// One collapsed run: the ops (or renewals) it holds and the true time of its last event.
+struct Run {
+    key: RunKey,
+    leader: usize,
+    ops: Vec<u64>,
+    renewals: u64,
+    last_ns: u64,
+}
+
+/// Per event: `None` hidden, `Some(None)` shown as itself, `Some(Some(text))` shown as the
+/// line of the run it leads.
+fn collapse(
+    history: &History,
+    evidence: &BTreeSet<usize>,
+    visible: &[bool],
+) -> Vec<Option<Option<String>>> {
+    // An op is routine when it was accepted, nothing else happened to it (a rejection, a
+    // read, a side effect) and none of its events is evidence.
+    let mut accepted_as: BTreeMap<u64, RunKey> = BTreeMap::new();
+    let mut notable: BTreeSet<u64> = BTreeSet::new();
+    for (index, event) in history.events.iter().enumerate() {
+        let op = match &event.kind {
+            EventKind::WriteAccepted {
+                op,
+                resource,
+                writer,
+                token,
+                ..
+            } => {
+                accepted_as.insert(
+                    *op,
+                    RunKey::Writes {
+                        writer: writer.clone(),
+                        resource: resource.clone(),
+                        token: *token,
+                    },
+                );
+                *op
+            }
+            EventKind::WriteSent { op, .. } | EventKind::WritePresented { op, .. } => *op,
+            EventKind::WriteRejected { op, .. }
+            | EventKind::TokenRead { op, .. }
+            | EventKind::WriteAbandoned { op, .. }
+            | EventKind::SideEffect { op, .. } => {
+                notable.insert(*op);
+                *op
+            }
+            _ => continue,
+        };
+        if evidence.contains(&index) {
+            notable.insert(op);
+        }
+    }
+    // A write presented at the very instant of its verdict says nothing the verdict does not.
+    let verdict_at: BTreeSet<(u64, u64)> = history
+        .events
+        .iter()
+        .filter_map(|event| match &event.kind {
+            EventKind::WriteAccepted { op, .. } | EventKind::WriteRejected { op, .. } => {
+                Some((*op, event.t_ns))
+            }
+            _ => None,
+        })
+        .collect();
+    let op_key: BTreeMap<u64, RunKey> = accepted_as
+        .into_iter()
+        .filter(|(op, _)| !notable.contains(op))
+        .collect();
+    let routine_op = |kind: &EventKind| -> Option<(u64, RunKey)> {
+        let op = match kind {
+            EventKind::WriteSent { op, .. }
+            | EventKind::WritePresented { op, .. }
+            | EventKind::WriteAccepted { op, .. } => *op,
+            _ => return None,
+        };
+        op_key.get(&op).map(|key| (op, key.clone()))
+    };
+
+    let mut shown: Vec<Option<Option<String>>> = vec![None; history.events.len()];
+    let mut runs: Vec<Run> = Vec::new();
+    // Open runs by key, and which run each routine op joined.
+    let mut open: BTreeMap<RunKey, usize> = BTreeMap::new();
+    let mut run_of_op: BTreeMap<u64, usize> = BTreeMap::new();
+    for (index, event) in history.events.iter().enumerate() {
+        if !visible[index] {
+            continue;
+        }
+        let routine = match &event.kind {
+            _ if evidence.contains(&index) => None,
+            EventKind::Renewed {
+                scope,
+                holder,
+                token,
+            } => Some((
+                None,
+                RunKey::Renewals {
+                    holder: holder.clone(),
+                    scope: scope.clone(),
+                    token: *token,
+                },
+            )),
+            kind => routine_op(kind).map(|(op, key)| (Some(op), key)),
+        };
+        let implied = match &event.kind {
+            EventKind::WritePresented { op, .. } => {
+                !evidence.contains(&index) && verdict_at.contains(&(*op, event.t_ns))
+            }
+            _ => false,
+        };
+        let Some((op, key)) = routine else {
+            if implied {
+                continue;
+            }
+            open.clear();
+            shown[index] = Some(None);
+            continue;
+        };
+        let joined = op.and_then(|op| run_of_op.get(&op).copied());
+        let run = match joined.or_else(|| open.get(&key).copied()) {
+            Some(run) => run,
+            None => {
+                runs.push(Run {
+                    key: key.clone(),
+                    leader: index,
+                    ops: Vec::new(),
+                    renewals: 0,
+                    last_ns: event.t_ns,
+                });
+                open.insert(key, runs.len() - 1);
+                runs.len() - 1
+            }
+        };
+        let entry = &mut runs[run];
+        entry.last_ns = entry.last_ns.max(event.t_ns);
+        match op {
+            Some(op) => {
+                if run_of_op.insert(op, run).is_none() {
+                    entry.ops.push(op);
+                }
+            }
+            None => entry.renewals += 1,
+        }
+    }
+    for run in &runs {
+        shown[run.leader] = Some(match (&run.key, run.ops.as_slice()) {
+            // A single renewal reads best as itself.
+            (RunKey::Renewals { .. }, _) if run.renewals == 1 => None,
+            (
+                RunKey::Renewals {
+                    holder,
+                    scope,
+                    token,
+                },
+                _,
+            ) => Some(format!(
+                "renew {scope} token={token} ({holder}) x{} to {}",
+                run.renewals,
+                format_ns(run.last_ns)
+            )),
+            // The writer is the column (or named by the "other" cell); the text stays short
+            // enough to read where five workers share the width.
+            (
+                RunKey::Writes {
+                    resource, token, ..
+                },
+                [op],
+            ) => Some(format!(
+                "write op#{op} {resource} token={token} ACCEPTED at {}",
+                format_ns(run.last_ns)
+            )),
+            (
+                RunKey::Writes {
+                    resource, token, ..
+                },
+                ops,
+            ) => Some(format!(
+                "op#{}..#{} x{} {resource} token={token} ACCEPTED to {}",
+                ops.first().copied().unwrap_or_default(),
+                ops.last().copied().unwrap_or_default(),
+                ops.len(),
+                format_ns(run.last_ns)
+            )),
+        });
+    }
+    shown
 }
 
 /// Where the columns start. Columns share one width so the grid reads like the seeds'

@@ -1,0 +1,112 @@
+use serde_json::Value;
+
+use super::*;
+use crate::testing::{textbook_nodes, textbook_run};
+
+fn trace() -> (Vec<Value>, History) {
+    let (history, checked) = textbook_run();
+    let json = perfetto_json(&history, &checked.violations, &textbook_nodes());
+    assert_eq!(
+        json,
+        perfetto_json(&history, &checked.violations, &textbook_nodes())
+    );
+    let value: Value = serde_json::from_str(&json).expect("valid JSON");
+    assert_eq!(value["displayTimeUnit"], "ms");
+    (
+        value["traceEvents"]
+            .as_array()
+            .expect("traceEvents")
+            .clone(),
+        history,
+    )
+}
+
+#[test]
+fn one_thread_track_per_node() {
+    let (events, _) = trace();
+    let threads: Vec<(u64, &str)> = events
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
+        .map(|e| {
+            (
+                e["tid"].as_u64().unwrap(),
+                e["args"]["name"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        threads,
+        [
+            (1, "coordinator"),
+            (2, "storage"),
+            (3, "worker-0"),
+            (4, "worker-1"),
+            (5, "nemesis")
+        ]
+    );
+    // Every other event is on one of those tracks.
+    for event in events.iter().filter(|e| e["ph"] != "M") {
+        let pid = event["pid"].as_u64().unwrap();
+        assert!((1..=5).contains(&pid), "{event}");
+        assert_eq!(event["tid"], event["pid"], "{event}");
+    }
+}
+
+#[test]
+fn epochs_beliefs_and_pauses_are_slices() {
+    let (events, _) = trace();
+    let find = |ph: &str, name: &str| {
+        events
+            .iter()
+            .find(|e| e["ph"] == ph && e["name"] == name)
+            .unwrap_or_else(|| panic!("no {ph} {name}"))
+            .clone()
+    };
+    let epoch = find("b", "job-1: token 1 \u{2192} worker-0");
+    assert_eq!(
+        (epoch["pid"].as_u64(), epoch["ts"].as_f64()),
+        (Some(1), Some(184.0))
+    );
+    let end = find("e", "job-1: token 1 \u{2192} worker-0");
+    assert_eq!(end["ts"].as_f64(), Some(10_000_000.0), "ends at the expiry");
+    assert_eq!(end["id"], epoch["id"]);
+    let belief = find("b", "believes job-1 token 1");
+    assert_eq!(belief["pid"], 3);
+    let pause = find("X", "GC pause");
+    assert_eq!(
+        (pause["ts"].as_f64(), pause["dur"].as_f64()),
+        (Some(1e6), Some(15e6))
+    );
+    // Every begin has its end.
+    let count = |ph: &str| events.iter().filter(|e| e["ph"] == ph).count();
+    assert_eq!(count("b"), count("e"));
+}
+
+#[test]
+fn instants_carry_their_fields_and_violations_their_evidence() {
+    let (events, history) = trace();
+    let instants = events
+        .iter()
+        .filter(|e| e["ph"] == "i" && e["s"] == "t")
+        .count();
+    assert_eq!(instants, history.events.len(), "every event is an instant");
+    let stale = events
+        .iter()
+        .find(|e| e["ph"] == "i" && e["args"]["event"] == "write-accepted" && e["args"]["op"] == 3)
+        .expect("the stale accept");
+    assert_eq!(stale["cat"], "storage");
+    assert_eq!(stale["args"]["token"], 1);
+    assert_eq!(stale["args"]["previous"], 2);
+    let i4 = events
+        .iter()
+        .find(|e| e["cat"] == "violation" && e["args"]["invariant"] == "I4")
+        .expect("the I4 violation");
+    assert_eq!(i4["s"], "g");
+    let evidence = i4["args"]["evidence"].as_array().unwrap();
+    assert_eq!(evidence.len(), 3);
+    assert_eq!(evidence[0]["node"], "coordinator");
+    assert!(evidence[2]["event"]
+        .as_str()
+        .unwrap()
+        .contains("op#3 token=1 -> ACCEPTED"));
+}

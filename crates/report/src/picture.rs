@@ -1,0 +1,1169 @@
+//! The timeline picture of one run (SVG or PNG, drawn with plotters): one lane per node,
+//! lease epochs as the service saw them and as holders believed them, faults as blocks,
+//! writes as markers, violations joined to their evidence, and a legend.
+//!
+//! Text is drawn with DejaVu Sans Condensed, embedded from `assets/` (Bitstream Vera
+//! licence, see `assets/LICENSE-DejaVu.txt`), so no system font is looked up: a fresh
+//! machine or CI has none.
+
+use std::collections::BTreeMap;
+use std::sync::Once;
+
+use fencesim_check::Violation;
+use fencesim_model::{
+    history::{EventKind, History, PauseKind},
+    nodes, NS_PER_MS,
+};
+use fencesim_scenario::plan::FaultPlan;
+use plotters::{
+    coord::Shift,
+    prelude::*,
+    style::{
+        text_anchor::{HPos, Pos, VPos},
+        FontStyle, RGBColor,
+    },
+};
+
+/// The embedded font. DejaVu fonts 2.37 (https://dejavu-fonts.github.io/), unmodified;
+/// Bitstream Vera licence, DejaVu changes public domain: `assets/LICENSE-DejaVu.txt`.
+const FONT: &[u8] = include_bytes!("../assets/DejaVuSansCondensed.ttf");
+const FONT_FAMILY: &str = "sans-serif";
+
+/// What the picture shows. The default: every node, and the window centred on the first
+/// violation if there is one (its evidence and some context), else the whole run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PictureOptions {
+    /// True time shown, `[start_ns, end_ns]` (`--window`).
+    pub window_ns: Option<(u64, u64)>,
+    /// Only these nodes' lanes (`--nodes`; `"net"` names the network lane).
+    pub nodes: Option<Vec<String>>,
+    /// First line of the picture, e.g. `gc-pause-textbook-none seed 0`.
+    pub title: Option<String>,
+}
+
+/// Picture width in pixels; the height follows from the number of lanes.
+pub const WIDTH_PX: u32 = 1600;
+const LANE_PX: u32 = 78;
+/// Above the lanes: the title, then [`SUBTITLE_LINE_PX`] per subtitle line.
+const HEADER_PX: u32 = 52;
+const SUBTITLE_LINE_PX: u32 = 19;
+const MAX_SUBTITLE_VIOLATIONS: usize = 3;
+/// A subtitle line is cut to this many characters (it fits the width at 15 px).
+const SUBTITLE_CHARS: usize = 200;
+const AXIS_PX: u32 = 40;
+const LEGEND_PX: u32 = 64;
+const NAME_PX: u32 = 150;
+/// Marks closer than this (in pixels) to the previous label in a lane get no label.
+const LABEL_GAP_PX: f64 = 6.0;
+
+const INK: RGBColor = RGBColor(30, 30, 30);
+const GRID: RGBColor = RGBColor(215, 215, 215);
+const LANE_SHADE: RGBColor = RGBColor(246, 246, 246);
+const GC_GREY: RGBColor = RGBColor(150, 150, 150);
+const VM_PURPLE: RGBColor = RGBColor(125, 85, 160);
+const CRASH_BLACK: RGBColor = RGBColor(60, 60, 60);
+const PARTITION_ORANGE: RGBColor = RGBColor(235, 140, 30);
+const HOLD_BROWN: RGBColor = RGBColor(160, 110, 60);
+const CLOCK_TEAL: RGBColor = RGBColor(0, 130, 130);
+const VIOLATION_RED: RGBColor = RGBColor(215, 0, 0);
+/// Token colours, cycled by token value: neighbouring tokens differ.
+const TOKEN_COLOURS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(23, 190, 207),
+    RGBColor(188, 189, 34),
+    RGBColor(227, 119, 194),
+    RGBColor(140, 86, 75),
+    RGBColor(255, 127, 14),
+];
+
+fn token_colour(token: u64) -> RGBColor {
+    TOKEN_COLOURS[(token % TOKEN_COLOURS.len() as u64) as usize]
+}
+
+/// A picture could not be drawn (a plotters backend error; not expected with in-memory
+/// backends).
+#[derive(Debug)]
+pub struct PictureError(pub String);
+
+impl std::fmt::Display for PictureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot draw the picture: {}", self.0)
+    }
+}
+
+impl std::error::Error for PictureError {}
+
+/// The timeline as an SVG document. `nodes` are the lanes in order (`Scenario::node_names`;
+/// a `"net"` lane is added when the network had partitions or holds); `plan`, if given,
+/// shows each node's configured clock offset and drift.
+pub fn picture_svg(
+    history: &History,
+    violations: &[Violation],
+    nodes: &[String],
+    plan: Option<&FaultPlan>,
+    options: &PictureOptions,
+) -> Result<String, PictureError> {
+    let layout = Layout::new(history, violations, nodes, plan, options);
+    let mut svg = String::new();
+    {
+        let root =
+            SVGBackend::with_string(&mut svg, (WIDTH_PX, layout.height_px)).into_drawing_area();
+        draw(&root, &layout).map_err(|e| PictureError(e.to_string()))?;
+        root.present().map_err(|e| PictureError(e.to_string()))?;
+    }
+    Ok(svg)
+}
+
+/// The timeline as PNG bytes (8-bit RGB); same arguments as [`picture_svg`].
+pub fn picture_png(
+    history: &History,
+    violations: &[Violation],
+    nodes: &[String],
+    plan: Option<&FaultPlan>,
+    options: &PictureOptions,
+) -> Result<Vec<u8>, PictureError> {
+    let layout = Layout::new(history, violations, nodes, plan, options);
+    let (width, height) = (WIDTH_PX, layout.height_px);
+    let mut rgb = vec![0u8; width as usize * height as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
+        draw(&root, &layout).map_err(|e| PictureError(e.to_string()))?;
+        root.present().map_err(|e| PictureError(e.to_string()))?;
+    }
+    let mut png_bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png_bytes, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder
+        .write_header()
+        .map_err(|e| PictureError(e.to_string()))?;
+    writer
+        .write_image_data(&rgb)
+        .map_err(|e| PictureError(e.to_string()))?;
+    writer.finish().map_err(|e| PictureError(e.to_string()))?;
+    Ok(png_bytes)
+}
+
+/// The window shown: the one asked for; else around the first violation (from the first
+/// evidence of the violations at its instant to it, with a fifth of that span, at least 1 s, on each side, clamped to
+/// the run); else the whole run.
+pub fn picture_window_ns(
+    history: &History,
+    violations: &[Violation],
+    options: &PictureOptions,
+) -> (u64, u64) {
+    let run_end_ns = history.events.last().map_or(0, |e| e.t_ns).max(1);
+    if let Some((start, end)) = options.window_ns {
+        return (start, end.max(start + 1));
+    }
+    let Some(first) = violations.iter().min_by_key(|v| v.t_ns) else {
+        return (0, run_end_ns);
+    };
+    // Every violation of that instant (I3 and I4 often share the stale accept) with all
+    // their evidence, so the grants that prove I4 are in the picture too.
+    let times = violations
+        .iter()
+        .filter(|v| v.t_ns == first.t_ns)
+        .flat_map(|v| v.evidence.iter())
+        .filter_map(|i| history.events.get(*i))
+        .map(|e| e.t_ns)
+        .chain([first.t_ns]);
+    let from = times.clone().min().unwrap_or(first.t_ns);
+    let to = times.max().unwrap_or(first.t_ns);
+    let pad = ((to - from) / 5).max(1_000 * NS_PER_MS);
+    (
+        from.saturating_sub(pad),
+        (to + pad).min(run_end_ns.max(to + 1)),
+    )
+}
+
+/// One horizontal block in a lane: `y0..y1` are fractions of the lane's height from its top.
+struct Bar {
+    lane: usize,
+    start_ns: u64,
+    end_ns: u64,
+    y0: f64,
+    y1: f64,
+    fill: RGBColor,
+    /// Filled solid, or drawn as an outline with a light fill (beliefs, holds).
+    solid: bool,
+    label: String,
+    /// Drawn instead of `label` when that does not fit (empty: nothing).
+    short_label: String,
+}
+
+/// A point mark in a lane.
+struct Mark {
+    lane: usize,
+    t_ns: u64,
+    y: f64,
+    shape: Shape,
+    colour: RGBColor,
+    label: String,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    Accepted,
+    Rejected,
+    ClockStep,
+    Crash,
+}
+
+/// A violation: where its evidence is drawn, and its text.
+struct ViolationMark {
+    points: Vec<(usize, u64, f64)>,
+    label: String,
+}
+
+/// Everything to draw, in lanes and true time, independent of the backend.
+struct Layout {
+    title: String,
+    subtitle: Vec<String>,
+    /// Title and subtitle lines: where the lanes start.
+    header_px: u32,
+    lanes: Vec<(String, String)>,
+    window: (u64, u64),
+    height_px: u32,
+    bars: Vec<Bar>,
+    marks: Vec<Mark>,
+    violations: Vec<ViolationMark>,
+}
+
+impl Layout {
+    fn new(
+        history: &History,
+        violations: &[Violation],
+        node_names: &[String],
+        plan: Option<&FaultPlan>,
+        options: &PictureOptions,
+    ) -> Layout {
+        let wanted = |node: &str| {
+            options
+                .nodes
+                .as_ref()
+                .is_none_or(|f| f.iter().any(|n| n == node))
+        };
+        let network_faults = history.events.iter().any(|e| {
+            matches!(
+                e.kind,
+                EventKind::PartitionStarted { .. } | EventKind::HoldStarted { .. }
+            )
+        });
+        let mut lanes: Vec<(String, String)> = Vec::new();
+        for node in node_names {
+            if node == "nemesis" || node == nodes::NET || !wanted(node) {
+                continue;
+            }
+            if lanes.iter().any(|(n, _)| n == node) {
+                continue;
+            }
+            // Configured clock error, shown under the lane's name where it is not zero.
+            let clock = plan
+                .and_then(|p| p.clocks.get(node))
+                .filter(|c| c.offset_ms != 0.0 || c.drift_ppm != 0.0)
+                .map(|c| format!("clock {:+.0} ms, {:+.0} ppm", c.offset_ms, c.drift_ppm))
+                .unwrap_or_default();
+            lanes.push((node.clone(), clock));
+        }
+        if network_faults && wanted(nodes::NET) {
+            lanes.push((nodes::NET.to_string(), "partitions, holds".to_string()));
+        }
+        // Several scopes share the coordinator's lane, one row each: name them.
+        let mut scope_names: Vec<&str> = Vec::new();
+        for event in &history.events {
+            if let EventKind::Granted { scope, .. } = &event.kind {
+                if !scope_names.contains(&scope.as_str()) {
+                    scope_names.push(scope);
+                }
+            }
+        }
+        scope_names.sort_unstable();
+        if scope_names.len() > 1 {
+            if let Some(lane) = lanes.iter_mut().find(|(n, _)| n == nodes::COORDINATOR) {
+                lane.1 = format!("rows: {}", scope_names.join(", "));
+            }
+        }
+        let mut resource_names: Vec<&str> = Vec::new();
+        for event in &history.events {
+            if let EventKind::WriteAccepted { resource, .. }
+            | EventKind::WriteRejected { resource, .. } = &event.kind
+            {
+                if !resource_names.contains(&resource.as_str()) {
+                    resource_names.push(resource);
+                }
+            }
+        }
+        resource_names.sort_unstable();
+        if resource_names.len() > 1 {
+            if let Some(lane) = lanes.iter_mut().find(|(n, _)| n == nodes::STORAGE) {
+                lane.1 = format!("rows: {}", resource_names.join(", "));
+            }
+        }
+        let lane_of = |node: &str| lanes.iter().position(|(n, _)| n == node);
+        let net_lane = lane_of(nodes::NET);
+        // Writes are drawn on the storage's lane, whichever node recorded the verdict (with
+        // same-store-txn the coordinator does): that lane is the protected resource.
+        let storage_lane = lane_of(nodes::STORAGE);
+        let run_end_ns = history.events.last().map_or(0, |e| e.t_ns);
+
+        // Scopes get sub-rows in the coordinator's lane, in order of first grant.
+        let mut scopes: Vec<String> = Vec::new();
+        for event in &history.events {
+            if let EventKind::Granted { scope, .. } = &event.kind {
+                if !scopes.contains(scope) {
+                    scopes.push(scope.clone());
+                }
+            }
+        }
+        // Sorted, like the lane's note.
+        scopes.sort();
+        let scope_rows = scopes.len().max(1) as f64;
+        // Storage: one row of write marks per resource, sorted.
+        let mut resources: Vec<String> = Vec::new();
+        for event in &history.events {
+            if let EventKind::WriteAccepted { resource, .. }
+            | EventKind::WriteRejected { resource, .. } = &event.kind
+            {
+                if !resources.contains(resource) {
+                    resources.push(resource.clone());
+                }
+            }
+        }
+        resources.sort();
+        let resource_y = |resource: &str| {
+            let row = resources.iter().position(|r| r == resource).unwrap_or(0) as f64;
+            let height = 0.8 / resources.len().max(1) as f64;
+            0.15 + (row + 0.62) * height
+        };
+        let scope_band = |scope: &str| {
+            let row = scopes.iter().position(|s| s == scope).unwrap_or(0) as f64;
+            let height = 0.76 / scope_rows;
+            (0.12 + row * height, 0.12 + (row + 0.85) * height)
+        };
+        let multi_scope = scopes.len() > 1;
+
+        let mut bars = Vec::new();
+        let mut marks = Vec::new();
+        // Open intervals, closed by their ending event (or the run's end).
+        let mut epochs: BTreeMap<(String, u64), (u64, String)> = BTreeMap::new();
+        let mut beliefs: BTreeMap<(String, String, u64), u64> = BTreeMap::new();
+        let mut pauses: BTreeMap<String, (u64, PauseKind)> = BTreeMap::new();
+        let mut crashes: BTreeMap<String, u64> = BTreeMap::new();
+        let mut partitions: Vec<(u64, Vec<String>, Vec<String>, bool)> = Vec::new();
+        let mut holds: BTreeMap<(String, String), u64> = BTreeMap::new();
+        // Where each event is drawn, for joining violations to their evidence.
+        let mut anchor: Vec<Option<(usize, f64)>> = vec![None; history.events.len()];
+
+        let epoch_bar = |scope: &str, token: u64, holder: &str, start: u64, end: u64, how: &str| {
+            let (y0, y1) = scope_band(scope);
+            let scope_text = if multi_scope {
+                format!("{scope} ")
+            } else {
+                String::new()
+            };
+            Bar {
+                lane: 0,
+                start_ns: start,
+                end_ns: end,
+                y0,
+                y1,
+                fill: token_colour(token),
+                solid: true,
+                label: format!("{scope_text}token {token} \u{2192} {holder}{how}"),
+                short_label: format!("{token} \u{2192} {}", short_node(holder)),
+            }
+        };
+
+        for (index, event) in history.events.iter().enumerate() {
+            let t = event.t_ns;
+            let lane = lane_of(&event.node);
+            match &event.kind {
+                EventKind::Granted {
+                    scope,
+                    holder,
+                    token,
+                    ..
+                } => {
+                    epochs.insert((scope.clone(), *token), (t, holder.clone()));
+                    anchor[index] = lane.map(|l| (l, low(scope_band(scope))));
+                }
+                EventKind::Expired { scope, token, .. }
+                | EventKind::Released { scope, token, .. }
+                | EventKind::Dropped { scope, token, .. } => {
+                    let how = match &event.kind {
+                        EventKind::Expired { .. } => " (expired)",
+                        EventKind::Released { .. } => " (released)",
+                        _ => " (dropped)",
+                    };
+                    if let (Some(l), Some((start, holder))) =
+                        (lane, epochs.remove(&(scope.clone(), *token)))
+                    {
+                        let mut bar = epoch_bar(scope, *token, &holder, start, t, how);
+                        bar.lane = l;
+                        bars.push(bar);
+                    }
+                    anchor[index] = lane.map(|l| (l, mid(scope_band(scope))));
+                }
+                EventKind::Renewed { scope, .. } | EventKind::Extended { scope, .. } => {
+                    anchor[index] = lane.map(|l| (l, mid(scope_band(scope))));
+                }
+                EventKind::BeliefStarted { scope, token, .. } => {
+                    beliefs.insert((event.node.clone(), scope.clone(), *token), t);
+                    anchor[index] = lane.map(|l| (l, 0.3));
+                }
+                EventKind::BeliefEnded { scope, token, .. } => {
+                    let key = (event.node.clone(), scope.clone(), *token);
+                    if let (Some(l), Some(start)) = (lane, beliefs.remove(&key)) {
+                        bars.push(belief_bar(l, scope, *token, start, t, multi_scope));
+                    }
+                    anchor[index] = lane.map(|l| (l, 0.3));
+                }
+                EventKind::Paused { kind, .. } => {
+                    pauses.insert(event.node.clone(), (t, *kind));
+                    anchor[index] = lane.map(|l| (l, 0.72));
+                }
+                EventKind::Resumed { .. } => {
+                    if let (Some(l), Some((start, kind))) = (lane, pauses.remove(&event.node)) {
+                        bars.push(pause_bar(l, start, t, kind));
+                    }
+                    anchor[index] = lane.map(|l| (l, 0.72));
+                }
+                EventKind::Crashed => {
+                    crashes.insert(event.node.clone(), t);
+                    if let Some((start, kind)) = pauses.remove(&event.node) {
+                        if let Some(l) = lane {
+                            bars.push(pause_bar(l, start, t, kind));
+                        }
+                    }
+                    anchor[index] = lane.map(|l| (l, 0.72));
+                }
+                EventKind::Restarted => {
+                    if let (Some(l), Some(start)) = (lane, crashes.remove(&event.node)) {
+                        bars.push(Bar {
+                            lane: l,
+                            start_ns: start,
+                            end_ns: t,
+                            y0: 0.58,
+                            y1: 0.86,
+                            fill: CRASH_BLACK,
+                            solid: true,
+                            label: "down (crashed)".to_string(),
+                            short_label: "down".to_string(),
+                        });
+                    }
+                    anchor[index] = lane.map(|l| (l, 0.72));
+                }
+                EventKind::ClockStepped { delta_ms, .. } => {
+                    if let Some(l) = lane {
+                        marks.push(Mark {
+                            lane: l,
+                            t_ns: t,
+                            y: 0.72,
+                            shape: Shape::ClockStep,
+                            colour: CLOCK_TEAL,
+                            label: format!("clock {delta_ms:+.0} ms"),
+                        });
+                    }
+                    anchor[index] = lane.map(|l| (l, 0.72));
+                }
+                EventKind::PartitionStarted { from, to, one_way } => {
+                    partitions.push((t, from.clone(), to.clone(), *one_way));
+                    anchor[index] = net_lane.map(|l| (l, 0.3));
+                }
+                EventKind::PartitionHealed { from, to, one_way } => {
+                    if let Some(position) = partitions
+                        .iter()
+                        .position(|(_, f, p, o)| f == from && p == to && o == one_way)
+                    {
+                        let (start, from, to, one_way) = partitions.remove(position);
+                        push_partition(
+                            &mut bars, &lane_of, net_lane, start, t, &from, &to, one_way,
+                        );
+                    }
+                    anchor[index] = net_lane.map(|l| (l, 0.3));
+                }
+                EventKind::HoldStarted { from, to } => {
+                    holds.insert((from.clone(), to.clone()), t);
+                    anchor[index] = net_lane.map(|l| (l, 0.72));
+                }
+                EventKind::HoldReleased { from, to, released } => {
+                    if let (Some(l), Some(start)) =
+                        (net_lane, holds.remove(&(from.clone(), to.clone())))
+                    {
+                        bars.push(Bar {
+                            lane: l,
+                            start_ns: start,
+                            end_ns: t,
+                            y0: 0.58,
+                            y1: 0.86,
+                            fill: HOLD_BROWN,
+                            solid: false,
+                            label: format!("hold {from} \u{2192} {to} ({released} released)"),
+                            short_label: "hold".to_string(),
+                        });
+                    }
+                    anchor[index] = net_lane.map(|l| (l, 0.72));
+                }
+                EventKind::WriteAccepted {
+                    token,
+                    writer,
+                    resource,
+                    ..
+                } => {
+                    let y = resource_y(resource);
+                    let lane = storage_lane.or(lane);
+                    if let Some(l) = lane {
+                        marks.push(Mark {
+                            lane: l,
+                            t_ns: t,
+                            y,
+                            shape: Shape::Accepted,
+                            colour: token_colour(*token),
+                            label: format!("{token} {}", short_node(writer)),
+                        });
+                    }
+                    anchor[index] = lane.map(|l| (l, y));
+                }
+                EventKind::WriteRejected {
+                    token,
+                    writer,
+                    resource,
+                    ..
+                } => {
+                    let y = resource_y(resource);
+                    let lane = storage_lane.or(lane);
+                    if let Some(l) = lane {
+                        marks.push(Mark {
+                            lane: l,
+                            t_ns: t,
+                            y,
+                            shape: Shape::Rejected,
+                            colour: token_colour(*token),
+                            label: format!("{token} {} rejected", short_node(writer)),
+                        });
+                    }
+                    anchor[index] = lane.map(|l| (l, y));
+                }
+                EventKind::Panicked { .. } => {
+                    if let Some(l) = lane {
+                        marks.push(Mark {
+                            lane: l,
+                            t_ns: t,
+                            y: 0.72,
+                            shape: Shape::Crash,
+                            colour: VIOLATION_RED,
+                            label: "panic".to_string(),
+                        });
+                    }
+                    anchor[index] = lane.map(|l| (l, 0.72));
+                }
+                _ => anchor[index] = lane.map(|l| (l, 0.5)),
+            }
+        }
+        // Whatever is still open lasts to the end of the run.
+        for ((scope, token), (start, holder)) in epochs {
+            if let Some(l) = lane_of(nodes::COORDINATOR) {
+                let mut bar = epoch_bar(&scope, token, &holder, start, run_end_ns, "");
+                bar.lane = l;
+                bars.push(bar);
+            }
+        }
+        for ((node, scope, token), start) in beliefs {
+            if let Some(l) = lane_of(&node) {
+                bars.push(belief_bar(l, &scope, token, start, run_end_ns, multi_scope));
+            }
+        }
+        for (node, (start, kind)) in pauses {
+            if let Some(l) = lane_of(&node) {
+                bars.push(pause_bar(l, start, run_end_ns, kind));
+            }
+        }
+        for (start, from, to, one_way) in partitions {
+            push_partition(
+                &mut bars, &lane_of, net_lane, start, run_end_ns, &from, &to, one_way,
+            );
+        }
+
+        let window = picture_window_ns(history, violations, options);
+        let mut marked: Vec<ViolationMark> = Vec::new();
+        for violation in violations {
+            let points: Vec<(usize, u64, f64)> = violation
+                .evidence
+                .iter()
+                .filter_map(|i| {
+                    let (lane, y) = anchor.get(*i).copied().flatten()?;
+                    Some((lane, history.events[*i].t_ns, y))
+                })
+                .collect();
+            marked.push(ViolationMark {
+                points,
+                label: format!(
+                    "{} violated ({})",
+                    violation.invariant,
+                    violation.invariant.title()
+                ),
+            });
+        }
+
+        let title = options
+            .title
+            .clone()
+            .unwrap_or_else(|| "fencesim timeline".to_string());
+        // The violations of the first violating instant, one line each, then a count.
+        let mut subtitle = Vec::new();
+        match violations.iter().map(|v| v.t_ns).min() {
+            Some(first_ns) => {
+                let first: Vec<&Violation> =
+                    violations.iter().filter(|v| v.t_ns == first_ns).collect();
+                // Each on at most two lines, the second cut if need be.
+                for violation in first.iter().take(MAX_SUBTITLE_VIOLATIONS) {
+                    let text = format!("{} violated: {}", violation.invariant, violation.message);
+                    let mut lines = wrap(&text, SUBTITLE_CHARS);
+                    if lines.len() > 2 {
+                        lines[1] = cut(&format!("{} {}", lines[1], lines[2]), SUBTITLE_CHARS);
+                        lines.truncate(2);
+                    }
+                    subtitle.extend(lines);
+                }
+                let later = violations.len() - first.len().min(MAX_SUBTITLE_VIOLATIONS);
+                if later > 0 {
+                    subtitle.push(format!(
+                        "and {later} more violation{} (see the text replay)",
+                        if later > 1 { "s" } else { "" }
+                    ));
+                }
+            }
+            None => subtitle.push("no violation".to_string()),
+        }
+        let header_px = HEADER_PX + SUBTITLE_LINE_PX * subtitle.len() as u32;
+        let height_px = header_px + lanes.len().max(1) as u32 * LANE_PX + AXIS_PX + LEGEND_PX;
+        Layout {
+            title,
+            subtitle,
+            header_px,
+            lanes,
+            window,
+            height_px,
+            bars,
+            marks,
+            violations: marked,
+        }
+    }
+}
+
+fn mid((y0, y1): (f64, f64)) -> f64 {
+    (y0 + y1) / 2.0
+}
+
+/// Evidence on a bar is joined low in it, so the red line does not cross the bar's label.
+fn low((y0, y1): (f64, f64)) -> f64 {
+    y0 + (y1 - y0) * 0.8
+}
+
+fn belief_bar(
+    lane: usize,
+    scope: &str,
+    token: u64,
+    start: u64,
+    end: u64,
+    multi_scope: bool,
+) -> Bar {
+    let scope_text = if multi_scope {
+        format!("{scope} ")
+    } else {
+        String::new()
+    };
+    Bar {
+        lane,
+        start_ns: start,
+        end_ns: end,
+        y0: 0.14,
+        y1: 0.46,
+        fill: token_colour(token),
+        solid: false,
+        label: format!("believes {scope_text}token {token}"),
+        short_label: format!("{scope_text}{token}"),
+    }
+}
+
+fn pause_bar(lane: usize, start: u64, end: u64, kind: PauseKind) -> Bar {
+    let (fill, what) = match kind {
+        PauseKind::Gc => (GC_GREY, "GC pause"),
+        PauseKind::VmSuspend => (VM_PURPLE, "VM suspend"),
+    };
+    Bar {
+        lane,
+        start_ns: start,
+        end_ns: end,
+        y0: 0.58,
+        y1: 0.86,
+        fill,
+        solid: true,
+        label: format!("{what} {} ms", (end - start) / NS_PER_MS),
+        short_label: String::new(),
+    }
+}
+
+/// A partition: a labelled bar in the network lane, and a thin stripe at the bottom of
+/// each cut-off node's lane.
+#[allow(clippy::too_many_arguments)]
+fn push_partition(
+    bars: &mut Vec<Bar>,
+    lane_of: &dyn Fn(&str) -> Option<usize>,
+    net_lane: Option<usize>,
+    start: u64,
+    end: u64,
+    from: &[String],
+    to: &[String],
+    one_way: bool,
+) {
+    let side = |nodes: &[String]| {
+        if nodes.is_empty() {
+            "all others".to_string()
+        } else {
+            nodes
+                .iter()
+                .map(|n| short_node(n))
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+    };
+    let arrow = if one_way { "\u{2192}" } else { "|" };
+    if let Some(l) = net_lane {
+        bars.push(Bar {
+            lane: l,
+            start_ns: start,
+            end_ns: end,
+            y0: 0.14,
+            y1: 0.46,
+            fill: PARTITION_ORANGE,
+            solid: true,
+            label: format!("partition {} {arrow} {}", side(from), side(to)),
+            short_label: "partition".to_string(),
+        });
+    }
+    for node in from.iter().chain(to) {
+        if let Some(l) = lane_of(node) {
+            bars.push(Bar {
+                lane: l,
+                start_ns: start,
+                end_ns: end,
+                y0: 0.9,
+                y1: 0.97,
+                fill: PARTITION_ORANGE,
+                solid: true,
+                label: String::new(),
+                short_label: String::new(),
+            });
+        }
+    }
+}
+
+/// `worker-3` → `w3`, so marks' labels stay short; other names unchanged.
+fn short_node(node: &str) -> String {
+    match node.strip_prefix("worker-") {
+        Some(number) => format!("w{number}"),
+        None => node.to_string(),
+    }
+}
+
+/// Words packed on lines of at most `width` characters.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// `text` cut to `width` characters, ending in `...` when cut.
+fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(3)).collect();
+    out.push_str("...");
+    out
+}
+
+fn register_font() {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        if plotters::style::register_font(FONT_FAMILY, FontStyle::Normal, FONT).is_err() {
+            panic!("the embedded font is a valid TrueType font");
+        }
+    });
+}
+
+fn font(size: f64) -> TextStyle<'static> {
+    (FONT_FAMILY, size).into_font().color(&INK)
+}
+
+type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// Draws `layout` on `root`. Everything is positioned in pixels from the layout, so both
+/// backends draw the same picture.
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> DrawResult<DB> {
+    register_font();
+    root.fill(&WHITE)?;
+    let (start_ns, end_ns) = layout.window;
+    let plot_left = NAME_PX as i32;
+    let plot_right = WIDTH_PX as i32 - 24;
+    let plot_top = layout.header_px as i32;
+    let lane_px = LANE_PX as i32;
+    let plot_bottom = plot_top + layout.lanes.len().max(1) as i32 * lane_px;
+    let span_ns = (end_ns - start_ns).max(1) as f64;
+    let px_per_ns = f64::from(plot_right - plot_left) / span_ns;
+    let x_of = |t_ns: u64| -> i32 {
+        let t = t_ns.clamp(start_ns, end_ns);
+        plot_left + ((t - start_ns) as f64 * px_per_ns).round() as i32
+    };
+    let visible = |t_ns: u64| start_ns <= t_ns && t_ns <= end_ns;
+    let y_of = |lane: usize, fraction: f64| -> i32 {
+        plot_top + lane as i32 * lane_px + (fraction * f64::from(lane_px)).round() as i32
+    };
+
+    // Header: title, then the first violation in red.
+    root.draw(&Text::new(layout.title.clone(), (16, 10), font(22.0)))?;
+    for (i, line) in layout.subtitle.iter().enumerate() {
+        root.draw(&Text::new(
+            line.clone(),
+            (16, 40 + SUBTITLE_LINE_PX as i32 * i as i32),
+            font(15.0).color(&VIOLATION_RED),
+        ))?;
+    }
+
+    // Lanes: shaded alternately, names on the left.
+    for (lane, (name, note)) in layout.lanes.iter().enumerate() {
+        let top = y_of(lane, 0.0);
+        if lane % 2 == 0 {
+            root.draw(&Rectangle::new(
+                [(plot_left, top), (plot_right, top + lane_px)],
+                LANE_SHADE.filled(),
+            ))?;
+        }
+        root.draw(&PathElement::new(
+            vec![(plot_left, top), (plot_right, top)],
+            GRID,
+        ))?;
+        let centre = top + lane_px / 2;
+        let name_style = font(16.0).pos(Pos::new(HPos::Right, VPos::Center));
+        let name_y = if note.is_empty() { centre } else { centre - 9 };
+        root.draw(&Text::new(
+            name.clone(),
+            (plot_left - 10, name_y),
+            name_style,
+        ))?;
+        if !note.is_empty() {
+            let note_colour = if note.starts_with("clock") {
+                CLOCK_TEAL
+            } else {
+                GC_GREY
+            };
+            let note_style = font(12.0)
+                .color(&note_colour)
+                .pos(Pos::new(HPos::Right, VPos::Center));
+            root.draw(&Text::new(
+                note.clone(),
+                (plot_left - 10, centre + 10),
+                note_style,
+            ))?;
+        }
+    }
+    root.draw(&PathElement::new(
+        vec![(plot_left, plot_bottom), (plot_right, plot_bottom)],
+        INK,
+    ))?;
+
+    // Time axis: about ten ticks at a round step, labelled in seconds.
+    let step_ns = tick_step_ns(end_ns - start_ns);
+    let mut tick = start_ns.div_ceil(step_ns) * step_ns;
+    while tick <= end_ns {
+        let x = x_of(tick);
+        root.draw(&PathElement::new(
+            vec![(x, plot_top), (x, plot_bottom)],
+            GRID,
+        ))?;
+        root.draw(&PathElement::new(
+            vec![(x, plot_bottom), (x, plot_bottom + 5)],
+            INK,
+        ))?;
+        root.draw(&Text::new(
+            format_seconds(tick, step_ns),
+            (x, plot_bottom + 8),
+            font(13.0).pos(Pos::new(HPos::Center, VPos::Top)),
+        ))?;
+        tick += step_ns;
+    }
+    root.draw(&Text::new(
+        format!(
+            "true time (s), window {} \u{2013} {} s",
+            format_seconds(start_ns, 1_000_000),
+            format_seconds(end_ns, 1_000_000)
+        ),
+        (plot_right, plot_bottom + 24),
+        font(12.0).pos(Pos::new(HPos::Right, VPos::Top)),
+    ))?;
+
+    // Bars, with their label inside when it fits.
+    for bar in &layout.bars {
+        if bar.end_ns < start_ns || bar.start_ns > end_ns {
+            continue;
+        }
+        let (x0, x1) = (
+            x_of(bar.start_ns),
+            x_of(bar.end_ns).max(x_of(bar.start_ns) + 2),
+        );
+        let (y0, y1) = (y_of(bar.lane, bar.y0), y_of(bar.lane, bar.y1));
+        if bar.solid {
+            root.draw(&Rectangle::new([(x0, y0), (x1, y1)], bar.fill.filled()))?;
+        } else {
+            root.draw(&Rectangle::new(
+                [(x0, y0), (x1, y1)],
+                bar.fill.mix(0.18).filled(),
+            ))?;
+            root.draw(&Rectangle::new(
+                [(x0, y0), (x1, y1)],
+                bar.fill.stroke_width(2),
+            ))?;
+        }
+        if bar.label.is_empty() {
+            continue;
+        }
+        let size = if y1 - y0 >= 20 { 13.0 } else { 11.0 };
+        let colour = if bar.solid { WHITE } else { INK };
+        let style = font(size)
+            .color(&colour)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        // Upper part: the lower part is where violations join their evidence.
+        let label_y = if bar.solid {
+            y0 + (y1 - y0) * 2 / 5
+        } else {
+            (y0 + y1) / 2
+        };
+        for label in [&bar.label, &bar.short_label] {
+            if label.is_empty() {
+                continue;
+            }
+            let (width, _) = root.estimate_text_size(label, &style)?;
+            if (width as i32) + 8 <= x1 - x0 {
+                root.draw(&Text::new(label.clone(), (x0 + 4, label_y), style))?;
+                break;
+            }
+        }
+    }
+
+    // Violations: evidence circled and joined in red, the invariant named at the last one.
+    let mut labels_at: BTreeMap<(i32, i32), i32> = BTreeMap::new();
+    for violation in &layout.violations {
+        // A violation is drawn where its violating event (the last evidence) is visible.
+        if !violation.points.last().is_some_and(|(_, t, _)| visible(*t)) {
+            continue;
+        }
+        let points: Vec<(i32, i32)> = violation
+            .points
+            .iter()
+            .filter(|(_, t, _)| visible(*t))
+            .map(|(lane, t, y)| (x_of(*t), y_of(*lane, *y)))
+            .collect();
+        let Some(last) = points.last().copied() else {
+            continue;
+        };
+        // Points on one row are joined by a bracket under them, not a line over their marks.
+        let mut path = vec![points[0]];
+        for pair in points.windows(2) {
+            let ((xa, ya), (xb, yb)) = (pair[0], pair[1]);
+            if ya == yb {
+                path.extend([(xa, ya + 14), (xb, yb + 14)]);
+            }
+            path.push((xb, yb));
+        }
+        root.draw(&PathElement::new(
+            path,
+            VIOLATION_RED.mix(0.8).stroke_width(2),
+        ))?;
+        for point in &points {
+            root.draw(&Circle::new(*point, 10, VIOLATION_RED.stroke_width(2)))?;
+        }
+        // Several violations proven by one event stack their labels.
+        let stacked = labels_at.entry(last).or_insert(0);
+        let style = font(15.0)
+            .color(&VIOLATION_RED)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        let (width, height) = root.estimate_text_size(&violation.label, &style)?;
+        let right_room = plot_right - last.0 - 16;
+        let x = if width as i32 <= right_room {
+            last.0 + 14
+        } else {
+            last.0 - 14 - width as i32
+        };
+        let y = last.1 + 20 + *stacked * (height as i32 + 6);
+        *stacked += 1;
+        root.draw(&Rectangle::new(
+            [
+                (x - 3, y - height as i32 / 2 - 2),
+                (x + width as i32 + 3, y + height as i32 / 2 + 2),
+            ],
+            WHITE.mix(0.9).filled(),
+        ))?;
+        root.draw(&Text::new(violation.label.clone(), (x, y), style))?;
+    }
+
+    // Marks; a label only where it does not run into the previous one of its lane.
+    let mut label_end: BTreeMap<(usize, i32), i32> = BTreeMap::new();
+    let mut previous_label: BTreeMap<(usize, i32), String> = BTreeMap::new();
+    for mark in &layout.marks {
+        if !visible(mark.t_ns) {
+            continue;
+        }
+        let (x, y) = (x_of(mark.t_ns), y_of(mark.lane, mark.y));
+        match mark.shape {
+            Shape::Accepted => root.draw(&Circle::new((x, y), 4, mark.colour.filled()))?,
+            Shape::Rejected => root.draw(&Cross::new((x, y), 5, mark.colour.stroke_width(3)))?,
+            Shape::ClockStep => root.draw(&TriangleMarker::new((x, y), 6, mark.colour.filled()))?,
+            Shape::Crash => root.draw(&Cross::new((x, y), 7, mark.colour.stroke_width(3)))?,
+        }
+        // Consecutive writes with the same label repeat nothing new.
+        if previous_label.get(&(mark.lane, y)) == Some(&mark.label) {
+            continue;
+        }
+        let style = font(12.0)
+            .color(&INK)
+            .pos(Pos::new(HPos::Left, VPos::Bottom));
+        let (width, _) = root.estimate_text_size(&mark.label, &style)?;
+        let free_from = label_end.get(&(mark.lane, y)).copied().unwrap_or(-10_000);
+        if f64::from(x - free_from) >= LABEL_GAP_PX && x + width as i32 <= plot_right {
+            root.draw(&Text::new(mark.label.clone(), (x - 3, y - 7), style))?;
+            label_end.insert((mark.lane, y), x - 3 + width as i32);
+            previous_label.insert((mark.lane, y), mark.label.clone());
+        }
+    }
+
+    draw_legend(root, plot_left, plot_bottom + 46)
+}
+
+/// How a legend entry is drawn.
+enum Glyph {
+    Solid(RGBColor),
+    Outline(RGBColor),
+    Dot(RGBColor),
+    Cross(RGBColor),
+    Triangle(RGBColor),
+    Violation,
+}
+
+/// The legend: two rows under the axis.
+const LEGEND: [&[(Glyph, &str)]; 2] = [
+    &[
+        (
+            Glyph::Solid(TOKEN_COLOURS[1]),
+            "lease epoch in the service's state: token \u{2192} holder (colour = token)",
+        ),
+        (
+            Glyph::Outline(TOKEN_COLOURS[1]),
+            "what the worker believes it holds",
+        ),
+        (
+            Glyph::Dot(TOKEN_COLOURS[1]),
+            "write accepted (token, writer)",
+        ),
+        (Glyph::Cross(TOKEN_COLOURS[1]), "write rejected"),
+        (
+            Glyph::Violation,
+            "violation: its evidence circled and joined",
+        ),
+    ],
+    &[
+        (Glyph::Solid(GC_GREY), "GC pause"),
+        (Glyph::Solid(VM_PURPLE), "VM suspend"),
+        (Glyph::Solid(CRASH_BLACK), "crashed"),
+        (
+            Glyph::Solid(PARTITION_ORANGE),
+            "partition (net lane; stripe on cut-off nodes)",
+        ),
+        (Glyph::Outline(HOLD_BROWN), "messages held, then released"),
+        (Glyph::Triangle(CLOCK_TEAL), "clock step"),
+    ],
+];
+
+fn draw_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    left: i32,
+    top: i32,
+) -> DrawResult<DB> {
+    let style = font(13.0).pos(Pos::new(HPos::Left, VPos::Center));
+    for (row, entries) in LEGEND.iter().enumerate() {
+        let y = top + row as i32 * 24;
+        let mut x = left;
+        for (glyph, label) in entries.iter() {
+            let swatch = [(x, y - 7), (x + 24, y + 7)];
+            match glyph {
+                Glyph::Solid(colour) => root.draw(&Rectangle::new(swatch, colour.filled()))?,
+                Glyph::Outline(colour) => {
+                    root.draw(&Rectangle::new(swatch, colour.mix(0.18).filled()))?;
+                    root.draw(&Rectangle::new(swatch, colour.stroke_width(2)))?;
+                }
+                Glyph::Dot(colour) => root.draw(&Circle::new((x + 12, y), 4, colour.filled()))?,
+                Glyph::Cross(colour) => {
+                    root.draw(&Cross::new((x + 12, y), 5, colour.stroke_width(3)))?
+                }
+                Glyph::Triangle(colour) => {
+                    root.draw(&TriangleMarker::new((x + 12, y), 6, colour.filled()))?
+                }
+                Glyph::Violation => {
+                    root.draw(&PathElement::new(
+                        vec![(x, y), (x + 24, y)],
+                        VIOLATION_RED.stroke_width(2),
+                    ))?;
+                    root.draw(&Circle::new((x + 12, y), 7, VIOLATION_RED.stroke_width(2)))?;
+                }
+            }
+            root.draw(&Text::new(label.to_string(), (x + 30, y), style.clone()))?;
+            let (width, _) = root.estimate_text_size(label, &style)?;
+            x += 30 + width as i32 + 26;
+        }
+    }
+    Ok(())
+}
+
+/// A round tick step (1, 2 or 5 times a power of ten, in ns) giving about ten ticks.
+fn tick_step_ns(span_ns: u64) -> u64 {
+    let target = (span_ns / 10).max(1);
+    let mut power: u64 = 1_000;
+    loop {
+        for factor in [1, 2, 5] {
+            if factor * power >= target {
+                return factor * power;
+            }
+        }
+        power *= 10;
+    }
+}
+
+/// `t_ns` in seconds with as many decimals as `step_ns` needs.
+fn format_seconds(t_ns: u64, step_ns: u64) -> String {
+    let decimals = match step_ns {
+        s if s >= 1_000_000_000 => 0,
+        s if s >= 100_000_000 => 1,
+        s if s >= 10_000_000 => 2,
+        s if s >= 1_000_000 => 3,
+        _ => 6,
+    };
+    format!("{:.*}", decimals, t_ns as f64 / 1e9)
+}
+
+#[cfg(test)]
+mod tests;
