@@ -228,4 +228,23 @@ fn pictures_of_every_fault_kind_draw() {
             "{name}: {texts:?}"
         );
     }
+    // And each kind alone, from its example (a new kind is drawn without touching this test).
+    let base = scenario("gc-pause-textbook-max-token");
+    for kind in fencesim_scenario::FaultKind::ALL {
+        let mut alone = (*base).clone();
+        alone.faults.schedule = vec![fencesim_scenario::TimedFault {
+            at_ms: 2_000.0,
+            fault: kind.example(),
+        }];
+        let run = run_seed(&Arc::new(alone.clone()), 0);
+        let options = PictureOptions {
+            title: Some(format!("{kind} alone, seed 0")),
+            ..Default::default()
+        };
+        let texts = pictures(&alone, 0, &run, &options);
+        assert!(
+            texts.iter().any(|t| t == "coordinator"),
+            "{kind}: {texts:?}"
+        );
+    }
 }
