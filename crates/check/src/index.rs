@@ -45,7 +45,7 @@ pub(crate) enum FenceStatus {
 }
 
 /// A lease as the service's own state saw it: from `Granted` to the matching
-/// `Expired` / `Released` / `Dropped` (or still open at the end of the run).
+/// `Expired` / `TakenOver` / `Released` / `Dropped` (or still open at the end of the run).
 #[derive(Clone, Debug)]
 pub(crate) struct Tenure {
     pub scope: Scope,
@@ -134,6 +134,12 @@ impl<'h> Index<'h> {
                     scope,
                     holder,
                     token,
+                }
+                | EventKind::TakenOver {
+                    scope,
+                    holder,
+                    token,
+                    ..
                 }
                 | EventKind::Dropped {
                     scope,

@@ -24,7 +24,7 @@ pub struct Metrics {
     pub takeovers: u64,
     /// Tokens issued (one per `Granted`).
     pub tokens_allocated: u64,
-    /// `Expired` events.
+    /// `Expired` and `TakenOver` events (a client-go takeover is the candidate's expiry).
     pub expiries: u64,
     /// Expiries while the holder was alive (not between its `Crashed` and next `Restarted`):
     /// paused or slow, not dead.
@@ -103,7 +103,7 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
             }
             EventKind::Renewed { .. } => m.renewals += 1,
             EventKind::RenewFailed { .. } => m.renewal_failures += 1,
-            EventKind::Expired { holder, .. } => {
+            EventKind::Expired { holder, .. } | EventKind::TakenOver { holder, .. } => {
                 m.expiries += 1;
                 if !crashed.contains(holder.as_str()) {
                     m.false_expiries += 1;

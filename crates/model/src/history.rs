@@ -134,6 +134,19 @@ pub enum EventKind {
         /// The fencing token.
         token: Token,
     },
+    /// A candidate replaced this holder's record after seeing it unchanged for the lease
+    /// duration by the candidate's own clock (client-go: the server never expires the
+    /// record). Ends the tenure, like `Expired`; the new `Granted` to `by` follows.
+    TakenOver {
+        /// The scope whose record was replaced.
+        scope: Scope,
+        /// The holder replaced.
+        holder: NodeName,
+        /// Its token.
+        token: Token,
+        /// The candidate that took the record.
+        by: NodeName,
+    },
     /// A restart forgot this lease (`on_restart = "drop"`).
     Dropped {
         /// The lease scope.

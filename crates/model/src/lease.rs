@@ -4,6 +4,10 @@
 //! of the coordinator's `mono`). At most one unexpired lease exists per scope. The state
 //! outlives a coordinator process restart (the simulator keeps it as the "disk"); `restart`
 //! applies what a restart loses.
+//!
+//! The presets of real services (etcd, client-go, ZooKeeper, Consul) differ here only in data:
+//! expiry-check granularity (`expiry_check_ns`), who decides expiry (`ExpiredBy`), what a
+//! holder's identity is (`HolderIdentity`) and where tokens come from (`TokenSource`).
 
 use std::collections::BTreeMap;
 
@@ -25,20 +29,24 @@ pub enum TokenSource {
     /// A random 32-bit id: unique-ish, but with no order, so not a fencing token.
     RandomId,
     /// A durable counter `bits` wide that wraps to zero (token exhaustion).
-    /// A durable counter `bits` wide that wraps to zero (token exhaustion).
     WrappingCounter {
-        /// Counter width in bits (1..=63).
+        /// The counter's width.
         bits: u8,
     },
+    /// A durable counter bumped by every write to the store: a grant's put *and* an
+    /// expiry's, release's or drop's delete. The token is the grant's revision, so successive
+    /// holders' tokens typically differ by 2: etcd's revision (with `token_scope = "global"`),
+    /// or a ZooKeeper parent's cversion, which numbers sequential children (per resource).
+    Revision,
 }
 
 /// Whether one counter serves every scope or each scope has its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TokenScope {
-    /// A counter per scope.
+    /// One counter per scope.
     PerResource,
-    /// One counter for every scope.
+    /// One counter for the whole service.
     Global,
 }
 
@@ -53,44 +61,127 @@ pub enum OnRestart {
     Drop,
 }
 
+/// Who decides that a lease has expired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExpiredBy {
+    /// The service, by its own monotonic clock (etcd, ZooKeeper, Consul).
+    Service,
+    /// Nobody on the server: the record stays until a candidate, having seen it unchanged for
+    /// the lease duration *by its own clock*, replaces it with a compare-and-swap (Kubernetes
+    /// client-go leader election on a `Lease` object).
+    Candidate,
+}
+
+/// What identifies a holder to the service, and so what a restarted holder finds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HolderIdentity {
+    /// A session (etcd lease ID, ZooKeeper session, Consul session) that dies with the
+    /// process: a restarted holder is a stranger to its old lease and waits for it to expire.
+    Session,
+    /// A name that outlives the process (client-go's identity, typically the pod name): a
+    /// restarted holder resumes its own still-held record, token unchanged.
+    Name,
+}
+
 /// Resolved lease-service configuration (all durations in nanoseconds of the service's mono).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LeaseConfig {
-    /// Effective TTL: the requested TTL raised to the minimum TTL.
+    /// The service's expiry TTL: the requested TTL clamped to the service's range, times the
+    /// service's expiry factor (Consul's timer runs at 2 × TTL).
     pub ttl_ns: u64,
+    /// The service checks for expired leases only every this often (etcd: 500 ms, ZooKeeper:
+    /// tickTime); a lease is revoked at the first check at or after its expiry. 0 = exactly at
+    /// expiry. The checks' phase is set per process start with `set_check_phase`.
+    pub expiry_check_ns: u64,
     /// After a lease expires involuntarily, nobody may acquire the scope for this long
     /// (Consul's lock-delay). Zero disables it.
     pub lock_delay_ns: u64,
     /// Added to the TTL of kept leases after a restart.
     pub election_timeout_ns: u64,
-    /// Where fencing tokens come from.
+    /// Where tokens come from.
     pub token_source: TokenSource,
-    /// Whether one counter serves every scope or each scope has its own.
+    /// Which counter a token comes from.
     pub token_scope: TokenScope,
-    /// What a coordinator restart does to held leases.
+    /// What a coordinator restart does.
     pub on_restart: OnRestart,
+    /// Who decides expiry.
+    pub expired_by: ExpiredBy,
+    /// What identifies a holder across its restarts.
+    pub identity: HolderIdentity,
 }
 
 /// One granted lease.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lease {
-    /// The scope the lease is on.
+    /// The scope held.
     pub scope: Scope,
-    /// The holder (worker) the service granted it to.
+    /// The holder's node name.
     pub holder: NodeName,
+    /// The holder's incarnation (its session): a restarted process has a new one.
+    pub session: u64,
     /// The token issued with the grant.
     pub token: Token,
-    /// When it was granted, by the service's monotonic clock (ns).
+    /// When it was granted (service mono).
     pub granted_ns: u64,
-    /// When it expires, by the service's monotonic clock (ns).
+    /// When the service considers it expired (service mono); with `ExpiredBy::Candidate`
+    /// the nominal renew time + lease duration, enforced by nobody on the server.
     pub expires_ns: u64,
+}
+
+/// A record as a `get` returns it (client-go reads the Lease object before deciding).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordView {
+    /// The current holder, if any.
+    pub holder: Option<NodeName>,
+    /// Bumped by every change of the record (grant, renewal, release, takeover): what a
+    /// candidate compares to see whether the record changed, and what its update must match.
+    pub version: u64,
+}
+
+/// A client-go candidate's memory of a record: the version it last saw change and when,
+/// by its own monotonic clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Observation {
+    /// The record version last observed.
+    pub version: u64,
+    /// The candidate's mono time when it first observed that version.
+    pub observed_local_ns: u64,
+}
+
+impl Observation {
+    /// client-go's `tryAcquireOrRenew` decision for candidate `me`, given the record just read
+    /// and the candidate's clock: updates the observation (a changed record restarts the
+    /// wait) and says whether the candidate may write the record now: it is free, it is its
+    /// own (same identity), or it has not changed for `lease_duration_ns` by this clock.
+    pub fn may_acquire(
+        observed: &mut Option<Observation>,
+        record: &RecordView,
+        me: &str,
+        now_local_ns: u64,
+        lease_duration_ns: u64,
+    ) -> bool {
+        let unchanged = observed.is_some_and(|seen| seen.version == record.version);
+        if !unchanged {
+            *observed = Some(Observation {
+                version: record.version,
+                observed_local_ns: now_local_ns,
+            });
+        }
+        let seen = observed.expect("set above");
+        match record.holder.as_deref() {
+            None => true,
+            Some(holder) if holder == me => true,
+            Some(_) => now_local_ns >= seen.observed_local_ns + lease_duration_ns,
+        }
+    }
 }
 
 /// Why an acquire did not produce a new grant.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Denial {
-    /// Someone else holds an unexpired lease.
     /// Someone else holds an unexpired lease.
     Held {
         /// The current holder.
@@ -99,10 +190,14 @@ pub enum Denial {
         token: Token,
     },
     /// The scope is in its lock-delay period.
-    /// The scope is in its lock-delay period.
     LockDelay {
-        /// When lock-delay ends, by the service's monotonic clock (ns).
+        /// When the lock-delay ends (service mono).
         until_ns: u64,
+    },
+    /// A compare-and-swap update found the record changed since the caller read it.
+    Conflict {
+        /// The record's current version.
+        version: u64,
     },
 }
 
@@ -112,9 +207,18 @@ pub enum Acquire {
     /// A new lease with a freshly issued token.
     Granted(Lease),
     /// The caller already holds this scope (a retried acquire): its lease is extended and
-    /// its token returned unchanged.
+    /// its token returned unchanged. With `HolderIdentity::Name` this is also how a restarted
+    /// holder resumes its record.
     AlreadyHeld(Lease),
-    /// Not granted.
+    /// A candidate replaced another holder's record it had seen unchanged for the lease
+    /// duration (`ExpiredBy::Candidate`): `previous` ended, `lease` is a new grant.
+    TookOver {
+        /// The record replaced.
+        previous: Lease,
+        /// The new grant.
+        lease: Lease,
+    },
+    /// No grant.
     Denied(Denial),
 }
 
@@ -124,7 +228,6 @@ pub enum Acquire {
 pub enum RenewRefusal {
     /// No lease on the scope (it expired or was dropped).
     NoLease,
-    /// The scope is held under another token (a newer grant).
     /// The scope is held under another token (a newer grant).
     Superseded {
         /// The current holder.
@@ -137,11 +240,11 @@ pub enum RenewRefusal {
 /// What a restart did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RestartEffect {
-    /// Leases the restart forgot.
+    /// Leases forgotten (`drop`).
     pub dropped: Vec<Lease>,
-    /// Leases the restart kept and re-extended.
+    /// Leases kept and re-extended.
     pub extended: Vec<Lease>,
-    /// Whether the token counters were lost.
+    /// Whether volatile counters were lost.
     pub counters_lost: bool,
 }
 
@@ -152,13 +255,17 @@ pub struct LeaseService {
     leases: BTreeMap<Scope, Lease>,
     counters: BTreeMap<Scope, u64>,
     lock_delay_until: BTreeMap<Scope, u64>,
+    /// Record versions per scope (bumped by every change of the record).
+    versions: BTreeMap<Scope, u64>,
+    /// Expiry checks happen at `check_phase_ns + k * expiry_check_ns`.
+    check_phase_ns: u64,
     rng: Rng,
 }
 
 /// Answers "which token currently holds this scope?" for stores that check writes against
 /// the lease state itself (`same-store-txn`).
 pub trait LeaseView {
-    /// The token of the lease currently held on `scope`, if any.
+    /// The token of the scope's current lease, if any.
     fn holder_token(&self, scope: &str) -> Option<Token>;
 }
 
@@ -176,11 +283,13 @@ impl LeaseService {
             leases: BTreeMap::new(),
             counters: BTreeMap::new(),
             lock_delay_until: BTreeMap::new(),
+            versions: BTreeMap::new(),
+            check_phase_ns: 0,
             rng,
         }
     }
 
-    /// The configuration the service runs with.
+    /// The configuration.
     pub fn config(&self) -> &LeaseConfig {
         &self.config
     }
@@ -195,22 +304,74 @@ impl LeaseService {
         self.leases.values()
     }
 
-    /// The earliest expiry among current leases.
-    pub fn next_expiry_ns(&self) -> Option<u64> {
-        self.leases.values().map(|lease| lease.expires_ns).min()
+    /// The record of `scope` as a read returns it.
+    pub fn record(&self, scope: &str) -> RecordView {
+        RecordView {
+            holder: self.leases.get(scope).map(|lease| lease.holder.clone()),
+            version: self.versions.get(scope).copied().unwrap_or(0),
+        }
     }
 
-    /// Removes and returns every lease whose expiry is `<= now`, starting lock-delay for each.
+    /// Sets where the expiry checks fall (a process start: the phase of etcd's revoke loop
+    /// or ZooKeeper's session-expiry buckets relative to the lease grants).
+    pub fn set_check_phase(&mut self, phase_ns: u64) {
+        self.check_phase_ns = phase_ns;
+    }
+
+    /// When the service actually revokes a lease expiring at `expires_ns`: the first expiry
+    /// check at or after it.
+    pub fn revoked_at_ns(&self, expires_ns: u64) -> u64 {
+        let check = self.config.expiry_check_ns;
+        if check == 0 {
+            return expires_ns;
+        }
+        if expires_ns <= self.check_phase_ns {
+            return self.check_phase_ns;
+        }
+        let since = expires_ns - self.check_phase_ns;
+        self.check_phase_ns + since.div_ceil(check) * check
+    }
+
+    /// The earliest revocation among current leases (none when candidates decide expiry).
+    pub fn next_expiry_ns(&self) -> Option<u64> {
+        if self.config.expired_by == ExpiredBy::Candidate {
+            return None;
+        }
+        self.leases
+            .values()
+            .map(|lease| self.revoked_at_ns(lease.expires_ns))
+            .min()
+    }
+
+    fn bump_version(&mut self, scope: &str) {
+        *self.versions.entry(scope.to_string()).or_insert(0) += 1;
+    }
+
+    /// A delete in the store: the revision counter moves too.
+    fn deleted(&mut self, scope: &str) {
+        self.bump_version(scope);
+        if self.config.token_source == TokenSource::Revision {
+            let key = self.counter_key(scope);
+            *self.counters.entry(key).or_insert(0) += 1;
+        }
+    }
+
+    /// Removes and returns every lease revoked by `now` (its expiry passed and an expiry check
+    /// has run since), starting lock-delay for each. Candidates-decide services never expire.
     pub fn expire_due(&mut self, now: u64) -> Vec<Lease> {
+        if self.config.expired_by == ExpiredBy::Candidate {
+            return Vec::new();
+        }
         let due: Vec<Scope> = self
             .leases
             .values()
-            .filter(|lease| lease.expires_ns <= now)
+            .filter(|lease| self.revoked_at_ns(lease.expires_ns) <= now)
             .map(|lease| lease.scope.clone())
             .collect();
         let mut expired = Vec::with_capacity(due.len());
         for scope in due {
             let lease = self.leases.remove(&scope).expect("due lease present");
+            self.deleted(&scope);
             if self.config.lock_delay_ns > 0 {
                 self.lock_delay_until
                     .insert(scope, now + self.config.lock_delay_ns);
@@ -220,24 +381,61 @@ impl LeaseService {
         expired
     }
 
-    /// Tries to grant `scope` to `holder`. `wall_ms` is the coordinator's wall clock, used only
-    /// by `wall-clock` tokens.
-    pub fn acquire(&mut self, scope: &str, holder: &str, now: u64, wall_ms: i64) -> Acquire {
+    /// Tries to grant `scope` to `holder` in its incarnation `session`. `wall_ms` is the
+    /// coordinator's wall clock, used only by `wall-clock` tokens. With `ExpiredBy::Candidate`
+    /// the caller's write is a compare-and-swap on the record version it read (`expected`);
+    /// otherwise `expected` is ignored.
+    pub fn acquire(
+        &mut self,
+        scope: &str,
+        holder: &str,
+        session: u64,
+        expected: Option<u64>,
+        now: u64,
+        wall_ms: i64,
+    ) -> Acquire {
         debug_assert!(
             self.leases
                 .get(scope)
-                .is_none_or(|lease| lease.expires_ns > now),
+                .is_none_or(|lease| self.revoked_at_ns(lease.expires_ns) > now
+                    || self.config.expired_by == ExpiredBy::Candidate),
             "expire_due must run before acquire"
         );
-        if let Some(lease) = self.leases.get_mut(scope) {
-            if lease.holder == holder {
-                lease.expires_ns = now + self.config.ttl_ns;
-                return Acquire::AlreadyHeld(lease.clone());
+        let candidate = self.config.expired_by == ExpiredBy::Candidate;
+        if candidate {
+            let version = self.record(scope).version;
+            if expected != Some(version) {
+                return Acquire::Denied(Denial::Conflict { version });
             }
-            return Acquire::Denied(Denial::Held {
-                holder: lease.holder.clone(),
-                token: lease.token,
-            });
+        }
+        let ttl_ns = self.config.ttl_ns;
+        let by_name = self.config.identity == HolderIdentity::Name;
+        if let Some(lease) = self.leases.get(scope).cloned() {
+            let same_holder = lease.holder == holder && (lease.session == session || by_name);
+            // An expired lease awaiting its revocation check is nobody's to extend (etcd's
+            // Renew refuses an expired lease and waits for the revoke).
+            let live = candidate || lease.expires_ns > now;
+            if same_holder && live {
+                let lease = {
+                    let lease = self.leases.get_mut(scope).expect("present");
+                    lease.expires_ns = now + ttl_ns;
+                    lease.session = session;
+                    lease.clone()
+                };
+                self.bump_version(scope);
+                return Acquire::AlreadyHeld(lease);
+            }
+            if !candidate {
+                return Acquire::Denied(Denial::Held {
+                    holder: lease.holder,
+                    token: lease.token,
+                });
+            }
+            // The candidate saw this record unchanged for the lease duration by its own clock
+            // (its CAS matched the version it read): it replaces the record.
+            let previous = self.leases.remove(scope).expect("present");
+            let lease = self.grant(scope, holder, session, now, wall_ms);
+            return Acquire::TookOver { previous, lease };
         }
         if let Some(&until_ns) = self.lock_delay_until.get(scope) {
             if now < until_ns {
@@ -245,25 +443,35 @@ impl LeaseService {
             }
             self.lock_delay_until.remove(scope);
         }
+        Acquire::Granted(self.grant(scope, holder, session, now, wall_ms))
+    }
+
+    fn grant(&mut self, scope: &str, holder: &str, session: u64, now: u64, wall_ms: i64) -> Lease {
         let token = self.issue_token(scope, wall_ms);
+        self.bump_version(scope);
         let lease = Lease {
             scope: scope.to_string(),
             holder: holder.to_string(),
+            session,
             token,
             granted_ns: now,
             expires_ns: now + self.config.ttl_ns,
         };
         self.leases.insert(scope.to_string(), lease.clone());
-        Acquire::Granted(lease)
+        lease
+    }
+
+    fn counter_key(&self, scope: &str) -> String {
+        match self.config.token_scope {
+            TokenScope::PerResource => scope.to_string(),
+            TokenScope::Global => "*".to_string(),
+        }
     }
 
     fn issue_token(&mut self, scope: &str, wall_ms: i64) -> Token {
-        let key = match self.config.token_scope {
-            TokenScope::PerResource => scope.to_string(),
-            TokenScope::Global => "*".to_string(),
-        };
+        let key = self.counter_key(scope);
         match self.config.token_source {
-            TokenSource::DurableCounter | TokenSource::VolatileCounter => {
+            TokenSource::DurableCounter | TokenSource::VolatileCounter | TokenSource::Revision => {
                 let counter = self.counters.entry(key).or_insert(0);
                 *counter += 1;
                 *counter
@@ -287,10 +495,16 @@ impl LeaseService {
         token: Token,
         now: u64,
     ) -> Result<Lease, RenewRefusal> {
+        let candidate = self.config.expired_by == ExpiredBy::Candidate;
         match self.leases.get_mut(scope) {
+            // An expired lease awaiting its revocation check cannot be renewed (etcd's Renew
+            // returns "lease not found" for it); client-go's record has no server expiry.
+            Some(lease) if !candidate && lease.expires_ns <= now => Err(RenewRefusal::NoLease),
             Some(lease) if lease.holder == holder && lease.token == token => {
                 lease.expires_ns = now + self.config.ttl_ns;
-                Ok(lease.clone())
+                let lease = lease.clone();
+                self.bump_version(scope);
+                Ok(lease)
             }
             Some(lease) => Err(RenewRefusal::Superseded {
                 holder: lease.holder.clone(),
@@ -304,7 +518,9 @@ impl LeaseService {
     pub fn release(&mut self, scope: &str, holder: &str, token: Token) -> Option<Lease> {
         match self.leases.get(scope) {
             Some(lease) if lease.holder == holder && lease.token == token => {
-                self.leases.remove(scope)
+                let released = self.leases.remove(scope);
+                self.deleted(scope);
+                released
             }
             _ => None,
         }
@@ -320,7 +536,10 @@ impl LeaseService {
         self.lock_delay_until.clear();
         match self.config.on_restart {
             OnRestart::Drop => {
-                effect.dropped = std::mem::take(&mut self.leases).into_values().collect()
+                effect.dropped = std::mem::take(&mut self.leases).into_values().collect();
+                for lease in &effect.dropped {
+                    self.deleted(&lease.scope);
+                }
             }
             OnRestart::KeepAndExtend => {
                 let until = now + self.config.ttl_ns + self.config.election_timeout_ns;
@@ -350,6 +569,9 @@ mod tests {
                 token_source: source,
                 token_scope: scope,
                 on_restart,
+                expiry_check_ns: 0,
+                expired_by: ExpiredBy::Service,
+                identity: HolderIdentity::Session,
             },
             stream(1, "coordinator"),
         )
@@ -369,15 +591,15 @@ mod tests {
             TokenScope::PerResource,
             OnRestart::Drop,
         );
-        let a = granted(s.acquire("job", "a", 0, 0));
+        let a = granted(s.acquire("job", "a", 0, None, 0, 0));
         assert_eq!(a.token, 1);
         assert!(matches!(
-            s.acquire("job", "b", 50 * MS, 0),
+            s.acquire("job", "b", 0, None, 50 * MS, 0),
             Acquire::Denied(Denial::Held { .. })
         ));
         assert!(s.expire_due(99 * MS).is_empty());
         assert_eq!(s.expire_due(100 * MS).len(), 1);
-        let b = granted(s.acquire("job", "b", 100 * MS, 0));
+        let b = granted(s.acquire("job", "b", 0, None, 100 * MS, 0));
         assert_eq!(b.token, 2);
         assert_eq!(
             s.renew("job", "a", 1, 101 * MS),
@@ -395,8 +617,8 @@ mod tests {
             TokenScope::PerResource,
             OnRestart::Drop,
         );
-        granted(s.acquire("job", "a", 0, 0));
-        match s.acquire("job", "a", 10 * MS, 0) {
+        granted(s.acquire("job", "a", 0, None, 0, 0));
+        match s.acquire("job", "a", 0, None, 10 * MS, 0) {
             Acquire::AlreadyHeld(lease) => {
                 assert_eq!((lease.token, lease.expires_ns), (1, 110 * MS))
             }
@@ -411,11 +633,11 @@ mod tests {
             TokenScope::PerResource,
             OnRestart::Drop,
         );
-        granted(s.acquire("job", "a", 0, 0));
+        granted(s.acquire("job", "a", 0, None, 0, 0));
         let effect = s.restart(5 * MS);
         assert!(effect.counters_lost);
         assert_eq!(effect.dropped.len(), 1);
-        assert_eq!(granted(s.acquire("job", "b", 6 * MS, 0)).token, 1);
+        assert_eq!(granted(s.acquire("job", "b", 0, None, 6 * MS, 0)).token, 1);
     }
 
     #[test]
@@ -425,12 +647,15 @@ mod tests {
             TokenScope::PerResource,
             OnRestart::KeepAndExtend,
         );
-        granted(s.acquire("job", "a", 0, 0));
+        granted(s.acquire("job", "a", 0, None, 0, 0));
         let effect = s.restart(50 * MS);
         assert_eq!(effect.extended[0].expires_ns, 160 * MS);
         assert!(s.expire_due(159 * MS).is_empty());
         s.expire_due(160 * MS);
-        assert_eq!(granted(s.acquire("job", "b", 160 * MS, 0)).token, 2);
+        assert_eq!(
+            granted(s.acquire("job", "b", 0, None, 160 * MS, 0)).token,
+            2
+        );
     }
 
     #[test]
@@ -440,8 +665,8 @@ mod tests {
             TokenScope::Global,
             OnRestart::Drop,
         );
-        assert_eq!(granted(s.acquire("x", "a", 0, 0)).token, 1);
-        assert_eq!(granted(s.acquire("y", "b", 0, 0)).token, 2);
+        assert_eq!(granted(s.acquire("x", "a", 0, None, 0, 0)).token, 1);
+        assert_eq!(granted(s.acquire("y", "b", 0, None, 0, 0)).token, 2);
     }
 
     #[test]
@@ -453,7 +678,7 @@ mod tests {
         );
         let mut tokens = Vec::new();
         for i in 0..5 {
-            let lease = granted(s.acquire("job", "a", i * 200 * MS, 0));
+            let lease = granted(s.acquire("job", "a", 0, None, i * 200 * MS, 0));
             tokens.push(lease.token);
             s.release("job", "a", lease.token);
         }
@@ -467,9 +692,12 @@ mod tests {
             TokenScope::PerResource,
             OnRestart::Drop,
         );
-        let first = granted(s.acquire("job", "a", 0, 5_000));
+        let first = granted(s.acquire("job", "a", 0, None, 0, 5_000));
         s.release("job", "a", first.token);
-        assert_eq!(granted(s.acquire("job", "a", 1, 4_000)).token, 4_000);
+        assert_eq!(
+            granted(s.acquire("job", "a", 0, None, 1, 4_000)).token,
+            4_000
+        );
     }
 
     #[test]
@@ -480,12 +708,171 @@ mod tests {
             OnRestart::Drop,
         );
         s.config.lock_delay_ns = 15 * MS;
-        granted(s.acquire("job", "a", 0, 0));
+        granted(s.acquire("job", "a", 0, None, 0, 0));
         s.expire_due(100 * MS);
         assert_eq!(
-            s.acquire("job", "b", 110 * MS, 0),
+            s.acquire("job", "b", 0, None, 110 * MS, 0),
             Acquire::Denied(Denial::LockDelay { until_ns: 115 * MS })
         );
-        granted(s.acquire("job", "b", 115 * MS, 0));
+        granted(s.acquire("job", "b", 0, None, 115 * MS, 0));
+    }
+
+    fn with(config: impl FnOnce(&mut LeaseConfig)) -> LeaseService {
+        let mut s = service(
+            TokenSource::DurableCounter,
+            TokenScope::PerResource,
+            OnRestart::KeepAndExtend,
+        );
+        config(&mut s.config);
+        s
+    }
+
+    #[test]
+    fn expiry_checks_revoke_at_the_first_tick_after_expiry() {
+        // etcd: a 100 ms lease, checks every 30 ms from phase 7 ms: ticks 7, 37, 67, 97, 127.
+        let mut s = with(|c| c.expiry_check_ns = 30 * MS);
+        s.set_check_phase(7 * MS);
+        granted(s.acquire("job", "a", 0, None, 0, 0));
+        assert_eq!(s.next_expiry_ns(), Some(127 * MS));
+        // Expired but not yet revoked: nobody may renew it, nobody else may take it.
+        assert_eq!(s.renew("job", "a", 1, 100 * MS), Err(RenewRefusal::NoLease));
+        assert!(s.expire_due(126 * MS).is_empty());
+        assert!(matches!(
+            s.acquire("job", "b", 0, None, 126 * MS, 0),
+            Acquire::Denied(Denial::Held { .. })
+        ));
+        assert_eq!(s.expire_due(127 * MS).len(), 1);
+        granted(s.acquire("job", "b", 0, None, 127 * MS, 0));
+    }
+
+    #[test]
+    fn revision_tokens_count_deletes_too() {
+        let mut s = with(|c| {
+            c.token_source = TokenSource::Revision;
+            c.token_scope = TokenScope::Global;
+        });
+        let a = granted(s.acquire("job", "a", 0, None, 0, 0));
+        s.expire_due(100 * MS);
+        let b = granted(s.acquire("job", "b", 0, None, 100 * MS, 0));
+        s.release("job", "b", b.token);
+        let c = granted(s.acquire("other", "c", 0, None, 100 * MS, 0));
+        assert_eq!((a.token, b.token, c.token), (1, 3, 5));
+    }
+
+    #[test]
+    fn a_new_session_of_the_same_holder_waits_for_the_old_lease() {
+        let mut s = with(|_| {});
+        granted(s.acquire("job", "a", 0, None, 0, 0));
+        assert!(matches!(
+            s.acquire("job", "a", 1, None, 10 * MS, 0),
+            Acquire::Denied(Denial::Held { .. })
+        ));
+        s.expire_due(100 * MS);
+        assert_eq!(
+            granted(s.acquire("job", "a", 1, None, 100 * MS, 0)).token,
+            2
+        );
+    }
+
+    #[test]
+    fn a_named_holder_resumes_its_record_after_a_restart() {
+        let mut s = with(|c| c.identity = HolderIdentity::Name);
+        granted(s.acquire("job", "a", 0, None, 0, 0));
+        match s.acquire("job", "a", 1, None, 10 * MS, 0) {
+            Acquire::AlreadyHeld(lease) => assert_eq!((lease.token, lease.session), (1, 1)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn candidates_take_over_by_compare_and_swap_and_the_server_never_expires() {
+        let mut s = with(|c| {
+            c.expired_by = ExpiredBy::Candidate;
+            c.identity = HolderIdentity::Name;
+        });
+        assert_eq!(
+            s.acquire("job", "a", 0, Some(1), 0, 0),
+            Acquire::Denied(Denial::Conflict { version: 0 })
+        );
+        granted(s.acquire("job", "a", 0, Some(0), 0, 0));
+        assert!(s.expire_due(10_000 * MS).is_empty());
+        assert_eq!(s.next_expiry_ns(), None);
+        // Renewal long after the nominal expiry still works: nobody took over.
+        assert!(s.renew("job", "a", 1, 5_000 * MS).is_ok());
+        let seen = s.record("job");
+        assert_eq!((seen.holder.as_deref(), seen.version), (Some("a"), 2));
+        match s.acquire("job", "b", 0, Some(2), 6_000 * MS, 0) {
+            Acquire::TookOver { previous, lease } => {
+                assert_eq!((previous.holder.as_str(), previous.token), ("a", 1));
+                assert_eq!((lease.holder.as_str(), lease.token), ("b", 2));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            s.renew("job", "a", 1, 6_001 * MS),
+            Err(RenewRefusal::Superseded { .. })
+        ));
+    }
+
+    #[test]
+    fn a_candidate_waits_a_lease_duration_by_its_own_clock_since_the_last_change() {
+        let record = |holder: Option<&str>, version| RecordView {
+            holder: holder.map(str::to_string),
+            version,
+        };
+        let mut seen = None;
+        let d = 15 * MS;
+        assert!(Observation::may_acquire(
+            &mut seen,
+            &record(None, 0),
+            "b",
+            0,
+            d
+        ));
+        assert!(!Observation::may_acquire(
+            &mut seen,
+            &record(Some("a"), 1),
+            "b",
+            MS,
+            d
+        ));
+        assert!(!Observation::may_acquire(
+            &mut seen,
+            &record(Some("a"), 1),
+            "b",
+            15 * MS,
+            d
+        ));
+        // A renewal (new version) restarts the wait.
+        assert!(!Observation::may_acquire(
+            &mut seen,
+            &record(Some("a"), 2),
+            "b",
+            10 * MS,
+            d
+        ));
+        assert!(!Observation::may_acquire(
+            &mut seen,
+            &record(Some("a"), 2),
+            "b",
+            24 * MS,
+            d
+        ));
+        assert!(Observation::may_acquire(
+            &mut seen,
+            &record(Some("a"), 2),
+            "b",
+            25 * MS,
+            d
+        ));
+        // Its own record (same identity, e.g. after a restart) is its to renew at once.
+        let mut fresh = None;
+        assert!(Observation::may_acquire(
+            &mut fresh,
+            &record(Some("b"), 9),
+            "b",
+            0,
+            d
+        ));
     }
 }

@@ -108,6 +108,7 @@ pub fn perfetto_json(history: &History, violations: &[Violation], nodes: &[Strin
                 epoch_names.insert(track, name);
             }
             EventKind::Expired { scope, .. }
+            | EventKind::TakenOver { scope, .. }
             | EventKind::Released { scope, .. }
             | EventKind::Dropped { scope, .. } => {
                 let track = epoch_track(node, scope);
@@ -254,6 +255,7 @@ fn category(kind: &EventKind) -> &'static str {
         | EventKind::Refused { .. }
         | EventKind::Denied { .. }
         | EventKind::Expired { .. }
+        | EventKind::TakenOver { .. }
         | EventKind::Released { .. }
         | EventKind::Dropped { .. }
         | EventKind::Extended { .. }

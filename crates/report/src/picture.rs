@@ -391,10 +391,12 @@ impl Layout {
                     anchor[index] = lane.map(|l| (l, low(scope_band(scope))));
                 }
                 EventKind::Expired { scope, token, .. }
+                | EventKind::TakenOver { scope, token, .. }
                 | EventKind::Released { scope, token, .. }
                 | EventKind::Dropped { scope, token, .. } => {
                     let how = match &event.kind {
                         EventKind::Expired { .. } => " (expired)",
+                        EventKind::TakenOver { .. } => " (taken over)",
                         EventKind::Released { .. } => " (released)",
                         _ => " (dropped)",
                     };

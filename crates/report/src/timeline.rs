@@ -514,9 +514,15 @@ pub fn event_text(kind: &EventKind) -> String {
             Denial::LockDelay { until_ns } => {
                 format!("deny {scope} to {holder}: lock-delay until {}ms", format_ns(*until_ns))
             }
+            Denial::Conflict { version } => {
+                format!("deny {scope} to {holder}: record changed (now version {version})")
+            }
         },
         EventKind::Expired { scope, holder, token } => {
             format!("lease {scope} token={token} EXPIRED ({holder})")
+        }
+        EventKind::TakenOver { scope, holder, token, by } => {
+            format!("lease {scope} token={token} TAKEN OVER by {by} ({holder})")
         }
         EventKind::Released { scope, holder, token } => {
             format!("release {scope} token={token} ({holder})")

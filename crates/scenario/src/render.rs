@@ -18,8 +18,14 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
 
     let lease = &scenario.lease;
     let mut table = Table::new();
+    if let Some(preset) = lease.preset {
+        table.insert("preset", value(file_name(&preset)));
+    }
     table.insert("ttl_ms", value(int(lease.ttl_ms)));
     table.insert("min_ttl_ms", value(int(lease.min_ttl_ms)));
+    table.insert("max_ttl_ms", value(int(lease.max_ttl_ms)));
+    table.insert("expiry_factor", value(int(lease.expiry_factor)));
+    table.insert("expiry_check_ms", value(int(lease.expiry_check_ms)));
     table.insert("lock_delay_ms", value(int(lease.lock_delay_ms)));
     table.insert("election_timeout_ms", value(int(lease.election_timeout_ms)));
     table.insert("token_source", value(file_name(&lease.token_source)));
@@ -28,6 +34,8 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     }
     table.insert("token_scope", value(file_name(&lease.token_scope)));
     table.insert("on_restart", value(file_name(&lease.on_restart)));
+    table.insert("expired_by", value(file_name(&lease.expired_by)));
+    table.insert("holder_identity", value(file_name(&lease.holder_identity)));
     doc.insert("lease", Item::Table(table));
 
     let storage = &scenario.storage;
@@ -69,6 +77,7 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     table.insert("deadline_from", value(file_name(&workers.deadline_from)));
     table.insert("request_timeout_ms", value(int(workers.request_timeout_ms)));
     table.insert("acquire_retry_ms", value(int(workers.acquire_retry_ms)));
+    table.insert("acquire_retry_jitter", value(workers.acquire_retry_jitter));
     table.insert("side_effects", value(file_name(&workers.side_effects)));
     doc.insert("workers", Item::Table(table));
 

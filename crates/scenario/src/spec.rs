@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 pub use fencesim_model::fence::{CompareScope, Durability};
 use fencesim_model::{
     fnv::Fnv1a,
-    lease::{OnRestart, TokenScope, TokenSource},
+    lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource},
     Coverage, Invariant,
 };
 use rand::Rng as _;
@@ -141,30 +141,70 @@ impl std::fmt::Display for SeedRange {
     }
 }
 
-/// The lease service, resolved (`[lease]`).
+/// A lease service people run, modelled with its real semantics (docs/scenario-format.md,
+/// "Lease presets"): it supplies defaults for `[lease]` and `[workers]`; explicit fields win.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preset {
+    /// etcd v3 leases with a `concurrency` session and mutex.
+    Etcd,
+    /// Kubernetes client-go leader election on a `Lease` object.
+    ClientGo,
+    /// ZooKeeper sessions with a Curator-style lock (ephemeral sequential nodes).
+    Zookeeper,
+    /// Consul sessions with a KV lock.
+    Consul,
+}
+
+/// The lease service, every value resolved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LeaseSpec {
+    /// The preset the defaults came from, if any.
+    pub preset: Option<Preset>,
     /// Requested TTL.
     pub ttl_ms: u64,
-    /// Minimum TTL the service enforces (etcd: 2 s); the effective TTL is the larger.
+    /// Minimum TTL the service enforces (etcd: 2 s); a shorter request is raised silently.
     pub min_ttl_ms: u64,
+    /// Maximum TTL the service enforces (ZooKeeper: 20 × tickTime); 0 = none. A longer
+    /// request is lowered silently.
+    pub max_ttl_ms: u64,
+    /// The service's expiry timer runs at this multiple of the TTL (Consul: 2).
+    pub expiry_factor: u64,
+    /// The service checks for expired leases every this often (etcd: 500 ms; ZooKeeper:
+    /// tickTime); 0 = exactly at expiry.
+    pub expiry_check_ms: u64,
     /// After an involuntary expiry, nobody may acquire the scope for this long (Consul).
     pub lock_delay_ms: u64,
     /// Added to kept leases' TTL after a restart (etcd leader change), and the default
     /// coordinator downtime.
     pub election_timeout_ms: u64,
-    /// Where fencing tokens come from.
+    /// Where tokens come from.
     pub token_source: TokenSource,
-    /// One counter for all scopes or one per scope.
+    /// Which counter a token comes from.
     pub token_scope: TokenScope,
-    /// What a coordinator restart does to held leases.
+    /// What a coordinator restart does to leases.
     pub on_restart: OnRestart,
+    /// Who decides expiry: the service, or candidates by their own clocks (client-go).
+    pub expired_by: ExpiredBy,
+    /// What a restarted holder is to the service: a new session, or the same name.
+    pub holder_identity: HolderIdentity,
 }
 
 impl LeaseSpec {
-    /// The TTL the service applies: the requested TTL raised to the minimum.
+    /// The TTL the service grants: the request clamped to `[min_ttl_ms, max_ttl_ms]`.
     pub fn effective_ttl_ms(&self) -> u64 {
-        self.ttl_ms.max(self.min_ttl_ms)
+        let raised = self.ttl_ms.max(self.min_ttl_ms);
+        if self.max_ttl_ms > 0 {
+            raised.min(self.max_ttl_ms.max(self.min_ttl_ms))
+        } else {
+            raised
+        }
+    }
+
+    /// How long after a grant or renewal the service's timer fires: the effective TTL times
+    /// the expiry factor (before any expiry-check rounding).
+    pub fn server_ttl_ms(&self) -> u64 {
+        self.effective_ttl_ms() * self.expiry_factor
     }
 }
 
@@ -271,6 +311,9 @@ pub struct WorkerSpec {
     pub request_timeout_ms: u64,
     /// Pause between failed acquire attempts.
     pub acquire_retry_ms: u64,
+    /// Each pause is `acquire_retry_ms × (1 + U[0, jitter))` (client-go's JitterFactor 1.2);
+    /// 0 = no jitter.
+    pub acquire_retry_jitter: f64,
     /// External side effects of each unit of work.
     pub side_effects: SideEffects,
 }
@@ -398,10 +441,13 @@ impl Scenario {
     pub fn liveness_bound_ms(&self) -> u64 {
         let lease = &self.lease;
         let workers = &self.workers;
-        let one_cycle = lease.effective_ttl_ms()
+        let retry_ms =
+            (workers.acquire_retry_ms as f64 * (1.0 + workers.acquire_retry_jitter)).ceil() as u64;
+        let one_cycle = lease.server_ttl_ms()
+            + lease.expiry_check_ms
             + lease.election_timeout_ms
             + lease.lock_delay_ms
-            + workers.acquire_retry_ms
+            + retry_ms
             + workers.work_ms.high().ceil() as u64
             + 4 * workers.request_timeout_ms;
         2 * one_cycle

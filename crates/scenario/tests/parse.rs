@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use fencesim_model::{
-    lease::{OnRestart, TokenScope, TokenSource},
+    lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource},
     Coverage, Invariant,
 };
 use fencesim_scenario::*;
@@ -61,13 +61,19 @@ fn minimal_file_resolves_with_every_default_explicit() {
         duration_ms: 60_000,
         seeds: SeedRange { start: 0, end: 10 },
         lease: LeaseSpec {
+            preset: None,
             ttl_ms: 10_000,
             min_ttl_ms: 0,
+            max_ttl_ms: 0,
+            expiry_factor: 1,
+            expiry_check_ms: 0,
             lock_delay_ms: 0,
             election_timeout_ms: 1_000,
             token_source: TokenSource::DurableCounter,
             token_scope: TokenScope::PerResource,
             on_restart: OnRestart::KeepAndExtend,
+            expired_by: ExpiredBy::Service,
+            holder_identity: HolderIdentity::Session,
         },
         storage: StorageSpec {
             fencing: FencingMode::MaxToken,
@@ -92,6 +98,7 @@ fn minimal_file_resolves_with_every_default_explicit() {
             deadline_from: DeadlineFrom::RequestSent,
             request_timeout_ms: 1_000,
             acquire_retry_ms: 100,
+            acquire_retry_jitter: 0.0,
             side_effects: SideEffects::None,
         },
         network: NetworkSpec {
@@ -626,5 +633,124 @@ fn display_is_file_line_field_expected() {
     assert_eq!(
         error.to_string(),
         "a/b.toml:7: lease.ttl_ms: expected a positive number of milliseconds, got 0"
+    );
+}
+
+// Issue 7, item 1: lease presets supply defaults and semantics; explicit fields win.
+
+/// `MINIMAL` with `[lease]` replaced by `lease` and `extra` appended to `[workers]`.
+fn preset(lease: &str, workers: &str) -> String {
+    edit(&[
+        (
+            "ttl_ms = 10_000\ntoken_source = \"durable-counter\"\n",
+            lease,
+        ),
+        (
+            "work_ms = { dist = \"uniform\", min = 200, max = 800 }\n",
+            &format!("work_ms = {{ dist = \"uniform\", min = 200, max = 800 }}\n{workers}"),
+        ),
+    ])
+}
+
+#[test]
+fn presets_resolve_their_defaults() {
+    let etcd = parse_ok(&preset("preset = \"etcd\"\nttl_ms = 1_000\n", ""));
+    let lease = &etcd.lease;
+    assert_eq!(lease.preset, Some(Preset::Etcd));
+    assert_eq!((lease.ttl_ms, lease.effective_ttl_ms()), (1_000, 2_000));
+    assert_eq!(lease.expiry_check_ms, 500);
+    assert_eq!(lease.token_source, TokenSource::Revision);
+    assert_eq!(lease.token_scope, TokenScope::Global);
+    assert_eq!(lease.holder_identity, HolderIdentity::Session);
+    assert_eq!(etcd.workers.renew_every_ms, 666);
+    // etcd's minimum follows the election timeout: ceil(1.5 x 3 s) = 5 s.
+    let slow = parse_ok(&preset(
+        "preset = \"etcd\"\nttl_ms = 1_000\nelection_timeout_ms = 3_000\n",
+        "",
+    ));
+    assert_eq!(slow.lease.effective_ttl_ms(), 5_000);
+    // An explicit field overrides the preset.
+    let own = parse_ok(&preset(
+        "preset = \"etcd\"\nttl_ms = 1_000\nmin_ttl_ms = 0\ntoken_source = \"durable-counter\"\n",
+        "",
+    ));
+    assert_eq!(own.lease.effective_ttl_ms(), 1_000);
+    assert_eq!(own.lease.token_source, TokenSource::DurableCounter);
+
+    let client_go = parse_ok(&preset("preset = \"client-go\"\n", ""));
+    let (lease, workers) = (&client_go.lease, &client_go.workers);
+    assert_eq!(lease.ttl_ms, 15_000);
+    assert_eq!(lease.expired_by, ExpiredBy::Candidate);
+    assert_eq!(lease.holder_identity, HolderIdentity::Name);
+    assert_eq!(
+        (
+            workers.renew_deadline_ms,
+            workers.renew_every_ms,
+            workers.acquire_retry_ms
+        ),
+        (10_000, 2_000, 2_000)
+    );
+    assert_eq!(workers.acquire_retry_jitter, 1.2);
+    assert!(!workers.stop_on_renew_failure);
+
+    let zookeeper = parse_ok(&preset("preset = \"zookeeper\"\nttl_ms = 100_000\n", ""));
+    assert_eq!(zookeeper.lease.effective_ttl_ms(), 40_000, "20 x tickTime");
+    assert_eq!(
+        zookeeper.workers.renew_deadline_ms, 26_666,
+        "2/3 of the session"
+    );
+    let short = parse_ok(&preset(
+        "preset = \"zookeeper\"\nttl_ms = 1_000\nexpiry_check_ms = 500\n",
+        "",
+    ));
+    assert_eq!(short.lease.effective_ttl_ms(), 1_000, "2 x tickTime");
+
+    let consul = parse_ok(&preset("preset = \"consul\"\n", ""));
+    assert_eq!(
+        (consul.lease.ttl_ms, consul.lease.server_ttl_ms()),
+        (15_000, 30_000)
+    );
+    assert_eq!(consul.lease.lock_delay_ms, 15_000);
+    assert_eq!(consul.workers.renew_every_ms, 7_500);
+
+    // Without a preset, a restarted holder is a new session.
+    assert_eq!(
+        parse_ok(MINIMAL).lease.holder_identity,
+        HolderIdentity::Session
+    );
+}
+
+#[test]
+fn preset_rules_name_the_field() {
+    check_err(
+        &preset("preset = \"consul\"\nttl_ms = 5_000 # <-\n", ""),
+        "lease.ttl_ms",
+        "10_000 ms (10 s) to 86_400_000 ms (24 h), got 5000",
+    );
+    check_err(
+        &preset("preset = \"consul\"\nlock_delay_ms = 61_000 # <-\n", ""),
+        "lease.lock_delay_ms",
+        "0 to 60_000 ms (60 s), got 61000",
+    );
+    check_err(
+        &preset(
+            "preset = \"client-go\"\n",
+            "renew_deadline_ms = 2_000 # <-\n",
+        ),
+        "workers.renew_deadline_ms",
+        "RenewDeadline > 1.2 × RetryPeriod",
+    );
+    check_err(
+        &preset(
+            "preset = \"client-go\"\n",
+            "renew_deadline_ms = 15_000 # <-\n",
+        ),
+        "workers.renew_deadline_ms",
+        "LeaseDuration (lease.ttl_ms = 15000) > RenewDeadline",
+    );
+    check_err(
+        &preset("preset = \"zookeeper\"\nexpiry_check_ms = 0 # <-\n", ""),
+        "lease.expiry_check_ms",
+        "tickTime",
     );
 }

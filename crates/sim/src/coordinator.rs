@@ -6,11 +6,13 @@ use std::sync::Arc;
 
 use fencesim_model::{
     history::EventKind,
-    lease::{Acquire, RenewRefusal},
+    lease::{Acquire, Lease, RenewRefusal},
     nodes::COORDINATOR,
+    rng::stream,
     NS_PER_MS,
 };
 use futures::StreamExt;
+use rand::Rng as _;
 
 use crate::{
     net,
@@ -22,9 +24,11 @@ use crate::{
 
 pub(crate) async fn run(world: Arc<World>) {
     let me = COORDINATOR;
-    if world.start_incarnation(me) > 0 {
+    let incarnation = world.start_incarnation(me);
+    if incarnation > 0 {
         restarted(&world);
     }
+    set_check_phase(&world, incarnation);
     let mut mailbox = world.net.open_mailbox(me);
     let timer_world = world.clone();
     spawn_guarded(&world, me, async move { expiry_timer(timer_world).await });
@@ -35,6 +39,22 @@ pub(crate) async fn run(world: Arc<World>) {
 
 fn ms(ns: u64) -> f64 {
     ns as f64 / NS_PER_MS as f64
+}
+
+/// Where this process's expiry checks fall relative to the grants: etcd's revoke loop and
+/// ZooKeeper's expiry buckets start with the process, so their phase is drawn per
+/// incarnation (from its own stream), spreading revocations over the check interval.
+fn set_check_phase(world: &Arc<World>, incarnation: u32) {
+    let check_ns = lock(&world.lease).config().expiry_check_ns;
+    if check_ns == 0 {
+        return;
+    }
+    let mut rng = stream(
+        world.seed,
+        &format!("{COORDINATOR}/incarnation-{incarnation}/expiry-checks"),
+    );
+    let phase_ns = world.mono_ns(COORDINATOR) + rng.gen_range(0..check_ns);
+    lock(&world.lease).set_check_phase(phase_ns);
 }
 
 fn restarted(world: &Arc<World>) {
@@ -82,8 +102,9 @@ pub(crate) fn expire_due(world: &World) {
     }
 }
 
-/// Wakes at the next expiry. New grants always expire later than `now + ttl`, so when no
-/// lease exists, sleeping half a TTL never oversleeps one.
+/// Wakes at the next revocation (expiry, rounded up to the next expiry check). New grants
+/// always expire later than `now + ttl`, so when no lease exists, sleeping half a TTL never
+/// oversleeps one.
 async fn expiry_timer(world: Arc<World>) {
     let idle_ns = (lock(&world.lease).config().ttl_ns / 2).max(1_000);
     loop {
@@ -107,26 +128,45 @@ fn reply(world: &Arc<World>, to: &str, msg: Msg) {
     );
 }
 
+fn granted(world: &Arc<World>, lease: Lease) -> u64 {
+    world.record(
+        COORDINATOR,
+        EventKind::Granted {
+            scope: lease.scope,
+            holder: lease.holder,
+            token: lease.token,
+            expires_mono_ms: ms(lease.expires_ns),
+        },
+    );
+    lease.token
+}
+
 fn handle(world: &Arc<World>, envelope: Envelope) {
     expire_due(world);
     let from = envelope.from.as_str();
     match envelope.msg {
-        Msg::Acquire { req, scope } => {
+        Msg::Acquire {
+            req,
+            scope,
+            session,
+            expected,
+        } => {
             let now = world.mono_ns(COORDINATOR);
             let wall_ms = world.wall_ms(COORDINATOR);
-            let outcome = lock(&world.lease).acquire(&scope, from, now, wall_ms);
+            let outcome = lock(&world.lease).acquire(&scope, from, session, expected, now, wall_ms);
             let token = match outcome {
-                Acquire::Granted(lease) => {
+                Acquire::Granted(lease) => Some(granted(world, lease)),
+                Acquire::TookOver { previous, lease } => {
                     world.record(
                         COORDINATOR,
-                        EventKind::Granted {
-                            scope,
-                            holder: lease.holder,
-                            token: lease.token,
-                            expires_mono_ms: ms(lease.expires_ns),
+                        EventKind::TakenOver {
+                            scope: previous.scope,
+                            holder: previous.holder,
+                            token: previous.token,
+                            by: lease.holder.clone(),
                         },
                     );
-                    Some(lease.token)
+                    Some(granted(world, lease))
                 }
                 Acquire::AlreadyHeld(lease) => {
                     world.record(
@@ -144,6 +184,10 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
                 Acquire::Denied(_) => None,
             };
             reply(world, from, Msg::AcquireReply { req, token });
+        }
+        Msg::Get { req, scope } => {
+            let record = lock(&world.lease).record(&scope);
+            reply(world, from, Msg::GetReply { req, record });
         }
         Msg::Renew { req, scope, token } => {
             let now = world.mono_ns(COORDINATOR);

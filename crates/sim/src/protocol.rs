@@ -2,14 +2,28 @@
 
 use fencesim_model::{
     fence::{Verdict, WriteRequest},
+    lease::RecordView,
     Scope, Token,
 };
 
 #[derive(Clone, Debug)]
 pub(crate) enum Msg {
+    /// `session` is the caller's incarnation; `expected` the record version a client-go
+    /// candidate read (its update is a compare-and-swap on it).
     Acquire {
         req: u64,
         scope: Scope,
+        session: u64,
+        expected: Option<u64>,
+    },
+    /// Read the record (client-go's Get of the Lease object).
+    Get {
+        req: u64,
+        scope: Scope,
+    },
+    GetReply {
+        req: u64,
+        record: RecordView,
     },
     /// `token` is `None` when denied.
     AcquireReply {
@@ -78,6 +92,7 @@ impl Msg {
     pub(crate) fn reply_to(&self) -> Option<u64> {
         match self {
             Msg::AcquireReply { req, .. }
+            | Msg::GetReply { req, .. }
             | Msg::RenewReply { req, .. }
             | Msg::ReleaseReply { req }
             | Msg::CheckReply { req, .. }

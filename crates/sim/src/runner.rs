@@ -124,12 +124,15 @@ pub fn sweep(
 fn lease_config(scenario: &Scenario) -> LeaseConfig {
     let lease = &scenario.lease;
     LeaseConfig {
-        ttl_ns: lease.effective_ttl_ms() * NS_PER_MS,
+        ttl_ns: lease.server_ttl_ms() * NS_PER_MS,
+        expiry_check_ns: lease.expiry_check_ms * NS_PER_MS,
         lock_delay_ns: lease.lock_delay_ms * NS_PER_MS,
         election_timeout_ns: lease.election_timeout_ms * NS_PER_MS,
         token_source: lease.token_source,
         token_scope: lease.token_scope,
         on_restart: lease.on_restart,
+        expired_by: lease.expired_by,
+        identity: lease.holder_identity,
     }
 }
 

@@ -4,17 +4,22 @@
 //! Its local deadline check happens before each unit of work (as `while lease.valid() {
 //! work(); write(); }` loops do), so a pause during the work is the textbook stale write.
 
-use std::sync::{Arc, Mutex};
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, Mutex},
+};
 
 use fencesim_model::{
     fence::{ClientProtocol, Verdict, WriteRequest},
     history::{BeliefEnd, EffectVia, EventKind},
+    lease::{ExpiredBy, Observation},
     ms_to_ns,
     nodes::{worker, COORDINATOR, STORAGE},
     rng::{stream, Rng},
     OpId, Scope, Token, NS_PER_MS,
 };
 use fencesim_scenario::{DeadlineFrom, SideEffects, WorkerSpec};
+use rand::Rng as _;
 
 use crate::{
     node::{spawn_guarded, Endpoint},
@@ -39,6 +44,12 @@ struct Worker {
     /// Where writes go: the storage, or the coordinator for a lease-checking store.
     store_node: &'static str,
     protocol: ClientProtocol,
+    /// This incarnation: the session the lease service knows it by.
+    session: u64,
+    /// client-go: candidates decide expiry by their own clock from what they observed.
+    candidate_decides: bool,
+    /// client-go: per scope, the record version last seen change and when (own mono).
+    observed: Mutex<BTreeMap<Scope, Observation>>,
 }
 
 pub(crate) async fn run(world: Arc<World>, index: usize) {
@@ -55,6 +66,9 @@ pub(crate) async fn run(world: Arc<World>, index: usize) {
         spec: world.scenario.workers.clone(),
         store_node: if checks_lease { COORDINATOR } else { STORAGE },
         protocol,
+        session: u64::from(incarnation),
+        candidate_decides: world.scenario.lease.expired_by == ExpiredBy::Candidate,
+        observed: Mutex::new(BTreeMap::new()),
         world,
         name,
     });
@@ -69,7 +83,16 @@ pub(crate) async fn run(world: Arc<World>, index: usize) {
                     .hold(&mut rng, scope, token, deadline_mono_ns, resource)
                     .await;
             }
-            None => me.sleep_ms(me.spec.acquire_retry_ms as f64).await,
+            None => {
+                let jitter = me.spec.acquire_retry_jitter;
+                // No draw without jitter: the stream stays as it was for every other scenario.
+                let factor = if jitter > 0.0 {
+                    1.0 + rng.gen::<f64>() * jitter
+                } else {
+                    1.0
+                };
+                me.sleep_ms(me.spec.acquire_retry_ms as f64 * factor).await
+            }
         }
     }
 }
@@ -90,15 +113,55 @@ impl Worker {
         }
     }
 
-    /// Returns the token and the local deadline.
-    async fn acquire(&self, scope: &str) -> Option<(Token, u64)> {
-        let sent = self.mono();
-        let scope = scope.to_string();
+    /// client-go's candidate step: read the record, remember when it last changed by this
+    /// worker's clock, and say which version to compare-and-swap, if the worker may now.
+    async fn observe(&self, scope: &str) -> Option<u64> {
+        let target = scope.to_string();
         let reply = self
             .endpoint
             .call(
                 COORDINATOR,
-                |req| Msg::Acquire { req, scope },
+                |req| Msg::Get { req, scope: target },
+                self.spec.request_timeout_ms,
+            )
+            .await;
+        let Some(Msg::GetReply { record, .. }) = reply else {
+            return None;
+        };
+        let lease_duration_ns = self.world.scenario.lease.effective_ttl_ms() * NS_PER_MS;
+        let mut observed = lock(&self.observed);
+        let mut seen = observed.get(scope).copied();
+        let may = Observation::may_acquire(
+            &mut seen,
+            &record,
+            &self.name,
+            self.mono(),
+            lease_duration_ns,
+        );
+        observed.insert(scope.to_string(), seen.expect("set by may_acquire"));
+        may.then_some(record.version)
+    }
+
+    /// Returns the token and the local deadline.
+    async fn acquire(&self, scope: &str) -> Option<(Token, u64)> {
+        let expected = if self.candidate_decides {
+            Some(self.observe(scope).await?)
+        } else {
+            None
+        };
+        let sent = self.mono();
+        let scope = scope.to_string();
+        let session = self.session;
+        let reply = self
+            .endpoint
+            .call(
+                COORDINATOR,
+                |req| Msg::Acquire {
+                    req,
+                    scope,
+                    session,
+                    expected,
+                },
                 self.spec.request_timeout_ms,
             )
             .await;
@@ -134,6 +197,28 @@ impl Worker {
         lock(belief).ended.is_some()
     }
 
+    /// A client that retries renewals until its deadline stops believing the moment the
+    /// deadline passes without a renewal (client-go's RenewDeadline, ZooKeeper's readTimeout).
+    async fn watch_deadline(&self, belief: Arc<Mutex<Belief>>) {
+        loop {
+            if self.ended(&belief) {
+                return;
+            }
+            let left = lock(&belief).deadline_mono_ns.saturating_sub(self.mono());
+            if left == 0 {
+                self.end(&belief, BeliefEnd::DeadlinePassed);
+                return;
+            }
+            self.world.sleep_local(&self.name, left).await;
+        }
+    }
+
+    /// Whether the belief ends exactly at the local deadline: clients that keep retrying
+    /// renewals (`stop_on_renew_failure = false`) give up at their deadline.
+    fn watches_deadline(&self) -> bool {
+        !self.spec.stop_on_renew_failure
+    }
+
     fn deadline_passed(&self, belief: &Mutex<Belief>) -> bool {
         self.mono() >= lock(belief).deadline_mono_ns
     }
@@ -165,6 +250,13 @@ impl Worker {
         spawn_guarded(&self.world, &self.name, async move {
             renewer.renew_loop(renew_belief).await
         });
+        if self.watches_deadline() {
+            let watcher = self.clone();
+            let watched = belief.clone();
+            spawn_guarded(&self.world, &self.name, async move {
+                watcher.watch_deadline(watched).await
+            });
+        }
 
         if self.protocol == ClientProtocol::FenceThenWrite
             && !self.fence(&belief, &resource, token).await
@@ -403,6 +495,11 @@ impl Worker {
                 )
                 .await;
             if self.ended(&belief) {
+                return;
+            }
+            if self.watches_deadline() && self.deadline_passed(&belief) {
+                // Too late: the client has stopped believing; a late success changes nothing.
+                self.end(&belief, BeliefEnd::DeadlinePassed);
                 return;
             }
             let failure = match reply {

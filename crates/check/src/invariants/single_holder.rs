@@ -1,5 +1,5 @@
 //! I2: the lease service's own state never has two open tenures on one scope: a `Granted`
-//! must come after the previous tenure's `Expired` / `Released` / `Dropped`.
+//! must come after the previous tenure's `Expired` / `TakenOver` / `Released` / `Dropped`.
 
 use fencesim_model::{history::EventKind, Invariant};
 

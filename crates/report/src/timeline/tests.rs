@@ -707,3 +707,17 @@ fn evidence_never_collapses() {
         "{out}"
     );
 }
+
+#[test]
+fn a_client_go_takeover_names_both_holders() {
+    let text = event_text(&EventKind::TakenOver {
+        scope: "job-1".into(),
+        holder: "worker-0".into(),
+        token: 1,
+        by: "worker-1".into(),
+    });
+    assert_eq!(
+        text,
+        "lease job-1 token=1 TAKEN OVER by worker-1 (worker-0)"
+    );
+}

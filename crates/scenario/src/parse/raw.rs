@@ -5,14 +5,14 @@
 use std::collections::BTreeMap;
 
 use fencesim_model::{
-    lease::{OnRestart, TokenScope},
+    lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope},
     Invariant,
 };
 use serde::{de, Deserialize};
 
 use crate::{
     fault::{RawRandom, RawScheduled},
-    spec::{CompareScope, DeadlineFrom, Durability, FencingMode, SideEffects},
+    spec::{CompareScope, DeadlineFrom, Durability, FencingMode, Preset, SideEffects},
 };
 
 #[derive(Deserialize)]
@@ -39,13 +39,20 @@ pub(crate) enum RawTokenSource {
     WallClock,
     RandomId,
     WrappingCounter,
+    Revision,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawLease {
+    pub(crate) preset: Option<Preset>,
     pub(crate) ttl_ms: Option<i64>,
     pub(crate) min_ttl_ms: Option<i64>,
+    pub(crate) max_ttl_ms: Option<i64>,
+    pub(crate) expiry_factor: Option<i64>,
+    pub(crate) expiry_check_ms: Option<i64>,
+    pub(crate) expired_by: Option<ExpiredBy>,
+    pub(crate) holder_identity: Option<HolderIdentity>,
     pub(crate) lock_delay_ms: Option<i64>,
     pub(crate) election_timeout_ms: Option<i64>,
     pub(crate) token_source: Option<RawTokenSource>,
@@ -79,6 +86,7 @@ pub(crate) struct RawWorkers {
     pub(crate) deadline_from: Option<DeadlineFrom>,
     pub(crate) request_timeout_ms: Option<i64>,
     pub(crate) acquire_retry_ms: Option<i64>,
+    pub(crate) acquire_retry_jitter: Option<f64>,
     pub(crate) side_effects: Option<SideEffects>,
 }
 

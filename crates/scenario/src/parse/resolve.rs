@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use fencesim_model::{
-    lease::{OnRestart, TokenScope, TokenSource},
+    lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource},
     Coverage,
 };
 
@@ -61,16 +61,86 @@ impl Ctx<'_> {
     }
 
     pub(crate) fn lease(&self, raw: RawLease) -> Result<LeaseSpec> {
-        let ttl_ms =
-            self.positive_ms("lease.ttl_ms", self.required("lease.ttl_ms", raw.ttl_ms)?)?;
-        let min_ttl_ms = self.non_negative_ms("lease.min_ttl_ms", raw.min_ttl_ms.unwrap_or(0))?;
-        let lock_delay_ms =
-            self.non_negative_ms("lease.lock_delay_ms", raw.lock_delay_ms.unwrap_or(0))?;
+        let preset = raw.preset;
+        // Each preset's defaults and their sources: docs/scenario-format.md, "Lease presets".
+        let ttl_ms = match (raw.ttl_ms, preset) {
+            (Some(ttl), _) => self.positive_ms("lease.ttl_ms", ttl)?,
+            // etcd `concurrency.NewSession`: 60 s; Curator's default session: 60 s (clamped
+            // by ZooKeeper to 20 × tickTime); client-go's LeaseDuration: 15 s; Consul's
+            // `api.Lock` session: 15 s.
+            (None, Some(Preset::Etcd | Preset::Zookeeper)) => 60_000,
+            (None, Some(Preset::ClientGo | Preset::Consul)) => 15_000,
+            (None, None) => self.required::<u64>("lease.ttl_ms", None)?,
+        };
+        if preset == Some(Preset::Consul) && !(10_000..=86_400_000).contains(&ttl_ms) {
+            return Err(self.error(
+                "lease.ttl_ms",
+                format!("expected a Consul session TTL from 10_000 ms (10 s) to 86_400_000 ms (24 h), got {ttl_ms}"),
+            ));
+        }
         let election_timeout_ms = self.non_negative_ms(
             "lease.election_timeout_ms",
             raw.election_timeout_ms.unwrap_or(1_000),
         )?;
-        let source = self.required("lease.token_source", raw.token_source)?;
+        let expiry_check_ms = match (raw.expiry_check_ms, preset) {
+            (Some(check), _) => self.non_negative_ms("lease.expiry_check_ms", check)?,
+            // etcd's lessor looks for expired leases every 500 ms (`revokeExpiredLeases`).
+            (None, Some(Preset::Etcd)) => 500,
+            // ZooKeeper expires sessions in tickTime buckets; tickTime defaults to 2 s.
+            (None, Some(Preset::Zookeeper)) => 2_000,
+            (None, _) => 0,
+        };
+        if preset == Some(Preset::Zookeeper) && expiry_check_ms == 0 {
+            return Err(self.error(
+                "lease.expiry_check_ms",
+                "expected ZooKeeper's tickTime (> 0 ms): with preset = \"zookeeper\" it sets the session timeout's bounds, got 0",
+            ));
+        }
+        let min_ttl_ms = match (raw.min_ttl_ms, preset) {
+            (Some(min), _) => self.non_negative_ms("lease.min_ttl_ms", min)?,
+            // etcd: minTTL = ceil(1.5 × election timeout) in whole seconds (2 s by default).
+            (None, Some(Preset::Etcd)) => (3 * election_timeout_ms / 2).div_ceil(1_000) * 1_000,
+            (None, Some(Preset::Zookeeper)) => 2 * expiry_check_ms,
+            (None, _) => 0,
+        };
+        let max_ttl_ms = match (raw.max_ttl_ms, preset) {
+            (Some(max), _) => self.non_negative_ms("lease.max_ttl_ms", max)?,
+            (None, Some(Preset::Zookeeper)) => 20 * expiry_check_ms,
+            (None, _) => 0,
+        };
+        let expiry_factor = match (raw.expiry_factor, preset) {
+            (Some(factor), _) => match u64::try_from(factor) {
+                Ok(factor) if (1..=100).contains(&factor) => factor,
+                _ => {
+                    return Err(self.error(
+                        "lease.expiry_factor",
+                        format!("expected a whole multiple of the TTL from 1 to 100, got {factor}"),
+                    ))
+                }
+            },
+            // Consul's session timer runs at TTL × SessionTTLMultiplier (2).
+            (None, Some(Preset::Consul)) => 2,
+            (None, _) => 1,
+        };
+        let lock_delay_ms = match (raw.lock_delay_ms, preset) {
+            (Some(delay), _) => self.non_negative_ms("lease.lock_delay_ms", delay)?,
+            (None, Some(Preset::Consul)) => 15_000,
+            (None, _) => 0,
+        };
+        if preset == Some(Preset::Consul) && lock_delay_ms > 60_000 {
+            return Err(self.error(
+                "lease.lock_delay_ms",
+                format!(
+                    "expected a Consul lock-delay from 0 to 60_000 ms (60 s), got {lock_delay_ms}"
+                ),
+            ));
+        }
+        let default_source = match preset {
+            Some(Preset::Etcd | Preset::Zookeeper) => Some(RawTokenSource::Revision),
+            Some(Preset::ClientGo | Preset::Consul) => Some(RawTokenSource::DurableCounter),
+            None => None,
+        };
+        let source = self.required("lease.token_source", raw.token_source.or(default_source))?;
         let token_source = match (source, raw.token_bits) {
             (RawTokenSource::WrappingCounter, Some(bits)) => match u8::try_from(bits) {
                 Ok(bits) if (1..=63).contains(&bits) => TokenSource::WrappingCounter { bits },
@@ -98,15 +168,35 @@ impl Ctx<'_> {
             (RawTokenSource::VolatileCounter, None) => TokenSource::VolatileCounter,
             (RawTokenSource::WallClock, None) => TokenSource::WallClock,
             (RawTokenSource::RandomId, None) => TokenSource::RandomId,
+            (RawTokenSource::Revision, None) => TokenSource::Revision,
         };
+        // etcd's revision is store-wide; everything else counts per resource by default.
+        let default_scope = match preset {
+            Some(Preset::Etcd) => TokenScope::Global,
+            _ => TokenScope::PerResource,
+        };
+        let expired_by = raw.expired_by.unwrap_or(match preset {
+            Some(Preset::ClientGo) => ExpiredBy::Candidate,
+            _ => ExpiredBy::Service,
+        });
+        let holder_identity = raw.holder_identity.unwrap_or(match preset {
+            Some(Preset::ClientGo) => HolderIdentity::Name,
+            _ => HolderIdentity::Session,
+        });
         Ok(LeaseSpec {
+            preset,
             ttl_ms,
             min_ttl_ms,
+            max_ttl_ms,
+            expiry_factor,
+            expiry_check_ms,
             lock_delay_ms,
             election_timeout_ms,
             token_source,
-            token_scope: raw.token_scope.unwrap_or(TokenScope::PerResource),
+            token_scope: raw.token_scope.unwrap_or(default_scope),
             on_restart: raw.on_restart.unwrap_or(OnRestart::KeepAndExtend),
+            expired_by,
+            holder_identity,
         })
     }
 
@@ -165,6 +255,7 @@ impl Ctx<'_> {
                 )
             })?;
         let ttl_ms = lease.effective_ttl_ms();
+        let preset = lease.preset;
         let renew_every_ms = match raw.renew_every_ms {
             Some(renew) => {
                 let renew = self.positive_ms("workers.renew_every_ms", renew)?;
@@ -183,12 +274,37 @@ impl Ctx<'_> {
                     format!("expected a positive default interval, but effective TTL {ttl_ms} ms / 3 is 0: set it"),
                 ))
             }
+            // client-go renews every RetryPeriod (2 s); Consul's `RenewPeriodic` every TTL/2;
+            // etcd's keepalive and ZooKeeper's ping (readTimeout/2) every TTL/3.
+            None if preset == Some(Preset::ClientGo) => 2_000.min(ttl_ms - 1),
+            None if preset == Some(Preset::Consul) => ttl_ms / 2,
             None => ttl_ms / 3,
         };
         let renew_deadline_ms = match raw.renew_deadline_ms {
             Some(deadline) => self.positive_ms("workers.renew_deadline_ms", deadline)?,
+            // client-go's RenewDeadline: 10 s.
+            None if preset == Some(Preset::ClientGo) => 10_000,
+            // The ZooKeeper client suspects the connection (Curator: SUSPENDED, the lock is
+            // no longer trusted) when nothing was heard for 2/3 of the session timeout.
+            None if preset == Some(Preset::Zookeeper) => ttl_ms * 2 / 3,
             None => ttl_ms,
         };
+        if preset == Some(Preset::ClientGo) {
+            // client-go's `NewLeaderElector` validation.
+            if ttl_ms <= renew_deadline_ms {
+                return Err(self.error_at(
+                    "workers.renew_deadline_ms",
+                    if raw.renew_deadline_ms.is_some() { "workers.renew_deadline_ms" } else { "lease.ttl_ms" },
+                    format!("expected client-go's LeaseDuration (lease.ttl_ms = {ttl_ms}) > RenewDeadline, got RenewDeadline {renew_deadline_ms}"),
+                ));
+            }
+            if renew_deadline_ms as f64 <= 1.2 * renew_every_ms as f64 {
+                return Err(self.error(
+                    "workers.renew_deadline_ms",
+                    format!("expected client-go's RenewDeadline > 1.2 × RetryPeriod (workers.renew_every_ms = {renew_every_ms}), got {renew_deadline_ms}"),
+                ));
+            }
+        }
         let request_timeout_ms = match raw.request_timeout_ms {
             Some(timeout) => self.positive_ms("workers.request_timeout_ms", timeout)?,
             None if ttl_ms / 2 == 0 => {
@@ -200,9 +316,21 @@ impl Ctx<'_> {
             }
             None => (ttl_ms / 2).min(1_000),
         };
+        // client-go's candidates retry every RetryPeriod, jittered by JitterFactor 1.2.
+        let client_go = preset == Some(Preset::ClientGo);
         let acquire_retry_ms = self.positive_ms(
             "workers.acquire_retry_ms",
-            raw.acquire_retry_ms.unwrap_or(100),
+            raw.acquire_retry_ms.unwrap_or(if client_go {
+                renew_every_ms as i64
+            } else {
+                100
+            }),
+        )?;
+        let acquire_retry_jitter = self.non_negative_f64(
+            "workers.acquire_retry_jitter",
+            raw.acquire_retry_jitter
+                .unwrap_or(if client_go { 1.2 } else { 0.0 }),
+            "multiples of acquire_retry_ms",
         )?;
         Ok(WorkerSpec {
             count,
@@ -212,12 +340,18 @@ impl Ctx<'_> {
             writes_per_lease,
             renew_every_ms,
             renew_deadline_ms,
-            stop_on_renew_failure: raw.stop_on_renew_failure.unwrap_or(true),
+            // client-go keeps retrying renewals until RenewDeadline, a ZooKeeper client
+            // until readTimeout.
+            stop_on_renew_failure: raw.stop_on_renew_failure.unwrap_or(!matches!(
+                preset,
+                Some(Preset::ClientGo | Preset::Zookeeper)
+            )),
             check_lease_before_write: raw.check_lease_before_write.unwrap_or(false),
             recheck_deadline_before_write: raw.recheck_deadline_before_write.unwrap_or(false),
             deadline_from: raw.deadline_from.unwrap_or(DeadlineFrom::RequestSent),
             request_timeout_ms,
             acquire_retry_ms,
+            acquire_retry_jitter,
             side_effects: raw.side_effects.unwrap_or(SideEffects::None),
         })
     }
