@@ -5,6 +5,8 @@
 //! implementations. It judges only what the history shows, from a god's-eye view, so it can
 //! be tested on hand-written histories.
 
+#![warn(missing_docs)]
+
 use fencesim_model::{history::History, Invariant};
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +22,7 @@ pub use metrics::Metrics;
 /// One violated invariant, with the events that prove it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Violation {
+    /// Which invariant.
     pub invariant: Invariant,
     /// The lease scope (I1, I2, I4) or the resource (I3, I5) concerned.
     pub scope: String,
@@ -34,7 +37,9 @@ pub struct Violation {
 /// Everything the checker concludes from one history.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Checked {
+    /// Every violation, ordered by time.
     pub violations: Vec<Violation>,
+    /// What happened, counted.
     pub metrics: Metrics,
 }
 
@@ -59,11 +64,13 @@ pub fn check(history: &History) -> Checked {
 /// The verdict on one seed: what the runner hands to reports.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeedOutcome {
+    /// The seed run.
     pub seed: u64,
     /// Trace hash of the history (see `History::trace_hash`).
     pub trace_hash: String,
     /// Number of events recorded.
     pub events: usize,
+    /// Violations and metrics.
     pub checked: Checked,
     /// Set when a simulated node panicked: the seed failed whatever the invariants say.
     pub panic: Option<String>,

@@ -34,12 +34,17 @@ pub struct Metrics {
     pub false_expiries: u64,
     /// Expiries while the holder was inside a `Paused`..`Resumed` interval.
     pub paused_expiries: u64,
+    /// `WriteSent` events.
     pub writes_sent: u64,
+    /// `WritePresented` events.
     pub writes_presented: u64,
+    /// `WriteAccepted` events.
     pub accepted_writes: u64,
     /// `WriteRejected` events.
     pub stale_write_rejections: u64,
+    /// `WriteAbandoned` events.
     pub writes_abandoned: u64,
+    /// `SideEffect` events.
     pub side_effects: u64,
     /// Side effects whose token's epoch had already been superseded when they happened.
     pub superseded_side_effects: u64,
@@ -92,6 +97,7 @@ pub struct Metrics {
     pub fence_window_ms: Vec<f64>,
     /// Longest tenure in the service's state (grant → expiry / release / drop, or run end).
     pub lease_age_ms_max: f64,
+    /// Mean tenure in the service's state.
     pub lease_age_ms_mean: f64,
     /// `BeliefStarted` events that began while another worker believed it held the scope.
     pub overlapping_beliefs: u64,

@@ -2,6 +2,8 @@
 //! with their own store (a [`StoreFactory`]), so that library users get exactly the CLI's
 //! behaviour. The binary (`main.rs`) only parses arguments, prints and writes files.
 
+#![warn(missing_docs)]
+
 pub mod replay;
 
 pub use fencesim_sim::runner::{builtin_store, run_seed_with, sweep, RunResult, StoreFactory};

@@ -94,10 +94,28 @@ enum Command {
         scenario: PathBuf,
         #[arg(long)]
         seed: u64,
+        /// Also print every resolved option of the scenario.
+        #[arg(long)]
+        resolved: bool,
+        /// Show only these nodes in the timeline and picture (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        nodes: Option<Vec<String>>,
+        /// Show only START_MS..END_MS of true time in the timeline and picture.
+        #[arg(long)]
+        window: Option<String>,
+        /// Write the timeline picture as SVG to FILE.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Write the timeline picture as PNG to FILE.
+        #[arg(long)]
+        png: Option<PathBuf>,
+        /// Write Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing) to FILE.
+        #[arg(long)]
+        perfetto: Option<PathBuf>,
         /// Write the full history as JSON lines to FILE.
         #[arg(long)]
         trace: Option<PathBuf>,
-        /// Run the seed twice and fail unless both trace hashes match.
+        /// Run the seed twice and fail unless both runs record the same history.
         #[arg(long)]
         check_determinism: bool,
         /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
@@ -208,11 +226,34 @@ fn main() -> ExitCode {
         Command::Replay {
             scenario,
             seed,
+            resolved,
+            nodes,
+            window,
+            svg,
+            png,
+            perfetto,
             trace,
             check_determinism,
             set,
-        } => overrides(&set)
-            .and_then(|set| replay(&scenario, seed, trace.as_deref(), check_determinism, &set)),
+        } => overrides(&set).and_then(|set| {
+            replay(
+                &scenario,
+                seed,
+                &ReplayView {
+                    resolved,
+                    nodes,
+                    window: window.as_deref(),
+                },
+                &ReplayFiles {
+                    svg,
+                    png,
+                    perfetto,
+                    trace,
+                },
+                check_determinism,
+                &set,
+            )
+        }),
         Command::Shrink {
             scenario,
             seed,
@@ -344,18 +385,110 @@ fn run(
     Ok(summary.expectation_met)
 }
 
+/// What the replay shows: `--resolved`, `--nodes`, `--window`.
+struct ReplayView<'a> {
+    resolved: bool,
+    nodes: Option<Vec<String>>,
+    window: Option<&'a str>,
+}
+
+/// Files the replay writes.
+struct ReplayFiles {
+    svg: Option<PathBuf>,
+    png: Option<PathBuf>,
+    perfetto: Option<PathBuf>,
+    trace: Option<PathBuf>,
+}
+
+/// `START_MS..END_MS` (milliseconds, START < END) as nanoseconds.
+fn parse_window(text: &str) -> Result<(u64, u64), InputError> {
+    let bad = || {
+        InputError(format!(
+            "--window: expected START_MS..END_MS with 0 <= START < END, got `{text}`"
+        ))
+    };
+    let (start, end) = text.split_once("..").ok_or_else(bad)?;
+    let ms = |part: &str| -> Result<f64, InputError> {
+        let ms: f64 = part.parse().map_err(|_| bad())?;
+        if ms.is_finite() && ms >= 0.0 {
+            Ok(ms)
+        } else {
+            Err(bad())
+        }
+    };
+    let (start, end) = (ms(start)?, ms(end)?);
+    if start >= end {
+        return Err(bad());
+    }
+    Ok((
+        fencesim_model::ms_to_ns(start),
+        fencesim_model::ms_to_ns(end),
+    ))
+}
+
+fn write_file(path: &Path, what: &str, bytes: &[u8]) -> Result<(), InputError> {
+    fencesim_report::write_atomic_bytes(path, bytes)
+        .map_err(|e| InputError(format!("{}: cannot write {what}: {e}", path.display())))?;
+    println!("{what} written to {}", path.display());
+    Ok(())
+}
+
 fn replay(
     path: &Path,
     seed: u64,
-    trace: Option<&Path>,
+    view: &ReplayView<'_>,
+    files: &ReplayFiles,
     check_determinism: bool,
     set: &[Override],
 ) -> Result<bool, InputError> {
     let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
+    let window_ns = view.window.map(parse_window).transpose()?;
+    if let Some(nodes) = &view.nodes {
+        let mut known = scenario.node_names();
+        known.extend([
+            fencesim_model::nodes::NET.to_string(),
+            fencesim_model::nodes::NEMESIS.to_string(),
+        ]);
+        if let Some(unknown) = nodes.iter().find(|node| !known.contains(node)) {
+            return Err(InputError(format!(
+                "--nodes: expected node names among {}, got `{unknown}`",
+                known.join(", ")
+            )));
+        }
+    }
     let factory: StoreFactory = Arc::new(builtin_store);
     let replay = fencesim::replay(&scenario, seed, &factory);
-    print!("{}", replay.text());
-    if let Some(trace) = trace {
+    let text_options = fencesim_report::ReplayTextOptions {
+        resolved: view.resolved,
+        nodes: view.nodes.clone(),
+        window_ns,
+    };
+    print!(
+        "{}",
+        replay.text(
+            &text_options,
+            &format!("{}{}", replay_command(&shown(path), seed), set_args(set))
+        )
+    );
+    let picture = fencesim_report::PictureOptions {
+        window_ns,
+        nodes: view.nodes.clone(),
+        title: None,
+    };
+    let picture_error =
+        |e: fencesim_report::PictureError| InputError(format!("cannot draw the picture: {}", e.0));
+    if let Some(svg) = &files.svg {
+        let text = replay.picture_svg(&picture).map_err(picture_error)?;
+        write_file(svg, "SVG picture", text.as_bytes())?;
+    }
+    if let Some(png) = &files.png {
+        let bytes = replay.picture_png(&picture).map_err(picture_error)?;
+        write_file(png, "PNG picture", &bytes)?;
+    }
+    if let Some(perfetto) = &files.perfetto {
+        write_file(perfetto, "Perfetto trace", replay.perfetto().as_bytes())?;
+    }
+    if let Some(trace) = &files.trace {
         replay
             .write_trace(trace)
             .map_err(|e| InputError(format!("{}: cannot write trace: {e}", trace.display())))?;

@@ -2,9 +2,10 @@
 //! trace hash), its trace, and the determinism check, for the built-in stores and a user's
 //! own alike.
 
-use std::{fmt::Write as _, io, path::Path, sync::Arc};
+use std::{io, path::Path, sync::Arc};
 
 use fencesim_model::{history::Event, nodes};
+use fencesim_report::{PictureError, PictureOptions, ReplayInput, ReplayTextOptions};
 use fencesim_scenario::Scenario;
 use fencesim_sim::runner::{run_seed_with, RunResult, StoreFactory};
 
@@ -41,64 +42,63 @@ impl Replay {
         nodes
     }
 
-    /// Everything `fencesim replay` prints: the scenario and its resolved options, the fault
-    /// plan, the per-node timeline with violations marked, each violation with the events
-    /// that prove it, the metrics and the trace hash.
-    pub fn text(&self) -> String {
-        let scenario = &self.scenario;
+    /// What `fencesim replay` prints: the scenario and its hash, the fault plan, the
+    /// per-node timeline with violations marked (runs of routine writes collapsed), each
+    /// violation with the events that prove it, the metrics, the trace hash and
+    /// `replay_command`; `options` adds the resolved options and filters the timeline.
+    pub fn text(&self, options: &ReplayTextOptions, replay_command: &str) -> String {
         let outcome = &self.run.outcome;
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "== scenario {} (hash {}), seed {}",
-            scenario.name,
-            scenario.hash(),
-            self.seed
-        );
-        let _ = writeln!(out, "== resolved options");
-        let _ = writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&**scenario).expect("scenario serializes")
-        );
-        let _ = writeln!(out, "== fault plan");
-        let _ = writeln!(out, "{}", self.run.plan.render());
-        let _ = writeln!(out, "== timeline (true time, ms)");
-        let _ = writeln!(
-            out,
-            "{}",
-            fencesim_report::timeline::render(
-                &self.run.history,
-                &outcome.checked.violations,
-                &self.timeline_nodes()
-            )
-        );
-        let _ = writeln!(out, "== violations");
-        if outcome.checked.violations.is_empty() {
-            let _ = writeln!(out, "none");
+        let input = ReplayInput {
+            scenario: &self.scenario,
+            seed: self.seed,
+            plan: &self.run.plan,
+            history: &self.run.history,
+            checked: &outcome.checked,
+            panic: outcome.panic.as_deref(),
+            trace_hash: &outcome.trace_hash,
+            replay_command,
+        };
+        fencesim_report::replay_text(&input, options)
+    }
+
+    /// The timeline picture as SVG (see `fencesim_report::picture`).
+    pub fn picture_svg(&self, options: &PictureOptions) -> Result<String, PictureError> {
+        fencesim_report::picture_svg(
+            &self.run.history,
+            &self.run.outcome.checked.violations,
+            &self.timeline_nodes(),
+            Some(&self.run.plan),
+            &self.picture_options(options),
+        )
+    }
+
+    /// The timeline picture as PNG bytes.
+    pub fn picture_png(&self, options: &PictureOptions) -> Result<Vec<u8>, PictureError> {
+        fencesim_report::picture_png(
+            &self.run.history,
+            &self.run.outcome.checked.violations,
+            &self.timeline_nodes(),
+            Some(&self.run.plan),
+            &self.picture_options(options),
+        )
+    }
+
+    /// `options` with a title naming the scenario and seed unless it has one.
+    fn picture_options(&self, options: &PictureOptions) -> PictureOptions {
+        let mut options = options.clone();
+        if options.title.is_none() {
+            options.title = Some(format!("{}, seed {}", self.scenario.name, self.seed));
         }
-        for violation in &outcome.checked.violations {
-            let _ = writeln!(
-                out,
-                "{}",
-                fencesim_report::timeline::render_violation(&self.run.history, violation)
-            );
-        }
-        if let Some(panic) = &outcome.panic {
-            let _ = writeln!(out, "== PANIC: {panic}");
-        }
-        let _ = writeln!(out, "== metrics");
-        let _ = writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&outcome.checked.metrics).expect("metrics serialize")
-        );
-        let _ = writeln!(
-            out,
-            "== trace hash {} ({} events)",
-            outcome.trace_hash, outcome.events
-        );
-        out
+        options
+    }
+
+    /// The run as Chrome trace-event JSON, for ui.perfetto.dev and chrome://tracing.
+    pub fn perfetto(&self) -> String {
+        fencesim_report::perfetto_json(
+            &self.run.history,
+            &self.run.outcome.checked.violations,
+            &self.timeline_nodes(),
+        )
     }
 
     /// Writes the history as JSON lines (the bytes the trace hash is computed over).

@@ -1,20 +1,11 @@
 //! `fencesim check` and `fencesim merge` as CI runs them (issue 3's acceptance list), on a
 //! small catalogue written to a temporary directory.
 
-use std::{fs, path::Path, process::Command};
+mod util;
 
-fn fencesim(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_fencesim"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use std::{fs, path::Path};
+
+use util::*;
 
 /// A GC pause of `pause_ms` on the first holder (worker-0, made first by a short partition
 /// of worker-1) under `fencing`, expecting `expect`.

@@ -1,20 +1,11 @@
 //! The `fencesim` binary as a user runs it: exit codes, files written (or not), replay
 //! commands, determinism across processes.
 
-use std::{fs, path::Path, process::Command};
+mod util;
 
-fn fencesim(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_fencesim"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use std::{fs, path::Path};
+
+use util::*;
 
 const BASE: &str = r#"
 name = "cli-test"
@@ -222,13 +213,24 @@ fn replay_is_identical_across_processes_and_writes_the_trace() {
             path.to_str().unwrap(),
             "--seed",
             "2",
+            "--resolved",
             "--check-determinism",
         ],
         dir.path(),
     );
     assert_eq!((code_a, code_b), (0, 0), "{first}{second}");
     assert_eq!(hash_line(&first), hash_line(&second));
-    let body = |stdout: &str| stdout.split("== trace hash").next().unwrap().to_string();
+    // The same text, but for the resolved options the second replay asked for.
+    let body = |stdout: &str| {
+        let text = stdout.split("== trace hash").next().unwrap();
+        match text.split_once("== resolved options") {
+            Some((before, after)) => {
+                let rest = after.split_once("\n== ").map_or("", |(_, rest)| rest);
+                format!("{before}== {rest}")
+            }
+            None => text.to_string(),
+        }
+    };
     assert_eq!(
         body(&first),
         body(&second),
@@ -238,14 +240,11 @@ fn replay_is_identical_across_processes_and_writes_the_trace() {
         second.contains("determinism: second run gave the same trace hash"),
         "{second}"
     );
-    for section in [
-        "== resolved options",
-        "== fault plan",
-        "== timeline",
-        "== metrics",
-    ] {
+    for section in ["== fault plan", "== timeline", "== metrics"] {
         assert!(first.contains(section), "replay prints {section}");
     }
+    assert!(!first.contains("== resolved options"), "only on request");
+    assert!(second.contains("== resolved options"), "--resolved");
     assert!(first.contains("GC pause 8000ms"), "{first}");
     let trace = fs::read_to_string(dir.path().join("t.jsonl")).unwrap();
     let events: usize = hash_line(&first)
@@ -258,4 +257,58 @@ fn replay_is_identical_across_processes_and_writes_the_trace() {
         .parse()
         .unwrap();
     assert_eq!(trace.lines().count(), events);
+}
+
+#[test]
+fn replay_draws_pictures_and_a_perfetto_trace_and_rejects_bad_views() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_scenario(dir.path(), BASE);
+    let path = path.to_str().unwrap();
+    let (code, stdout, stderr) = fencesim(
+        &[
+            "replay",
+            path,
+            "--seed",
+            "1",
+            "--svg",
+            "out/t.svg",
+            "--png",
+            "out/t.png",
+            "--perfetto",
+            "out/t.json",
+            "--window",
+            "0..9000",
+            "--nodes",
+            "worker-0,storage",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let svg = fs::read_to_string(dir.path().join("out/t.svg")).unwrap();
+    roxmltree::Document::parse(&svg).expect("the SVG is valid XML");
+    let png = fs::read(dir.path().join("out/t.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("out/t.json")).unwrap()).unwrap();
+    assert!(json["traceEvents"]
+        .as_array()
+        .is_some_and(|events| !events.is_empty()));
+    for (flag, value) in [
+        ("--window", "9000..1000"),
+        ("--window", "a..b"),
+        ("--nodes", "worker-7"),
+    ] {
+        let (code, _, stderr) = fencesim(
+            &[
+                "replay", path, "--seed", "1", flag, value, "--svg", "bad.svg",
+            ],
+            dir.path(),
+        );
+        assert_eq!(code, 2, "{flag} {value}: {stderr}");
+        assert!(stderr.contains(flag), "{stderr}");
+        assert!(
+            !dir.path().join("bad.svg").exists(),
+            "nothing written on bad input"
+        );
+    }
 }

@@ -1,29 +1,11 @@
 //! `fencesim shrink` / `fencesim explore` as a user runs them (issue 8): the written scenario
 //! is confirmed by `fencesim run`, exit codes 0 / 1 / 2, nothing written on bad input.
 
-use std::{fs, path::Path, process::Command};
+mod util;
 
-fn fencesim(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_fencesim"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use std::fs;
 
-fn catalogue(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios")
-        .join(format!("{name}.toml"))
-        .to_str()
-        .unwrap()
-        .to_string()
-}
+use util::*;
 
 /// Acceptance: the textbook seed shrinks to at most 2 faults and `fencesim run` confirms the
 /// written file's `[expect]` (exit 0).

@@ -31,6 +31,7 @@ use crate::shrink::{explicit_for_seed, shrink, ShrinkOptions, Shrunk, Step, MIN_
 /// Occurrences drawn per random entry at most, whatever its rate.
 pub const MAX_OCCURRENCES_PER_ENTRY: usize = 64;
 
+/// How to explore.
 #[derive(Clone)]
 pub struct ExploreOptions {
     /// Cases proptest runs before concluding nothing violates.
@@ -60,11 +61,13 @@ impl Default for ExploreOptions {
 /// A plain sweep of the scenario's seeds, in order, up to the first violation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SeedSweep {
+    /// Seeds run.
     pub seeds_run: u64,
     /// The first violating seed, if any within the budget.
     pub first_violation: Option<u64>,
 }
 
+/// What exploring found.
 #[derive(Clone, Debug)]
 pub struct Explored {
     /// Every case runs on this seed (the scenario's first).

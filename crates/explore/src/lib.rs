@@ -9,6 +9,8 @@
 //! Architecture Invariant: this crate does no I/O. It returns scenarios and steps as data;
 //! the CLI prints and writes them.
 
+#![warn(missing_docs)]
+
 pub mod explore;
 pub mod shrink;
 

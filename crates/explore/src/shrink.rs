@@ -32,6 +32,7 @@ pub const MIN_DURATION_MS: f64 = 1.0;
 /// How to shrink.
 #[derive(Clone)]
 pub struct ShrinkOptions {
+    /// Builds the store every candidate runs against.
     pub factory: StoreFactory,
     /// Simulations the search may spend before it stops where it is.
     pub max_runs: usize,
@@ -55,20 +56,27 @@ impl Default for ShrinkOptions {
 pub enum Change {
     /// The seed's fault plan as an explicit schedule (reproduces the failure).
     Start,
+    /// These faults were removed.
     Removed(Vec<TimedFault>),
     /// The fault had its duration (or clock-step size) halved; `before_ms` is the old size.
     Halved {
+        /// The fault.
         fault: TimedFault,
+        /// The size before halving (ms).
         before_ms: f64,
     },
+    /// The last worker was dropped.
     DroppedWorker(String),
+    /// A resource was dropped.
     DroppedResource(String),
 }
 
 /// One accepted step, reported through `on_step` as it happens.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
+    /// 0 for the start, then 1, 2, ...
     pub number: usize,
+    /// What the step changed.
     pub change: Change,
     /// Faults left after the step.
     pub faults: usize,
@@ -111,6 +119,7 @@ pub struct MinimalityCheck {
 /// The explicit 1-minimality verification of a shrink result.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Minimality {
+    /// Every single-step reduction tried.
     pub checks: Vec<MinimalityCheck>,
 }
 
@@ -128,17 +137,21 @@ pub struct Shrunk {
     /// The reduced scenario: explicit schedule, `seeds = seed..seed+1`,
     /// `expect.outcome = violates [what its run violates]`, coverage that its run hits.
     pub scenario: Scenario,
+    /// The run seed.
     pub seed: u64,
     /// What every accepted candidate had to keep violating.
     pub target: Vec<Invariant>,
     /// What the final schedule violates (a superset of `target`).
     pub violated: Vec<Invariant>,
+    /// Faults in the seed's plan before shrinking.
     pub original_faults: usize,
+    /// Every accepted step, in order.
     pub steps: Vec<Step>,
     /// Simulations run (cache hits not counted).
     pub runs: usize,
     /// The search stopped at `max_runs` before reaching its fixpoint.
     pub budget_exhausted: bool,
+    /// The explicit 1-minimality check of the result.
     pub minimality: Minimality,
 }
 
@@ -149,18 +162,28 @@ impl Shrunk {
     }
 }
 
+/// Why a seed could not be shrunk.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ShrinkError {
     /// The seed violates no invariant (or only panics): nothing to shrink.
-    NotFailing { seed: u64 },
+    NotFailing {
+        /// The run seed.
+        seed: u64,
+    },
     /// `target` names an invariant the seed does not violate.
     TargetNotViolated {
+        /// The run seed.
         seed: u64,
+        /// The invariants asked for.
         target: Vec<Invariant>,
+        /// What the seed violates.
         violated: Vec<Invariant>,
     },
     /// The explicit schedule did not reproduce the failure: a determinism bug.
-    NotReproduced { seed: u64 },
+    NotReproduced {
+        /// The run seed.
+        seed: u64,
+    },
 }
 
 impl fmt::Display for ShrinkError {

@@ -18,6 +18,7 @@ pub struct FenceOnAcquire {
 }
 
 impl FenceOnAcquire {
+    /// Creates it.
     pub fn new(durability: Durability, compare: CompareScope) -> Self {
         FenceOnAcquire {
             epochs: HighestTokens::new(durability, compare),

@@ -6,6 +6,8 @@
 //! disk); volatile state is forgotten there. `global` means one highest token is compared
 //! across every resource instead of one per resource ("mixing scopes can reject valid writes").
 
+#![warn(missing_docs)]
+
 mod fence_on_acquire;
 mod max_token;
 mod none;

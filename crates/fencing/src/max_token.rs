@@ -88,6 +88,7 @@ pub struct MaxToken {
 }
 
 impl MaxToken {
+    /// Creates it.
     pub fn new(durability: Durability, compare: CompareScope) -> Self {
         MaxToken {
             tokens: HighestTokens::new(durability, compare),

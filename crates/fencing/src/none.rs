@@ -16,6 +16,7 @@ pub struct NoFence {
 }
 
 impl NoFence {
+    /// Creates it.
     pub fn new() -> Self {
         NoFence::default()
     }

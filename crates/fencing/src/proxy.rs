@@ -23,6 +23,7 @@ pub struct Proxy {
 }
 
 impl Proxy {
+    /// Creates it.
     pub fn new(durability: Durability, compare: CompareScope, bypass: Vec<String>) -> Self {
         Proxy {
             tokens: HighestTokens::new(durability, compare),

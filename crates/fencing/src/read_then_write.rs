@@ -18,6 +18,7 @@ pub struct ReadThenWrite {
 }
 
 impl ReadThenWrite {
+    /// Creates it.
     pub fn new(durability: Durability) -> Self {
         ReadThenWrite {
             durable: durability == Durability::Durable,

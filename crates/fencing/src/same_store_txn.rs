@@ -12,6 +12,7 @@ use fencesim_model::{
 pub struct SameStoreTxn;
 
 impl SameStoreTxn {
+    /// Creates it.
     pub fn new() -> Self {
         SameStoreTxn
     }

@@ -54,6 +54,7 @@ pub struct SqlFence {
 }
 
 impl SqlFence {
+    /// Creates it.
     pub fn new(
         variant: SqlVariant,
         durability: Durability,

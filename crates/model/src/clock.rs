@@ -30,6 +30,7 @@ pub struct NodeClock {
 }
 
 impl NodeClock {
+    /// A clock with a constant offset and drift, no steps and no freezes.
     pub fn new(offset_ns: i64, drift_ppm: f64) -> Self {
         NodeClock {
             offset_ns,

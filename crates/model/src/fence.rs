@@ -31,12 +31,15 @@ pub enum CompareScope {
 /// A write as it arrives at the storage.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteRequest {
+    /// The write's op id (unique within a run).
     pub op: OpId,
     /// The storage key written.
     pub resource: Scope,
     /// The lease scope whose token the writer presents.
     pub lease_scope: Scope,
+    /// The worker that sent the write.
     pub writer: NodeName,
+    /// The token the writer presents.
     pub token: Token,
     /// Opaque payload; never logged (only its op id is).
     pub payload: String,
@@ -48,15 +51,22 @@ pub struct WriteRequest {
 pub enum Verdict {
     /// Committed. `previous` is the highest token the store had accepted for the resource
     /// before this one (as far as the store knows).
-    Accepted { previous: Option<Token> },
+    /// Committed.
+    Accepted {
+        /// The highest token accepted before, if any.
+        previous: Option<Token>,
+    },
     /// Refused. `accepted` is the token the store compared against.
     Rejected {
+        /// The token the store compared against, if any.
         accepted: Option<Token>,
+        /// Why, in words (logged; never the payload).
         reason: String,
     },
 }
 
 impl Verdict {
+    /// Whether the write (or fence) was accepted.
     pub fn is_accepted(&self) -> bool {
         matches!(self, Verdict::Accepted { .. })
     }

@@ -9,10 +9,12 @@ impl Fnv1a {
     const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0100_0000_01b3;
 
+    /// A hasher with nothing fed yet.
     pub fn new() -> Fnv1a {
         Fnv1a(Fnv1a::OFFSET_BASIS)
     }
 
+    /// Feeds `bytes`.
     pub fn write(&mut self, bytes: &[u8]) {
         for byte in bytes {
             self.0 ^= u64::from(*byte);
@@ -20,6 +22,7 @@ impl Fnv1a {
         }
     }
 
+    /// The hash of everything fed.
     pub fn finish(self) -> u64 {
         self.0
     }

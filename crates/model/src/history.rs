@@ -15,6 +15,7 @@ pub struct Event {
     pub t_ns: u64,
     /// The node where it happened (the network's events use `"net"`, the nemesis `"nemesis"`).
     pub node: NodeName,
+    /// What happened.
     #[serde(flatten)]
     pub kind: EventKind,
 }
@@ -64,7 +65,9 @@ pub enum EventKind {
     // --- run boundaries -------------------------------------------------------------------
     /// The run began. `liveness_bound_ms` is the I5 bound derived from the configuration.
     RunStarted {
+        /// The run seed.
         seed: u64,
+        /// The I5 bound derived from the configuration.
         liveness_bound_ms: u64,
     },
     /// All faults healed (end of the safety phase); I5 is measured from here.
@@ -75,61 +78,93 @@ pub enum EventKind {
     // --- lease service (recorded at the coordinator) ---------------------------------------
     /// A new lease with a freshly issued token. `expires_mono_ms` is by the coordinator's clock.
     Granted {
+        /// The lease scope.
         scope: Scope,
+        /// The holder (worker) of the lease.
         holder: NodeName,
+        /// The fencing token.
         token: Token,
+        /// When the lease expires, by the coordinator's monotonic clock (ms).
         expires_mono_ms: f64,
     },
     /// An acquire by the current holder (a retry) or a renewal extended the lease.
     Renewed {
+        /// The lease scope.
         scope: Scope,
+        /// The holder (worker) of the lease.
         holder: NodeName,
+        /// The fencing token.
         token: Token,
     },
     /// A renewal or acquire was refused.
     Refused {
+        /// The lease scope.
         scope: Scope,
+        /// The worker that asked.
         holder: NodeName,
+        /// The token it presented (none for an acquire).
         token: Option<Token>,
+        /// Why, in words.
         reason: String,
     },
     /// An acquire was denied because the scope is taken or in lock-delay.
     Denied {
+        /// The lease scope.
         scope: Scope,
+        /// The worker that asked.
         holder: NodeName,
+        /// Why the acquire was denied.
         denial: Denial,
     },
     /// The service expired a lease by its own monotonic clock.
     Expired {
+        /// The lease scope.
         scope: Scope,
+        /// The holder (worker) of the lease.
         holder: NodeName,
+        /// The fencing token.
         token: Token,
     },
+    /// The holder gave the lease back.
     Released {
+        /// The lease scope.
         scope: Scope,
+        /// The holder (worker) of the lease.
         holder: NodeName,
+        /// The fencing token.
         token: Token,
     },
     /// A candidate replaced this holder's record after seeing it unchanged for the lease
     /// duration by the candidate's own clock (client-go: the server never expires the
     /// record). Ends the tenure, like `Expired`; the new `Granted` to `by` follows.
     TakenOver {
+        /// The scope whose record was replaced.
         scope: Scope,
+        /// The holder replaced.
         holder: NodeName,
+        /// Its token.
         token: Token,
+        /// The candidate that took the record.
         by: NodeName,
     },
     /// A restart forgot this lease (`on_restart = "drop"`).
     Dropped {
+        /// The lease scope.
         scope: Scope,
+        /// The holder (worker) of the lease.
         holder: NodeName,
+        /// The fencing token.
         token: Token,
     },
     /// A restart kept this lease and re-extended it.
     Extended {
+        /// The lease scope.
         scope: Scope,
+        /// The holder (worker) of the lease.
         holder: NodeName,
+        /// The fencing token.
         token: Token,
+        /// When the lease expires, by the coordinator's monotonic clock (ms).
         expires_mono_ms: f64,
     },
     /// A restart lost the token counters (`volatile-counter`).
@@ -138,43 +173,69 @@ pub enum EventKind {
     // --- storage ----------------------------------------------------------------------------
     /// A write arrived at the storage (before the decision).
     WritePresented {
+        /// The write's op id.
         op: OpId,
+        /// The resource (storage key) written.
         resource: Scope,
+        /// The lease scope whose token the write presents.
         lease_scope: Scope,
+        /// The worker that sent the write.
         writer: NodeName,
+        /// The fencing token.
         token: Token,
     },
     /// The storage accepted (committed) a write.
     WriteAccepted {
+        /// The write's op id.
         op: OpId,
+        /// The resource (storage key) written.
         resource: Scope,
+        /// The lease scope whose token the write presents.
         lease_scope: Scope,
+        /// The worker that sent the write.
         writer: NodeName,
+        /// The fencing token.
         token: Token,
+        /// The highest token the store had accepted before, if any.
         previous: Option<Token>,
     },
     /// The storage rejected a write; `accepted` is the token it compared against.
     WriteRejected {
+        /// The write's op id.
         op: OpId,
+        /// The resource (storage key) written.
         resource: Scope,
+        /// The lease scope whose token the write presents.
         lease_scope: Scope,
+        /// The worker that sent the write.
         writer: NodeName,
+        /// The fencing token.
         token: Token,
+        /// The token the store compared against, if any.
         accepted: Option<Token>,
+        /// Why, in words.
         reason: String,
     },
     /// A read of the stored token (read-then-write).
     TokenRead {
+        /// The write's op id.
         op: OpId,
+        /// The resource (storage key) written.
         resource: Scope,
+        /// The worker that sent the write.
         writer: NodeName,
+        /// The token stored for the resource, if any.
         stored: Option<Token>,
     },
     /// A fence (epoch bump) request and the storage's verdict.
     Fence {
+        /// The resource (storage key) written.
         resource: Scope,
+        /// The worker that sent the write.
         writer: NodeName,
+        /// The fencing token.
         token: Token,
+        /// The storage's answer.
         verdict: Verdict,
     },
     /// The storage process lost its volatile state.
@@ -183,86 +244,132 @@ pub enum EventKind {
     // --- workers ----------------------------------------------------------------------------
     /// The worker received a grant and now believes it holds `scope`.
     BeliefStarted {
+        /// The lease scope.
         scope: Scope,
+        /// The fencing token.
         token: Token,
+        /// Until when the worker believes it holds the lease, by its own monotonic clock (ms).
         local_deadline_mono_ms: f64,
     },
     /// The worker stopped believing it holds `scope`.
     BeliefEnded {
+        /// The lease scope.
         scope: Scope,
+        /// The fencing token.
         token: Token,
+        /// Why the belief ended.
         why: BeliefEnd,
+        /// The worker's monotonic clock when it stopped (ms).
         local_mono_ms: f64,
     },
     /// The worker sent a write.
     WriteSent {
+        /// The write's op id.
         op: OpId,
+        /// The resource (storage key) written.
         resource: Scope,
+        /// The fencing token.
         token: Token,
     },
     /// The worker abandoned a write on its own (read-then-write saw a newer token).
     WriteAbandoned {
+        /// The write's op id.
         op: OpId,
+        /// The resource (storage key) written.
         resource: Scope,
+        /// The fencing token.
         token: Token,
+        /// The token stored for the resource, if any.
         stored: Option<Token>,
     },
     /// A renewal failed from the worker's point of view (refused or timed out).
     RenewFailed {
+        /// The lease scope.
         scope: Scope,
+        /// The fencing token.
         token: Token,
+        /// Why, in words.
         reason: String,
     },
     /// An external side effect happened for work done under `token`.
     SideEffect {
+        /// The write's op id.
         op: OpId,
+        /// The resource (storage key) written.
         resource: Scope,
+        /// The lease scope whose token the write presents.
         lease_scope: Scope,
+        /// The worker whose work caused it.
         worker: NodeName,
+        /// The fencing token.
         token: Token,
+        /// How the effect was produced.
         via: EffectVia,
     },
 
     // --- faults (recorded by the nemesis on the affected node) ------------------------------
+    /// A process-stopping fault began on this node.
     Paused {
+        /// What happened.
         kind: PauseKind,
+        /// How long the pause is planned to last (ms).
         planned_ms: f64,
     },
+    /// The node runs code again.
     Resumed {
+        /// What happened.
         kind: PauseKind,
     },
     /// The node's wall clock stepped; readings after the step are given.
     ClockStepped {
+        /// The step, in milliseconds (negative: backwards).
         delta_ms: f64,
+        /// The node's wall clock right after the step (ms since the Unix epoch).
         wall_ms: f64,
+        /// The node's monotonic clock at the step (ms).
         mono_ms: f64,
     },
+    /// The process died (and lost its memory).
     Crashed,
+    /// The process started again, with no memory.
     Restarted,
     /// Messages `from` → `to` are dropped (both directions when `one_way` is false).
     PartitionStarted {
+        /// Nodes on the cut side (senders for a one-way cut).
         from: Vec<NodeName>,
+        /// Nodes on the other side (empty: every other node).
         to: Vec<NodeName>,
+        /// Only messages `from` → `to` are dropped.
         one_way: bool,
     },
+    /// The partition ended.
     PartitionHealed {
+        /// Nodes on the cut side (senders for a one-way cut).
         from: Vec<NodeName>,
+        /// Nodes on the other side (empty: every other node).
         to: Vec<NodeName>,
+        /// Only messages `from` → `to` are dropped.
         one_way: bool,
     },
     /// Messages `from` → `to` are held in the network...
     HoldStarted {
+        /// Nodes on the cut side (senders for a one-way cut).
         from: NodeName,
+        /// Nodes on the other side (empty: every other node).
         to: NodeName,
     },
     /// ...and delivered now, late.
     HoldReleased {
+        /// Nodes on the cut side (senders for a one-way cut).
         from: NodeName,
+        /// Nodes on the other side (empty: every other node).
         to: NodeName,
+        /// How many held messages were delivered.
         released: u64,
     },
     /// A node's code panicked (a bug in the system under test, or an injected one).
     Panicked {
+        /// The panic message.
         message: String,
     },
 }
@@ -270,10 +377,12 @@ pub enum EventKind {
 /// A run's history.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct History {
+    /// Every event, in time order.
     pub events: Vec<Event>,
 }
 
 impl History {
+    /// Appends an event (events must be pushed in time order).
     pub fn push(&mut self, t_ns: u64, node: impl Into<NodeName>, kind: EventKind) {
         debug_assert!(
             self.events.last().is_none_or(|last| last.t_ns <= t_ns),

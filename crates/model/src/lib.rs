@@ -7,6 +7,8 @@
 //! the number issued with a grant; an *epoch* is the period during which one grant is the
 //! newest for its scope; a *resource* is the key the storage protects.
 
+#![warn(missing_docs)]
+
 pub mod clock;
 pub mod fence;
 pub mod fnv;
@@ -77,6 +79,7 @@ pub enum Invariant {
 }
 
 impl Invariant {
+    /// Every invariant, I1 to I5.
     pub const ALL: [Invariant; 5] = [
         Invariant::I1,
         Invariant::I2,
@@ -85,12 +88,14 @@ impl Invariant {
         Invariant::I5,
     ];
 
+    /// The invariant named `text` (`"I1"`..`"I5"`), if any.
     pub fn parse(text: &str) -> Option<Invariant> {
         Invariant::ALL
             .into_iter()
             .find(|inv| inv.to_string() == text)
     }
 
+    /// A few words naming what it guarantees.
     pub fn title(self) -> &'static str {
         match self {
             Invariant::I1 => "tokens strictly increase",
@@ -117,18 +122,31 @@ impl std::fmt::Display for Invariant {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Coverage {
+    /// A write from a superseded epoch reached the storage.
     StaleWritePresented,
+    /// The storage rejected a write as stale.
     StaleWriteRejected,
+    /// A writer saw a newer stored token and abandoned its write.
     WriteAbandoned,
+    /// A lease expired while its holder was paused.
     LeaseExpiredWhilePaused,
+    /// A lease expired while its holder was alive.
     FalseExpiry,
+    /// A scope was granted to a different holder than before.
     Takeover,
+    /// A crashed holder's scope was taken over.
     TakeoverAfterCrash,
+    /// A worker's renewal was refused or timed out.
     RenewalFailed,
+    /// An external side effect happened under a superseded token.
     SupersededSideEffect,
+    /// An external side effect happened.
     SideEffect,
+    /// Two workers believed they held the same scope at once.
     OverlappingBeliefs,
+    /// A new holder's fence reached the storage.
     FenceRaised,
+    /// A superseded write was accepted between a grant and its fence.
     AcceptedInFenceWindow,
 }
 

@@ -21,6 +21,7 @@ pub struct ScenarioResult {
     pub file: String,
     /// The resolved scenario (its hash is `summary.scenario_hash`).
     pub scenario: Scenario,
+    /// The scenario over its seeds.
     pub summary: Summary,
     /// Every seed's outcome, sorted by seed.
     pub outcomes: Vec<SeedOutcome>,

@@ -14,10 +14,10 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// same directory (so the rename stays on one file system), syncs it, then renames it over
 /// `path`. On error the temp file is removed and `path` is left as it was.
 pub fn write_atomic(path: &Path, contents: &str) -> io::Result<()> {
-    write_atomic_with(path, |file| file.write_all(contents.as_bytes()))
+    write_atomic_bytes(path, contents.as_bytes())
 }
 
-/// Like [`write_atomic`], for binary contents (PNG pictures).
+/// [`write_atomic`] for bytes (pictures).
 pub fn write_atomic_bytes(path: &Path, contents: &[u8]) -> io::Result<()> {
     write_atomic_with(path, |file| file.write_all(contents))
 }

@@ -6,6 +6,8 @@
 //! Architecture invariant: this crate only reads what the checker and the scenario say; the
 //! only I/O is writing files, always atomically (`fs`), so nothing is ever half-written.
 
+#![warn(missing_docs)]
+
 pub mod check_report;
 pub mod fs;
 pub mod junit;

@@ -55,14 +55,14 @@ pub fn perfetto_json(history: &History, violations: &[Violation], nodes: &[Strin
                        t_ns: u64,
                        args: Value| {
         out.push(json!({
-            "ph": "b", "pid": pid, "tid": pid, "cat": cat, "id": track, "name": name,
+            "ph": "b", "pid": pid, "tid": pid, "cat": cat, "id": track_id(track), "name": name,
             "ts": micros(t_ns), "args": args,
         }));
     };
     let async_end =
         |out: &mut Vec<Value>, pid: usize, cat: &str, track: &str, name: String, t_ns: u64| {
             out.push(json!({
-                "ph": "e", "pid": pid, "tid": pid, "cat": cat, "id": track, "name": name,
+                "ph": "e", "pid": pid, "tid": pid, "cat": cat, "id": track_id(track), "name": name,
                 "ts": micros(t_ns),
             }));
         };
@@ -108,6 +108,7 @@ pub fn perfetto_json(history: &History, violations: &[Violation], nodes: &[Strin
                 epoch_names.insert(track, name);
             }
             EventKind::Expired { scope, .. }
+            | EventKind::TakenOver { scope, .. }
             | EventKind::Released { scope, .. }
             | EventKind::Dropped { scope, .. } => {
                 let track = epoch_track(node, scope);
@@ -228,6 +229,17 @@ fn pause_name(kind: PauseKind) -> &'static str {
         PauseKind::Gc => "GC pause",
         PauseKind::VmSuspend => "VM suspend",
     }
+}
+
+/// A numeric id for an async track (FNV-1a of its name, cut to 53 bits so JavaScript reads
+/// it exactly): importers read a string id as a hexadecimal number, which ours are not.
+fn track_id(track: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in track.as_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash & ((1 << 53) - 1)
 }
 
 /// Nanoseconds as microseconds (the trace format's unit), exact to the nanosecond.

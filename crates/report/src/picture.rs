@@ -51,7 +51,7 @@ const MAX_SUBTITLE_VIOLATIONS: usize = 3;
 /// A subtitle line is cut to this many characters (it fits the width at 15 px).
 const SUBTITLE_CHARS: usize = 200;
 const AXIS_PX: u32 = 40;
-const LEGEND_PX: u32 = 96;
+const LEGEND_PX: u32 = 64;
 const NAME_PX: u32 = 150;
 /// Marks closer than this (in pixels) to the previous label in a lane get no label.
 const LABEL_GAP_PX: f64 = 6.0;
@@ -190,6 +190,8 @@ struct Bar {
     /// Filled solid, or drawn as an outline with a light fill (beliefs, holds).
     solid: bool,
     label: String,
+    /// Drawn instead of `label` when that does not fit (empty: nothing).
+    short_label: String,
 }
 
 /// A point mark in a lane.
@@ -269,8 +271,42 @@ impl Layout {
         if network_faults && wanted(nodes::NET) {
             lanes.push((nodes::NET.to_string(), "partitions, holds".to_string()));
         }
+        // Several scopes share the coordinator's lane, one row each: name them.
+        let mut scope_names: Vec<&str> = Vec::new();
+        for event in &history.events {
+            if let EventKind::Granted { scope, .. } = &event.kind {
+                if !scope_names.contains(&scope.as_str()) {
+                    scope_names.push(scope);
+                }
+            }
+        }
+        scope_names.sort_unstable();
+        if scope_names.len() > 1 {
+            if let Some(lane) = lanes.iter_mut().find(|(n, _)| n == nodes::COORDINATOR) {
+                lane.1 = format!("rows: {}", scope_names.join(", "));
+            }
+        }
+        let mut resource_names: Vec<&str> = Vec::new();
+        for event in &history.events {
+            if let EventKind::WriteAccepted { resource, .. }
+            | EventKind::WriteRejected { resource, .. } = &event.kind
+            {
+                if !resource_names.contains(&resource.as_str()) {
+                    resource_names.push(resource);
+                }
+            }
+        }
+        resource_names.sort_unstable();
+        if resource_names.len() > 1 {
+            if let Some(lane) = lanes.iter_mut().find(|(n, _)| n == nodes::STORAGE) {
+                lane.1 = format!("rows: {}", resource_names.join(", "));
+            }
+        }
         let lane_of = |node: &str| lanes.iter().position(|(n, _)| n == node);
         let net_lane = lane_of(nodes::NET);
+        // Writes are drawn on the storage's lane, whichever node recorded the verdict (with
+        // same-store-txn the coordinator does): that lane is the protected resource.
+        let storage_lane = lane_of(nodes::STORAGE);
         let run_end_ns = history.events.last().map_or(0, |e| e.t_ns);
 
         // Scopes get sub-rows in the coordinator's lane, in order of first grant.
@@ -282,7 +318,26 @@ impl Layout {
                 }
             }
         }
+        // Sorted, like the lane's note.
+        scopes.sort();
         let scope_rows = scopes.len().max(1) as f64;
+        // Storage: one row of write marks per resource, sorted.
+        let mut resources: Vec<String> = Vec::new();
+        for event in &history.events {
+            if let EventKind::WriteAccepted { resource, .. }
+            | EventKind::WriteRejected { resource, .. } = &event.kind
+            {
+                if !resources.contains(resource) {
+                    resources.push(resource.clone());
+                }
+            }
+        }
+        resources.sort();
+        let resource_y = |resource: &str| {
+            let row = resources.iter().position(|r| r == resource).unwrap_or(0) as f64;
+            let height = 0.8 / resources.len().max(1) as f64;
+            0.15 + (row + 0.62) * height
+        };
         let scope_band = |scope: &str| {
             let row = scopes.iter().position(|s| s == scope).unwrap_or(0) as f64;
             let height = 0.76 / scope_rows;
@@ -318,6 +373,7 @@ impl Layout {
                 fill: token_colour(token),
                 solid: true,
                 label: format!("{scope_text}token {token} \u{2192} {holder}{how}"),
+                short_label: format!("{token} \u{2192} {}", short_node(holder)),
             }
         };
 
@@ -335,10 +391,12 @@ impl Layout {
                     anchor[index] = lane.map(|l| (l, low(scope_band(scope))));
                 }
                 EventKind::Expired { scope, token, .. }
+                | EventKind::TakenOver { scope, token, .. }
                 | EventKind::Released { scope, token, .. }
                 | EventKind::Dropped { scope, token, .. } => {
                     let how = match &event.kind {
                         EventKind::Expired { .. } => " (expired)",
+                        EventKind::TakenOver { .. } => " (taken over)",
                         EventKind::Released { .. } => " (released)",
                         _ => " (dropped)",
                     };
@@ -395,6 +453,7 @@ impl Layout {
                             fill: CRASH_BLACK,
                             solid: true,
                             label: "down (crashed)".to_string(),
+                            short_label: "down".to_string(),
                         });
                     }
                     anchor[index] = lane.map(|l| (l, 0.72));
@@ -445,35 +504,50 @@ impl Layout {
                             fill: HOLD_BROWN,
                             solid: false,
                             label: format!("hold {from} \u{2192} {to} ({released} released)"),
+                            short_label: "hold".to_string(),
                         });
                     }
                     anchor[index] = net_lane.map(|l| (l, 0.72));
                 }
-                EventKind::WriteAccepted { token, writer, .. } => {
+                EventKind::WriteAccepted {
+                    token,
+                    writer,
+                    resource,
+                    ..
+                } => {
+                    let y = resource_y(resource);
+                    let lane = storage_lane.or(lane);
                     if let Some(l) = lane {
                         marks.push(Mark {
                             lane: l,
                             t_ns: t,
-                            y: 0.5,
+                            y,
                             shape: Shape::Accepted,
                             colour: token_colour(*token),
                             label: format!("{token} {}", short_node(writer)),
                         });
                     }
-                    anchor[index] = lane.map(|l| (l, 0.5));
+                    anchor[index] = lane.map(|l| (l, y));
                 }
-                EventKind::WriteRejected { token, writer, .. } => {
+                EventKind::WriteRejected {
+                    token,
+                    writer,
+                    resource,
+                    ..
+                } => {
+                    let y = resource_y(resource);
+                    let lane = storage_lane.or(lane);
                     if let Some(l) = lane {
                         marks.push(Mark {
                             lane: l,
                             t_ns: t,
-                            y: 0.5,
+                            y,
                             shape: Shape::Rejected,
                             colour: token_colour(*token),
                             label: format!("{token} {} rejected", short_node(writer)),
                         });
                     }
-                    anchor[index] = lane.map(|l| (l, 0.5));
+                    anchor[index] = lane.map(|l| (l, y));
                 }
                 EventKind::Panicked { .. } => {
                     if let Some(l) = lane {
@@ -613,6 +687,7 @@ fn belief_bar(
         fill: token_colour(token),
         solid: false,
         label: format!("believes {scope_text}token {token}"),
+        short_label: format!("{scope_text}{token}"),
     }
 }
 
@@ -630,6 +705,7 @@ fn pause_bar(lane: usize, start: u64, end: u64, kind: PauseKind) -> Bar {
         fill,
         solid: true,
         label: format!("{what} {} ms", (end - start) / NS_PER_MS),
+        short_label: String::new(),
     }
 }
 
@@ -668,6 +744,7 @@ fn push_partition(
             fill: PARTITION_ORANGE,
             solid: true,
             label: format!("partition {} {arrow} {}", side(from), side(to)),
+            short_label: "partition".to_string(),
         });
     }
     for node in from.iter().chain(to) {
@@ -681,6 +758,7 @@ fn push_partition(
                 fill: PARTITION_ORANGE,
                 solid: true,
                 label: String::new(),
+                short_label: String::new(),
             });
         }
     }
@@ -792,8 +870,13 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
             name_style,
         ))?;
         if !note.is_empty() {
+            let note_colour = if note.starts_with("clock") {
+                CLOCK_TEAL
+            } else {
+                GC_GREY
+            };
             let note_style = font(12.0)
-                .color(&CLOCK_TEAL)
+                .color(&note_colour)
                 .pos(Pos::new(HPos::Right, VPos::Center));
             root.draw(&Text::new(
                 note.clone(),
@@ -867,21 +950,31 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         let style = font(size)
             .color(&colour)
             .pos(Pos::new(HPos::Left, VPos::Center));
-        let (width, _) = root.estimate_text_size(&bar.label, &style)?;
-        if (width as i32) + 8 <= x1 - x0 {
-            // Upper part: the lower part is where violations join their evidence.
-            let label_y = if bar.solid {
-                y0 + (y1 - y0) * 2 / 5
-            } else {
-                (y0 + y1) / 2
-            };
-            root.draw(&Text::new(bar.label.clone(), (x0 + 5, label_y), style))?;
+        // Upper part: the lower part is where violations join their evidence.
+        let label_y = if bar.solid {
+            y0 + (y1 - y0) * 2 / 5
+        } else {
+            (y0 + y1) / 2
+        };
+        for label in [&bar.label, &bar.short_label] {
+            if label.is_empty() {
+                continue;
+            }
+            let (width, _) = root.estimate_text_size(label, &style)?;
+            if (width as i32) + 8 <= x1 - x0 {
+                root.draw(&Text::new(label.clone(), (x0 + 4, label_y), style))?;
+                break;
+            }
         }
     }
 
     // Violations: evidence circled and joined in red, the invariant named at the last one.
     let mut labels_at: BTreeMap<(i32, i32), i32> = BTreeMap::new();
     for violation in &layout.violations {
+        // A violation is drawn where its violating event (the last evidence) is visible.
+        if !violation.points.last().is_some_and(|(_, t, _)| visible(*t)) {
+            continue;
+        }
         let points: Vec<(i32, i32)> = violation
             .points
             .iter()
@@ -932,8 +1025,8 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
     }
 
     // Marks; a label only where it does not run into the previous one of its lane.
-    let mut label_end: BTreeMap<usize, i32> = BTreeMap::new();
-    let mut previous_label: BTreeMap<usize, String> = BTreeMap::new();
+    let mut label_end: BTreeMap<(usize, i32), i32> = BTreeMap::new();
+    let mut previous_label: BTreeMap<(usize, i32), String> = BTreeMap::new();
     for mark in &layout.marks {
         if !visible(mark.t_ns) {
             continue;
@@ -946,18 +1039,18 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
             Shape::Crash => root.draw(&Cross::new((x, y), 7, mark.colour.stroke_width(3)))?,
         }
         // Consecutive writes with the same label repeat nothing new.
-        if previous_label.get(&mark.lane) == Some(&mark.label) {
+        if previous_label.get(&(mark.lane, y)) == Some(&mark.label) {
             continue;
         }
         let style = font(12.0)
             .color(&INK)
             .pos(Pos::new(HPos::Left, VPos::Bottom));
         let (width, _) = root.estimate_text_size(&mark.label, &style)?;
-        let free_from = label_end.get(&mark.lane).copied().unwrap_or(-10_000);
+        let free_from = label_end.get(&(mark.lane, y)).copied().unwrap_or(-10_000);
         if f64::from(x - free_from) >= LABEL_GAP_PX && x + width as i32 <= plot_right {
             root.draw(&Text::new(mark.label.clone(), (x - 3, y - 7), style))?;
-            label_end.insert(mark.lane, x - 3 + width as i32);
-            previous_label.insert(mark.lane, mark.label.clone());
+            label_end.insert((mark.lane, y), x - 3 + width as i32);
+            previous_label.insert((mark.lane, y), mark.label.clone());
         }
     }
 

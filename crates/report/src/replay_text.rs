@@ -12,13 +12,19 @@ use crate::timeline::{render_violation, render_with, TimelineOptions};
 /// Everything one replayed seed produced, as the CLI has it after running it.
 #[derive(Clone, Copy, Debug)]
 pub struct ReplayInput<'a> {
+    /// The scenario as resolved.
     pub scenario: &'a Scenario,
+    /// The seed replayed.
     pub seed: u64,
+    /// The seed's fault plan.
     pub plan: &'a FaultPlan,
+    /// Everything that happened.
     pub history: &'a History,
+    /// The checker's verdict on the history: violations and metrics.
     pub checked: &'a Checked,
     /// The panic message if a node panicked.
     pub panic: Option<&'a str>,
+    /// The history's trace hash.
     pub trace_hash: &'a str,
     /// The command line that reproduces this run, printed as is.
     pub replay_command: &'a str,
@@ -36,7 +42,7 @@ pub struct ReplayTextOptions {
 }
 
 /// Metrics are packed on lines of at most this many characters.
-const METRICS_LINE_CHARS: usize = 100;
+const METRICS_LINE_CHARS: usize = 140;
 
 /// The replay text. The first violation is named in the third line and again, with the
 /// events that prove it, first in the violations section; the timeline marks its evidence
@@ -80,7 +86,8 @@ pub fn replay_text(input: &ReplayInput<'_>, options: &ReplayTextOptions) -> Stri
         out.push_str(&serde_json::to_string_pretty(scenario).expect("scenario serializes"));
         out.push('\n');
     }
-    out.push_str("== fault plan\n");
+    // The plan's own first line ("fault plan for seed N: ...") is the section's heading.
+    out.push_str("== ");
     out.push_str(&compact_plan(input.plan));
 
     let mut nodes = scenario.node_names();

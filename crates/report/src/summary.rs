@@ -15,7 +15,9 @@ use serde_json::{Map, Number, Value};
 /// The seed range as it appears in JSON: `[start, end)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeedsJson {
+    /// First seed (inclusive).
     pub start: u64,
+    /// Last seed (exclusive).
     pub end: u64,
 }
 
@@ -35,6 +37,7 @@ pub struct Summary {
     pub scenario: String,
     /// `Scenario::hash` of the resolved scenario.
     pub scenario_hash: String,
+    /// The seeds to run.
     pub seeds: SeedsJson,
     /// Number of outcomes summarized.
     pub runs: u64,
@@ -48,6 +51,7 @@ pub struct Summary {
     pub first_violation_seed: BTreeMap<Invariant, Option<u64>>,
     /// `"safe"` or `"violates I3, I4"`.
     pub expectation: String,
+    /// Whether the expectation was met (coverage included).
     pub expectation_met: bool,
     /// One sentence: why the expectation was met or not, naming seeds. Starts with
     /// `"vacuous:"` when [`Summary::vacuous`].

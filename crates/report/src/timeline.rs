@@ -33,7 +33,8 @@ pub struct TimelineOptions {
     /// Runs of routine events collapse into one line with a count: accepted writes with the
     /// same writer, resource and token (their sent, presented and accepted events), and
     /// renewals of the same lease. Any other event shown ends every open run, so the order of
-    /// what matters is kept; events that are evidence of a violation never collapse.
+    /// what matters is kept; events that are evidence of a violation never collapse. A write
+    /// presented at the instant of its verdict is left out (the verdict line says it all).
     pub collapse: bool,
 }
 
@@ -270,6 +271,17 @@ fn collapse(
             notable.insert(op);
         }
     }
+    // A write presented at the very instant of its verdict says nothing the verdict does not.
+    let verdict_at: BTreeSet<(u64, u64)> = history
+        .events
+        .iter()
+        .filter_map(|event| match &event.kind {
+            EventKind::WriteAccepted { op, .. } | EventKind::WriteRejected { op, .. } => {
+                Some((*op, event.t_ns))
+            }
+            _ => None,
+        })
+        .collect();
     let op_key: BTreeMap<u64, RunKey> = accepted_as
         .into_iter()
         .filter(|(op, _)| !notable.contains(op))
@@ -309,7 +321,16 @@ fn collapse(
             )),
             kind => routine_op(kind).map(|(op, key)| (Some(op), key)),
         };
+        let implied = match &event.kind {
+            EventKind::WritePresented { op, .. } => {
+                !evidence.contains(&index) && verdict_at.contains(&(*op, event.t_ns))
+            }
+            _ => false,
+        };
         let Some((op, key)) = routine else {
+            if implied {
+                continue;
+            }
             open.clear();
             shown[index] = Some(None);
             continue;

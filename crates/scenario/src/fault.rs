@@ -20,14 +20,23 @@ use crate::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FaultKind {
+    /// A GC pause: the process runs no code; its clocks keep running.
     GcPause,
+    /// A VM suspend: no code runs and the monotonic clock stops too.
     VmSuspend,
+    /// A step of a node's wall clock (NTP step), forward or back.
     ClockStep,
+    /// Messages between groups of nodes are dropped.
     Partition,
+    /// Messages on a link are held, then delivered late all at once.
     HoldRelease,
+    /// The lease service goes down and restarts.
     CoordinatorRestart,
+    /// The storage goes down and restarts.
     StorageRestart,
+    /// A worker crashes and restarts with no memory.
     WorkerCrash,
+    /// A bug in the system under test: the node's code panics.
     Panic,
 }
 
@@ -43,6 +52,7 @@ enum Targets {
 }
 
 impl FaultKind {
+    /// Every value, in documentation order.
     pub const ALL: [FaultKind; 9] = [
         FaultKind::GcPause,
         FaultKind::VmSuspend,
@@ -149,49 +159,74 @@ impl std::fmt::Display for FaultKind {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Fault {
+    /// A GC pause: the process runs no code; its clocks keep running.
     GcPause {
+        /// The node it happens to.
         node: String,
+        /// How long it lasts, in milliseconds.
         duration_ms: f64,
     },
+    /// A VM suspend: no code runs and the monotonic clock stops too.
     VmSuspend {
+        /// The node it happens to.
         node: String,
+        /// How long it lasts, in milliseconds.
         duration_ms: f64,
     },
+    /// A step of a node's wall clock (NTP step), forward or back.
     ClockStep {
+        /// The node it happens to.
         node: String,
+        /// The step, in milliseconds (negative: backwards).
         delta_ms: f64,
     },
     /// Messages between `nodes` and `peers` are dropped (only `nodes` → `peers` when
     /// `one_way`). Empty `peers` means every other node.
     Partition {
+        /// The nodes cut off.
         nodes: Vec<String>,
+        /// The other side (empty: every other node).
         peers: Vec<String>,
+        /// Only `from` → `to` is cut (else both directions).
         one_way: bool,
+        /// How long it lasts, in milliseconds.
         duration_ms: f64,
     },
     /// Messages `from` → `to` are held, then all delivered at once.
     HoldRelease {
+        /// Sender of the held messages.
         from: String,
+        /// Receiver of the held messages.
         to: String,
+        /// How long it lasts, in milliseconds.
         duration_ms: f64,
     },
+    /// The lease service goes down and restarts.
     CoordinatorRestart {
+        /// How long it lasts, in milliseconds.
         duration_ms: f64,
     },
+    /// The storage goes down and restarts.
     StorageRestart {
+        /// How long it lasts, in milliseconds.
         duration_ms: f64,
     },
+    /// A worker crashes and restarts with no memory.
     WorkerCrash {
+        /// The node it happens to.
         node: String,
+        /// How long it lasts, in milliseconds.
         duration_ms: f64,
     },
     /// The node's code panics (a bug in the system under test).
     Panic {
+        /// The node it happens to.
         node: String,
     },
 }
 
 impl Fault {
+    /// What kind.
     pub fn kind(&self) -> FaultKind {
         match self {
             Fault::GcPause { .. } => FaultKind::GcPause,
@@ -421,7 +456,9 @@ fn string_array(items: &[String]) -> Array {
 /// A fault at a time.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimedFault {
+    /// When it starts, in milliseconds of true time since the run began.
     pub at_ms: f64,
+    /// The fault.
     #[serde(flatten)]
     pub fault: Fault,
 }
@@ -445,6 +482,7 @@ impl TimedFault {
 /// Faults drawn at random: a Poisson process per kind over the safety phase.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RandomFault {
+    /// What kind.
     pub kind: FaultKind,
     /// Mean occurrences per minute of virtual time.
     pub rate_per_min: f64,

@@ -2,6 +2,8 @@
 //! kinds (`fault`), the fault plan derived from a scenario and a seed (`plan`), and the way
 //! back from a scenario to a file (`render`).
 
+#![warn(missing_docs)]
+
 pub mod fault;
 pub mod parse;
 pub mod plan;
@@ -13,3 +15,8 @@ pub use parse::{load, load_with, parse_str, parse_str_with, Override, ScenarioEr
 pub use plan::{plan, FaultPlan, SwarmChoice};
 pub use render::scenario_toml;
 pub use spec::*;
+
+/// The smallest valid scenario file: only the required fields, everything else defaulted
+/// (see docs/scenario-format.md). A starting point for a new scenario, and the fixture tests
+/// edit.
+pub const MINIMAL_TOML: &str = include_str!("minimal.toml");

@@ -19,7 +19,9 @@ pub const MAX_OCCURRENCES_PER_ENTRY: usize = 10_000;
 /// What swarm testing decided for one random fault kind in this seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SwarmChoice {
+    /// The random fault kind.
     pub kind: FaultKind,
+    /// Whether the kind is on in this seed.
     pub enabled: bool,
     /// Multiplies the kind's `rate_per_min`, in [0.25, 1].
     pub rate_scale: f64,
@@ -29,6 +31,7 @@ pub struct SwarmChoice {
 /// compared, and saved as an explicit schedule.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FaultPlan {
+    /// The seed planned.
     pub seed: u64,
     /// Sorted by `at_ms`; at equal times scheduled faults come before random ones.
     pub faults: Vec<TimedFault>,

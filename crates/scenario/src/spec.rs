@@ -21,19 +21,28 @@ use crate::fault::{RandomFault, TimedFault};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "dist")]
 pub enum Dist {
+    /// Always `value`.
     Const {
+        /// The constant value (ms).
         value: f64,
     },
+    /// Uniform in `[min, max]`.
     Uniform {
+        /// Lower bound (ms).
         min: f64,
+        /// Upper bound (ms).
         max: f64,
     },
     /// Log-normal given by its median and 99th percentile (both > 0, p99 >= median).
     Lognormal {
+        /// Median (ms).
         median: f64,
+        /// 99th percentile (ms).
         p99: f64,
     },
+    /// Exponential with mean `mean`.
     Exponential {
+        /// Mean (ms).
         mean: f64,
     },
 }
@@ -83,7 +92,9 @@ impl Dist {
 /// Seeds `[start, end)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeedRange {
+    /// First seed (inclusive).
     pub start: u64,
+    /// Last seed (exclusive).
     pub end: u64,
 }
 
@@ -110,12 +121,15 @@ impl SeedRange {
         }
     }
 
+    /// Number of seeds.
     pub fn len(&self) -> u64 {
         self.end - self.start
     }
+    /// Whether the range holds no seed.
     pub fn is_empty(&self) -> bool {
         self.end == self.start
     }
+    /// The seeds, ascending.
     pub fn iter(&self) -> std::ops::Range<u64> {
         self.start..self.end
     }
@@ -198,7 +212,9 @@ impl LeaseSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FencingMode {
+    /// No fencing: every write is accepted (the unsafe baseline).
     None,
+    /// Atomic compare against the highest accepted token (same token may write again).
     MaxToken,
     /// `... AND fence_token <= ?`, rows affected checked (same token may write again).
     Sql,
@@ -206,24 +222,31 @@ pub enum FencingMode {
     SqlStrict,
     /// `sql` but rows affected ignored: a zero-row update is reported as committed.
     SqlIgnoreRows,
+    /// Read the stored token, compare locally, write unconditionally (the TOCTOU race).
     ReadThenWrite,
+    /// A new holder first raises the resource's epoch, then writes (HDFS QJM newEpoch).
     FenceOnAcquire,
+    /// The write is checked atomically against the lease state itself (etcd txn).
     SameStoreTxn,
     /// A fencing mediator (max-token) in front of a store that checks nothing.
     Proxy,
 }
 
+/// The protected storage, resolved (`[storage]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StorageSpec {
+    /// How the storage checks tokens.
     pub fencing: FencingMode,
     /// Whether the store's (or the proxy's) highest-token state survives a restart.
     pub max_token: Durability,
+    /// Which writes a token is compared against.
     pub compare_scope: CompareScope,
     /// Workers whose writes bypass the proxy and reach the unchecked store directly
     /// (a misconfigured path). Only with `fencing = "proxy"`.
     pub proxy_bypass: Vec<String>,
 }
 
+/// Where a worker's local deadline is measured from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DeadlineFrom {
@@ -233,9 +256,11 @@ pub enum DeadlineFrom {
     ReplyReceived,
 }
 
+/// External side effects of each unit of work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SideEffects {
+    /// No fencing: every write is accepted (the unsafe baseline).
     None,
     /// The worker calls an external sink that checks nothing, after each write is sent.
     Direct,
@@ -253,25 +278,34 @@ pub enum LeaseScopeSpec {
     Single(String),
 }
 
+/// The workers, resolved (`[workers]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkerSpec {
+    /// Number of workers (`worker-0`..).
     pub count: usize,
     /// Resources the workers compete for; each lease period a worker picks one.
     pub resources: Vec<String>,
+    /// The lease scope whose token the write presents.
     pub lease_scope: LeaseScopeSpec,
+    /// Duration of one unit of work.
     pub work_ms: Dist,
+    /// Units of work (one write each) per lease period.
     pub writes_per_lease: u32,
+    /// Renewal (keepalive) interval, by the worker's clock.
     pub renew_every_ms: u64,
     /// How long after a grant or successful renewal (by the worker's own clock, measured per
     /// `deadline_from`) the worker still believes it holds the lease: client-go's
     /// RenewDeadline. Defaults to the effective TTL.
     pub renew_deadline_ms: u64,
+    /// Stop believing at the first failed renewal.
     pub stop_on_renew_failure: bool,
+    /// Ask the coordinator right before each write.
     pub check_lease_before_write: bool,
     /// Re-check the local deadline (by the worker's own monotonic clock) after the work,
     /// right before sending the write. Catches a GC pause during the work (mono kept
     /// running), not a VM suspend (mono stopped).
     pub recheck_deadline_before_write: bool,
+    /// Where the local deadline is measured from.
     pub deadline_from: DeadlineFrom,
     /// How long a worker waits for any reply (by its own clock) before giving up.
     pub request_timeout_ms: u64,
@@ -280,12 +314,14 @@ pub struct WorkerSpec {
     /// Each pause is `acquire_retry_ms × (1 + U[0, jitter))` (client-go's JitterFactor 1.2);
     /// 0 = no jitter.
     pub acquire_retry_jitter: f64,
+    /// External side effects of each unit of work.
     pub side_effects: SideEffects,
 }
 
 /// Network latency: a base distribution plus rare retransmit spikes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LatencySpec {
+    /// Latency of every message.
     pub base: Dist,
     /// Probability that a message suffers one extra spike.
     pub spike_probability: f64,
@@ -293,8 +329,10 @@ pub struct LatencySpec {
     pub spikes_ms: Vec<f64>,
 }
 
+/// The network, resolved (`[network]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NetworkSpec {
+    /// Per-message latency.
     pub latency: LatencySpec,
     /// Probability each message is lost.
     pub loss: f64,
@@ -302,12 +340,16 @@ pub struct NetworkSpec {
     pub duplicate: f64,
 }
 
+/// One node's clock parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClockSpec {
+    /// Wall-clock offset from true time (ms).
     pub offset_ms: f64,
+    /// Rate error in parts per million (positive: fast).
     pub drift_ppm: f64,
 }
 
+/// Node clocks, resolved (`[clocks]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClocksSpec {
     /// Nodes without an explicit entry draw drift uniformly in `±random_drift_ppm`...
@@ -318,9 +360,12 @@ pub struct ClocksSpec {
     pub nodes: BTreeMap<String, ClockSpec>,
 }
 
+/// Faults, resolved (`[faults]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FaultSpec {
+    /// Faults at explicit times.
     pub schedule: Vec<TimedFault>,
+    /// Faults drawn at random per seed.
     pub random: Vec<RandomFault>,
     /// Swarm testing: per seed, each random kind is switched on with probability 1/2 and its
     /// rate scaled by a factor drawn in [0.25, 1]; the draw is printed with the plan.
@@ -337,8 +382,10 @@ pub enum Outcome {
     Violates(Vec<Invariant>),
 }
 
+/// The expectation, resolved (`[expect]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Expect {
+    /// Safe, or which invariants are violated.
     pub outcome: Outcome,
     /// Coverage conditions that must occur in at least one seed (checked by `fencesim check`).
     pub coverage: Vec<Coverage>,
@@ -347,17 +394,27 @@ pub struct Expect {
 /// A validated scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scenario {
+    /// The scenario name (`[a-z0-9-]+`).
     pub name: String,
+    /// What the scenario shows and expects, in words.
     pub description: String,
     /// Length of the safety phase (faults happen only inside it).
     pub duration_ms: u64,
+    /// The seeds `fencesim run` and `check` use by default.
     pub seeds: SeedRange,
+    /// `[lease]`.
     pub lease: LeaseSpec,
+    /// `[storage]`.
     pub storage: StorageSpec,
+    /// `[workers]`.
     pub workers: WorkerSpec,
+    /// `[network]`.
     pub network: NetworkSpec,
+    /// `[clocks]`.
     pub clocks: ClocksSpec,
+    /// `[faults]`.
     pub faults: FaultSpec,
+    /// `[expect]`.
     pub expect: Expect,
 }
 

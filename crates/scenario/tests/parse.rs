@@ -9,33 +9,7 @@ use fencesim_model::{
 use fencesim_scenario::*;
 
 /// The smallest valid file; error cases edit it.
-const MINIMAL: &str = r#"name = "minimal"
-description = "smallest valid scenario"
-duration_ms = 60_000
-seeds = "0..10"
-
-[lease]
-ttl_ms = 10_000
-token_source = "durable-counter"
-
-[storage]
-fencing = "max-token"
-
-[workers]
-count = 2
-resources = ["job-1"]
-work_ms = { dist = "uniform", min = 200, max = 800 }
-
-[[faults.schedule]]
-at_ms = 5_000
-kind = "gc-pause"
-node = "worker-0"
-duration_ms = 15_000
-
-[expect]
-safe = true
-coverage = ["stale-write-rejected"]
-"#;
+const MINIMAL: &str = fencesim_scenario::MINIMAL_TOML;
 
 /// Marks the line an error must be reported at.
 const MARK: &str = "# <-";

@@ -7,6 +7,8 @@
 //! recorded into a god's-eye [`History`](fencesim_model::history::History), which the
 //! checker judges after the run.
 
+#![warn(missing_docs)]
+
 #[cfg(not(madsim))]
 compile_error!(
     "fencesim-sim must be compiled with `--cfg madsim` (set in .cargo/config.toml). \

@@ -63,8 +63,11 @@ pub fn builtin_store(scenario: &Scenario) -> Box<dyn Fence> {
 /// Everything one seed produced.
 #[derive(Clone, Debug)]
 pub struct RunResult {
+    /// The checked outcome.
     pub outcome: SeedOutcome,
+    /// Everything that happened, in order.
     pub history: History,
+    /// The fault plan the seed ran.
     pub plan: FaultPlan,
 }
 

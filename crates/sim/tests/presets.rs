@@ -342,3 +342,47 @@ fn a_consul_lock_expires_at_twice_the_ttl_then_waits_out_its_lock_delay() {
         );
     }
 }
+
+#[test]
+fn an_etcd_leader_change_re_extends_the_lease_by_a_full_ttl_plus_election_timeout() {
+    // worker-0 dies at 2 s; the leader changes at 3 s (down 1 s) and re-extends its lease.
+    let scenario = with_faults(
+        "preset-etcd-takeover-after-pause",
+        r#"
+[[faults.schedule]]
+at_ms = 0
+kind = "partition"
+nodes = ["worker-1"]
+peers = ["coordinator"]
+duration_ms = 500
+
+[[faults.schedule]]
+at_ms = 2_000
+kind = "worker-crash"
+node = "worker-0"
+duration_ms = 8_000
+
+[[faults.schedule]]
+at_ms = 3_000
+kind = "coordinator-restart"
+duration_ms = 1_000
+"#,
+    );
+    for seed in 0..10 {
+        let run = run_seed(&scenario, seed);
+        assert!(run.outcome.checked.violations.is_empty(), "seed {seed}");
+        let events = &run.history.events;
+        let extended = first_time(events, |e| {
+            matches!(&e.kind, EventKind::Extended { holder, token: 1, .. } if holder == "worker-0")
+        })
+        .expect("the new leader keeps the lease");
+        let (granted, token) = first_grant(events, "worker-1");
+        // TTL (2 s) + election timeout (1 s) from the promotion, then the next revoke check.
+        let waited = granted - extended;
+        assert!(
+            (3_000.0..=3_600.0).contains(&waited),
+            "seed {seed}: granted {waited} ms after the leader change"
+        );
+        assert!(token > 1, "seed {seed}");
+    }
+}

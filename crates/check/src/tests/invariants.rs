@@ -90,6 +90,26 @@ fn i2_grant_after_expiry_release_or_drop_passes() {
 }
 
 #[test]
+fn i2_a_client_go_takeover_ends_the_previous_tenure() {
+    // The record is replaced, not expired: `taken-over` closes w0's tenure before w1's grant.
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(15_000)
+        .taken_over("job", "w0", 1, "w1") // 1
+        .grant("job", "w1", 2); // 2
+    check(history, &[]);
+    // A takeover of another token closes nothing.
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(15_000)
+        .taken_over("job", "w0", 7, "w1") // 1
+        .grant("job", "w1", 2); // 2
+    check(history, &[(I2, &[0, 2])]);
+}
+
+#[test]
 fn i2_grant_while_held_is_caught() {
     let history = h()
         .at(0)

@@ -84,6 +84,17 @@ impl H {
             },
         )
     }
+    pub fn taken_over(self, scope: &str, holder: &str, token: Token, by: &str) -> H {
+        self.push(
+            "coordinator",
+            EventKind::TakenOver {
+                scope: scope.into(),
+                holder: holder.into(),
+                token,
+                by: by.into(),
+            },
+        )
+    }
     pub fn release(self, scope: &str, holder: &str, token: Token) -> H {
         self.push(
             "coordinator",

@@ -95,3 +95,55 @@ fn tick_steps_are_round() {
     assert_eq!(tick_step_ns(19_000 * NS_PER_MS), 2_000 * NS_PER_MS);
     assert_eq!(tick_step_ns(3 * NS_PER_MS), 500_000);
 }
+
+#[test]
+fn empty_history_filters_and_windows_still_draw() {
+    let (history, checked) = textbook_run();
+    let cases = [
+        (History::default(), PictureOptions::default()),
+        (
+            history.clone(),
+            PictureOptions {
+                nodes: Some(vec!["worker-0".into()]),
+                ..Default::default()
+            },
+        ),
+        // A window after the run's end, and one of a single nanosecond.
+        (
+            history.clone(),
+            PictureOptions {
+                window_ns: Some((u64::MAX / 2, u64::MAX / 2 + 10)),
+                ..Default::default()
+            },
+        ),
+        (
+            history,
+            PictureOptions {
+                window_ns: Some((7, 7)),
+                ..Default::default()
+            },
+        ),
+    ];
+    for (history, options) in cases {
+        let svg = picture_svg(
+            &history,
+            &checked.violations,
+            &textbook_nodes(),
+            None,
+            &options,
+        )
+        .unwrap();
+        roxmltree::Document::parse(&svg).expect("valid XML");
+        let png_bytes = picture_png(
+            &history,
+            &checked.violations,
+            &textbook_nodes(),
+            None,
+            &options,
+        )
+        .unwrap();
+        png::Decoder::new(png_bytes.as_slice())
+            .read_info()
+            .expect("a PNG");
+    }
+}

@@ -31,27 +31,9 @@ fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOutcom
     }
 }
 
-/// A real scenario through the real parser, so this test does not restate every spec field.
+/// The shared test scenario (`crate::testing`) expecting `expect`.
 fn scenario(expect: Outcome) -> Scenario {
-    let text = r#"
-name = "gc-pause-textbook-max-token"
-description = "000: a holder pauses past its TTL"
-duration_ms = 60_000
-seeds = "0..20"
-[lease]
-ttl_ms = 10_000
-token_source = "durable-counter"
-[storage]
-fencing = "max-token"
-[workers]
-count = 2
-resources = ["job-1"]
-work_ms = { dist = "uniform", min = 200, max = 800 }
-[expect]
-safe = true
-coverage = ["stale-write-rejected"]
-"#;
-    let mut scenario = fencesim_scenario::parse_str(text, "summary-test.toml").expect("valid");
+    let mut scenario = crate::testing::scenario(crate::testing::Spec::default());
     scenario.expect.outcome = expect;
     scenario
 }

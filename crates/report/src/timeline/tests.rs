@@ -614,3 +614,110 @@ fn event_texts() {
         assert_eq!(event_text(&kind), expect);
     }
 }
+
+/// `render_with` collapsing, on columns storage and worker-0: the rows after the two header
+/// lines, with runs of spaces shown as one.
+fn check_collapsed(history: &History, violations: &[Violation], expect: &[&str]) {
+    let options = TimelineOptions {
+        collapse: true,
+        ..Default::default()
+    };
+    let out = render_with(
+        history,
+        violations,
+        &["storage".into(), "worker-0".into()],
+        &options,
+    );
+    let rows: Vec<String> = out
+        .lines()
+        .skip(2)
+        .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(rows, expect, "\n{out}");
+}
+
+#[test]
+fn routine_writes_collapse_until_something_else_happens() {
+    let mut h = History::default();
+    for op in 1..=3 {
+        h.push(op * 100 * MS, "worker-0", sent(op, 41));
+        h.push(
+            op * 100 * MS + 5 * MS,
+            "storage",
+            accepted(op, "worker-0", 41, Some(41)),
+        );
+    }
+    h.push(
+        400 * MS,
+        "worker-0",
+        EventKind::Paused {
+            kind: PauseKind::Gc,
+            planned_ms: 10.0,
+        },
+    );
+    h.push(500 * MS, "worker-0", sent(4, 41));
+    h.push(505 * MS, "storage", accepted(4, "worker-0", 41, Some(41)));
+    h.push(600 * MS, "worker-0", sent(5, 41));
+    h.push(605 * MS, "storage", rejected(5, "worker-0", 41, 42));
+    check_collapsed(
+        &h,
+        &[],
+        &[
+            "100.000 op#1..#3 x3 job-1 token=41 ACCEPTED to 305.000",
+            "400.000 GC pause 10ms",
+            "500.000 write op#4 job-1 token=41 ACCEPTED at 505.000",
+            "600.000 write op#5 token=41 sent (job-1)",
+            "605.000 write op#5 token=41 -> REJECTED (accepted 42) by worker-0 on job-1: stale token",
+        ],
+    );
+}
+
+#[test]
+fn evidence_never_collapses() {
+    let mut h = History::default();
+    for op in 1..=3 {
+        h.push(op * 100 * MS, "worker-0", sent(op, 41));
+        h.push(
+            op * 100 * MS + 5 * MS,
+            "storage",
+            accepted(op, "worker-0", 41, Some(41)),
+        );
+    }
+    let violation = Violation {
+        evidence: vec![3],
+        t_ns: 205 * MS,
+        ..i4_violation()
+    };
+    let out = render_with(
+        &h,
+        &[violation],
+        &["storage".into(), "worker-0".into()],
+        &TimelineOptions {
+            collapse: true,
+            ..Default::default()
+        },
+    );
+    assert!(
+        out.contains("write op#1 job-1 token=41 ACCEPTED at 105.000"),
+        "{out}"
+    );
+    assert!(out.contains("!! write op#2 token=41 -> ACCEPTED"), "{out}");
+    assert!(
+        out.contains("write op#3 job-1 token=41 ACCEPTED at 305.000"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_client_go_takeover_names_both_holders() {
+    let text = event_text(&EventKind::TakenOver {
+        scope: "job-1".into(),
+        holder: "worker-0".into(),
+        token: 1,
+        by: "worker-1".into(),
+    });
+    assert_eq!(
+        text,
+        "lease job-1 token=1 TAKEN OVER by worker-1 (worker-0)"
+    );
+}

@@ -21,6 +21,7 @@ pub(crate) use raw::RawDist;
 /// Why a scenario file was rejected: where, which field, and what was expected instead.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
+    /// The file, as named by the caller.
     pub file: String,
     /// 1-based line, when the text locates the problem.
     pub line: Option<usize>,
