@@ -7,7 +7,6 @@
 //! machine or CI has none.
 
 use std::collections::BTreeMap;
-use std::sync::Once;
 
 use fencesim_check::Violation;
 use fencesim_model::{
@@ -20,14 +19,11 @@ use plotters::{
     prelude::*,
     style::{
         text_anchor::{HPos, Pos, VPos},
-        FontStyle, RGBColor,
+        RGBColor,
     },
 };
 
-/// The embedded font. DejaVu fonts 2.37 (https://dejavu-fonts.github.io/), unmodified;
-/// Bitstream Vera licence, DejaVu changes public domain: `assets/LICENSE-DejaVu.txt`.
-const FONT: &[u8] = include_bytes!("../assets/DejaVuSansCondensed.ttf");
-const FONT_FAMILY: &str = "sans-serif";
+use crate::plot::{font, register_font, INK};
 
 /// What the picture shows. The default: every node, and the window centred on the first
 /// violation if there is one (its evidence and some context), else the whole run.
@@ -56,7 +52,6 @@ const NAME_PX: u32 = 150;
 /// Marks closer than this (in pixels) to the previous label in a lane get no label.
 const LABEL_GAP_PX: f64 = 6.0;
 
-const INK: RGBColor = RGBColor(30, 30, 30);
 const GRID: RGBColor = RGBColor(215, 215, 215);
 const LANE_SHADE: RGBColor = RGBColor(246, 246, 246);
 const GC_GREY: RGBColor = RGBColor(150, 150, 150);
@@ -132,18 +127,7 @@ pub fn picture_png(
         draw(&root, &layout).map_err(|e| PictureError(e.to_string()))?;
         root.present().map_err(|e| PictureError(e.to_string()))?;
     }
-    let mut png_bytes = Vec::new();
-    let mut encoder = png::Encoder::new(&mut png_bytes, width, height);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder
-        .write_header()
-        .map_err(|e| PictureError(e.to_string()))?;
-    writer
-        .write_image_data(&rgb)
-        .map_err(|e| PictureError(e.to_string()))?;
-    writer.finish().map_err(|e| PictureError(e.to_string()))?;
-    Ok(png_bytes)
+    crate::plot::encode_png(&rgb, width, height).map_err(PictureError)
 }
 
 /// The window shown: the one asked for; else around the first violation (from the first
@@ -799,19 +783,6 @@ fn cut(text: &str, width: usize) -> String {
     let mut out: String = text.chars().take(width.saturating_sub(3)).collect();
     out.push_str("...");
     out
-}
-
-fn register_font() {
-    static REGISTER: Once = Once::new();
-    REGISTER.call_once(|| {
-        if plotters::style::register_font(FONT_FAMILY, FontStyle::Normal, FONT).is_err() {
-            panic!("the embedded font is a valid TrueType font");
-        }
-    });
-}
-
-fn font(size: f64) -> TextStyle<'static> {
-    (FONT_FAMILY, size).into_font().color(&INK)
 }
 
 type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;

@@ -1,5 +1,5 @@
 //! Shared plotting pieces: the embedded font (no system font lookup) and PNG encoding of an
-//! RGB buffer. (Copied from `picture`, which will use this module once merged.)
+//! RGB buffer, used by the timeline picture and the tuning plots.
 
 use std::sync::Once;
 
