@@ -48,14 +48,7 @@ pub(crate) type Result<T> = std::result::Result<T, ScenarioError>;
 
 /// Reads and validates the scenario file at `path`.
 pub fn load(path: &Path) -> Result<Scenario> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|error| ScenarioError {
-        file: file.clone(),
-        line: None,
-        field: "(file)".to_string(),
-        expected: format!("expected a readable scenario file, got: {error}"),
-    })?;
-    parse_str(&text, &file)
+    load_with(path, &[])
 }
 
 /// Reads the scenario file at `path`, applies `overrides` (`--set`) to its TOML, then
