@@ -1,6 +1,6 @@
 //! Property-based exploration: proptest draws fault schedules from a scenario's fault profile
 //! (its `faults.random` entries, plus its explicit schedule), runs each on one fixed seed,
-//! lets proptest shrink the first violating schedule, then hands it to [`crate::shrink`].
+//! lets proptest shrink the first violating schedule, then hands it to [`crate::shrink()`].
 //!
 //! The strategy draws, per random entry, a number of occurrences (up to about twice the
 //! entry's expected count over the safety phase) and for each: a time uniform in
