@@ -74,12 +74,14 @@ fn minimal_file_resolves_with_every_default_explicit() {
             on_restart: OnRestart::KeepAndExtend,
             expired_by: ExpiredBy::Service,
             holder_identity: HolderIdentity::Session,
+            planted_bug_double_grant: false,
         },
         storage: StorageSpec {
             fencing: FencingMode::MaxToken,
             max_token: Durability::Durable,
             compare_scope: CompareScope::PerResource,
             proxy_bypass: vec![],
+            planted_bug_stall_after_heal: false,
         },
         workers: WorkerSpec {
             count: 2,
@@ -132,6 +134,7 @@ fn minimal_file_resolves_with_every_default_explicit() {
         expect: Expect {
             outcome: Outcome::Safe,
             coverage: vec![Coverage::StaleWriteRejected],
+            never: vec![],
         },
     };
     assert_eq!(parse_ok(MINIMAL), expected);
