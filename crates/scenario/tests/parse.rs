@@ -476,6 +476,34 @@ fn coverage_is_validated_and_required_for_safe() {
 }
 
 #[test]
+fn never_is_validated_and_disjoint_from_coverage() {
+    let never = edit(&[(
+        "coverage = [\"stale-write-rejected\"]",
+        "coverage = [\"stale-write-rejected\"]\nnever = [\"current-write-rejected\"]",
+    )]);
+    let scenario = parse_str(&never, "case.toml").expect("valid");
+    assert_eq!(scenario.expect.never, [Coverage::CurrentWriteRejected]);
+    check_err(
+        &edit(&[(
+            "coverage = [\"stale-write-rejected\"]",
+            &format!("coverage = [\"stale-write-rejected\"]\nnever = [\"nowhere\"] {MARK}"),
+        )]),
+        "expect.never[0]",
+        "got `nowhere`",
+    );
+    check_err(
+        &edit(&[(
+            "coverage = [\"stale-write-rejected\"]",
+            &format!(
+                "coverage = [\"stale-write-rejected\"]\nnever = [\"stale-write-rejected\"] {MARK}"
+            ),
+        )]),
+        "expect.never[0]",
+        "not also required by expect.coverage",
+    );
+}
+
+#[test]
 fn node_names_must_exist() {
     check_err(
         &edit(&[(
