@@ -42,6 +42,10 @@ pub struct Metrics {
     pub accepted_writes: u64,
     /// `WriteRejected` events.
     pub stale_write_rejections: u64,
+    /// False rejections: `WriteRejected` events whose token's epoch was still current (its
+    /// grant is the newest on its scope at the rejection, judged as in I4), e.g. after a
+    /// volatile counter restart handed out a token below the stored one.
+    pub current_write_rejections: u64,
     /// `WriteAbandoned` events.
     pub writes_abandoned: u64,
     /// `SideEffect` events.
@@ -215,7 +219,20 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
                     }
                 }
             }
-            EventKind::WriteRejected { .. } => m.stale_write_rejections += 1,
+            EventKind::WriteRejected {
+                lease_scope,
+                writer,
+                token,
+                ..
+            } => {
+                m.stale_write_rejections += 1;
+                if matches!(
+                    index.epoch(lease_scope, writer, *token, k),
+                    Epoch::Current { .. }
+                ) {
+                    m.current_write_rejections += 1;
+                }
+            }
             EventKind::WriteAbandoned { .. } => m.writes_abandoned += 1,
             EventKind::SideEffect {
                 lease_scope,

@@ -110,6 +110,10 @@ pub struct LeaseConfig {
     pub expired_by: ExpiredBy,
     /// What identifies a holder across its restarts.
     pub identity: HolderIdentity,
+    /// A PLANTED BUG for canaries only: a contested acquire replaces the live lease instead of
+    /// being refused, so the service's own state names two holders in turn without an expiry
+    /// between them (I2 must catch it).
+    pub planted_bug_double_grant: bool,
 }
 
 /// One granted lease.
@@ -425,6 +429,11 @@ impl LeaseService {
                 self.bump_version(scope);
                 return Acquire::AlreadyHeld(lease);
             }
+            if !candidate && self.config.planted_bug_double_grant {
+                // The planted bug: the live lease is overwritten without an expiry, release or
+                // takeover being recorded, as a service that lost track of its holder would.
+                return Acquire::Granted(self.grant(scope, holder, session, now, wall_ms));
+            }
             if !candidate {
                 return Acquire::Denied(Denial::Held {
                     holder: lease.holder,
@@ -572,6 +581,7 @@ mod tests {
                 expiry_check_ns: 0,
                 expired_by: ExpiredBy::Service,
                 identity: HolderIdentity::Session,
+                planted_bug_double_grant: false,
             },
             stream(1, "coordinator"),
         )

@@ -148,11 +148,14 @@ pub enum Coverage {
     FenceRaised,
     /// A superseded write was accepted between a grant and its fence.
     AcceptedInFenceWindow,
+    /// The storage rejected a write whose token's epoch was still current (no newer grant on
+    /// its scope): a false rejection, usually meant as `never` (issue 9.7).
+    CurrentWriteRejected,
 }
 
 impl Coverage {
     /// Every condition, in the order documentation lists them.
-    pub const ALL: [Coverage; 13] = [
+    pub const ALL: [Coverage; 14] = [
         Coverage::StaleWritePresented,
         Coverage::StaleWriteRejected,
         Coverage::WriteAbandoned,
@@ -166,6 +169,7 @@ impl Coverage {
         Coverage::OverlappingBeliefs,
         Coverage::FenceRaised,
         Coverage::AcceptedInFenceWindow,
+        Coverage::CurrentWriteRejected,
     ];
 
     /// The name as written in scenario files, e.g. `"stale-write-rejected"`.
@@ -184,6 +188,7 @@ impl Coverage {
             Coverage::OverlappingBeliefs => "overlapping-beliefs",
             Coverage::FenceRaised => "fence-raised",
             Coverage::AcceptedInFenceWindow => "accepted-in-fence-window",
+            Coverage::CurrentWriteRejected => "current-write-rejected",
         }
     }
 
@@ -206,6 +211,9 @@ impl Coverage {
             Coverage::FenceRaised => "a new holder's fence reached the storage",
             Coverage::AcceptedInFenceWindow => {
                 "a superseded write was accepted between a grant and its fence"
+            }
+            Coverage::CurrentWriteRejected => {
+                "the storage rejected a write whose epoch was still current"
             }
         }
     }

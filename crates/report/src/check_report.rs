@@ -77,7 +77,8 @@ impl std::fmt::Display for Shard {
 }
 
 /// Whether a shard's partial result has failed whatever the other shards hold: a panic, or an
-/// invariant the expectation does not allow. Missing violations and missing coverage can still
+/// invariant the expectation does not allow, or a `never` condition that happened. Missing
+/// violations and missing coverage can still
 /// be supplied by another slice, so they wait for [`merge`].
 pub fn definitely_failed(result: &ScenarioResult) -> bool {
     let summary = &result.summary;
@@ -88,10 +89,17 @@ pub fn definitely_failed(result: &ScenarioResult) -> bool {
         Outcome::Safe => &[],
         Outcome::Violates(list) => list,
     };
-    summary
-        .violations
+    let forbidden_hit = result
+        .scenario
+        .expect
+        .never
         .iter()
-        .any(|(invariant, &seeds)| seeds > 0 && !allowed.contains(invariant))
+        .any(|condition| summary.coverage.get(condition).copied().unwrap_or(0) > 0);
+    forbidden_hit
+        || summary
+            .violations
+            .iter()
+            .any(|(invariant, &seeds)| seeds > 0 && !allowed.contains(invariant))
 }
 
 /// The result of `scenario` over `outcomes` (in any order), summarized over `scenario.seeds`.

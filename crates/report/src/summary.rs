@@ -175,6 +175,8 @@ struct Stats {
     failing: Vec<u64>,
     /// Every coverage condition → number of distinct seeds that hit it.
     coverage: BTreeMap<Coverage, u64>,
+    /// Coverage condition → smallest seed that hit it (only conditions hit).
+    first_hit: BTreeMap<Coverage, u64>,
 }
 
 impl Stats {
@@ -187,12 +189,14 @@ impl Stats {
         let mut failing = Vec::new();
         let mut coverage: BTreeMap<Coverage, u64> =
             Coverage::ALL.into_iter().map(|name| (name, 0)).collect();
+        let mut first_hit: BTreeMap<Coverage, u64> = BTreeMap::new();
         let mut previous_seed = None;
         for outcome in sorted {
             // Outcomes are sorted by seed: a repeated seed (a merge mistake) counts once.
             if previous_seed != Some(outcome.seed) {
                 for condition in fencesim_check::coverage::hits(&outcome.checked.metrics) {
                     *coverage.entry(condition).or_insert(0) += 1;
+                    first_hit.entry(condition).or_insert(outcome.seed);
                 }
             }
             previous_seed = Some(outcome.seed);
@@ -220,6 +224,7 @@ impl Stats {
             panicked,
             failing,
             coverage,
+            first_hit,
         }
     }
 
@@ -248,7 +253,16 @@ struct Verdict {
 
 fn evaluate_stats(expect: &Expect, stats: &Stats) -> Verdict {
     let outcome = &expect.outcome;
-    let problems = invariant_problems(outcome, stats);
+    let mut problems = invariant_problems(outcome, stats);
+    for condition in dedup_in_order(&expect.never) {
+        if let Some(&seed) = stats.first_hit.get(&condition) {
+            let seeds = stats.coverage.get(&condition).copied().unwrap_or(0);
+            problems.push(format!(
+                "{condition} must never happen but happened in {} (first seed {seed})",
+                plural(seeds, "seed")
+            ));
+        }
+    }
     let missing = stats.missing_coverage(&expect.coverage);
     let seeds_run = plural(stats.runs as u64, "seed");
 
@@ -313,6 +327,18 @@ fn evaluate_stats(expect: &Expect, stats: &Stats) -> Verdict {
             })
             .collect();
         format!("; coverage hit: {}", counts.join(", "))
+    };
+    let covered = if expect.never.is_empty() {
+        covered
+    } else {
+        let never: Vec<String> = dedup_in_order(&expect.never)
+            .into_iter()
+            .map(|condition| condition.to_string())
+            .collect();
+        format!(
+            "{covered}; never happened, as required: {}",
+            never.join(", ")
+        )
     };
     let detail = match outcome {
         Outcome::Safe if stats.runs == 0 => "Met, but trivially: no seeds were run.".to_string(),

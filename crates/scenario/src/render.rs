@@ -36,6 +36,9 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     table.insert("on_restart", value(file_name(&lease.on_restart)));
     table.insert("expired_by", value(file_name(&lease.expired_by)));
     table.insert("holder_identity", value(file_name(&lease.holder_identity)));
+    if lease.planted_bug_double_grant {
+        table.insert("planted_bug_double_grant", value(true));
+    }
     doc.insert("lease", Item::Table(table));
 
     let storage = &scenario.storage;
@@ -45,6 +48,9 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     table.insert("compare_scope", value(file_name(&storage.compare_scope)));
     if !storage.proxy_bypass.is_empty() {
         table.insert("proxy_bypass", value(strings(&storage.proxy_bypass)));
+    }
+    if storage.planted_bug_stall_after_heal {
+        table.insert("planted_bug_stall_after_heal", value(true));
     }
     doc.insert("storage", Item::Table(table));
 
@@ -154,6 +160,10 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     if !expect.coverage.is_empty() {
         let names: Array = expect.coverage.iter().map(|c| c.name()).collect();
         table.insert("coverage", value(names));
+    }
+    if !expect.never.is_empty() {
+        let names: Array = expect.never.iter().map(|c| c.name()).collect();
+        table.insert("never", value(names));
     }
     doc.insert("expect", Item::Table(table));
     doc.to_string()

@@ -188,6 +188,11 @@ pub struct LeaseSpec {
     pub expired_by: ExpiredBy,
     /// What a restarted holder is to the service: a new session, or the same name.
     pub holder_identity: HolderIdentity,
+    /// A PLANTED BUG for canaries only: the service grants a contested scope to the asker
+    /// instead of refusing, so two leases on one scope overlap (I2 must catch it). Left out of
+    /// the resolved form (and so of the scenario hash) while false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub planted_bug_double_grant: bool,
 }
 
 impl LeaseSpec {
@@ -244,6 +249,12 @@ pub struct StorageSpec {
     /// Workers whose writes bypass the proxy and reach the unchecked store directly
     /// (a misconfigured path). Only with `fencing = "proxy"`.
     pub proxy_bypass: Vec<String>,
+    /// A PLANTED BUG for canaries only: once half the liveness bound has passed after the
+    /// heal, the store rejects every write (I5 must catch it; the old I5, "some write within
+    /// the bound after the heal", did not). Left out of the resolved form (and so of the
+    /// scenario hash) while false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub planted_bug_stall_after_heal: bool,
 }
 
 /// Where a worker's local deadline is measured from.
@@ -389,6 +400,10 @@ pub struct Expect {
     pub outcome: Outcome,
     /// Coverage conditions that must occur in at least one seed (checked by `fencesim check`).
     pub coverage: Vec<Coverage>,
+    /// Conditions that must occur in no seed (`never = [...]`, e.g. `current-write-rejected`):
+    /// one seed hitting one is a failure. Left out of the resolved form while empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub never: Vec<Coverage>,
 }
 
 /// A validated scenario.

@@ -74,12 +74,14 @@ fn minimal_file_resolves_with_every_default_explicit() {
             on_restart: OnRestart::KeepAndExtend,
             expired_by: ExpiredBy::Service,
             holder_identity: HolderIdentity::Session,
+            planted_bug_double_grant: false,
         },
         storage: StorageSpec {
             fencing: FencingMode::MaxToken,
             max_token: Durability::Durable,
             compare_scope: CompareScope::PerResource,
             proxy_bypass: vec![],
+            planted_bug_stall_after_heal: false,
         },
         workers: WorkerSpec {
             count: 2,
@@ -132,6 +134,7 @@ fn minimal_file_resolves_with_every_default_explicit() {
         expect: Expect {
             outcome: Outcome::Safe,
             coverage: vec![Coverage::StaleWriteRejected],
+            never: vec![],
         },
     };
     assert_eq!(parse_ok(MINIMAL), expected);
@@ -469,6 +472,34 @@ fn coverage_is_validated_and_required_for_safe() {
         )]),
         "expect.coverage[1]",
         "got `sometimes`",
+    );
+}
+
+#[test]
+fn never_is_validated_and_disjoint_from_coverage() {
+    let never = edit(&[(
+        "coverage = [\"stale-write-rejected\"]",
+        "coverage = [\"stale-write-rejected\"]\nnever = [\"current-write-rejected\"]",
+    )]);
+    let scenario = parse_str(&never, "case.toml").expect("valid");
+    assert_eq!(scenario.expect.never, [Coverage::CurrentWriteRejected]);
+    check_err(
+        &edit(&[(
+            "coverage = [\"stale-write-rejected\"]",
+            &format!("coverage = [\"stale-write-rejected\"]\nnever = [\"nowhere\"] {MARK}"),
+        )]),
+        "expect.never[0]",
+        "got `nowhere`",
+    );
+    check_err(
+        &edit(&[(
+            "coverage = [\"stale-write-rejected\"]",
+            &format!(
+                "coverage = [\"stale-write-rejected\"]\nnever = [\"stale-write-rejected\"] {MARK}"
+            ),
+        )]),
+        "expect.never[0]",
+        "not also required by expect.coverage",
     );
 }
 

@@ -40,6 +40,11 @@ pub(crate) async fn run(world: Arc<World>) {
     let heal_ms = world.plan.heal_ms().max(world.scenario.duration_ms as f64);
     world.sleep_until_true(ms_to_ns(heal_ms)).await;
     world.record(NEMESIS, EventKind::FaultsHealed);
-    sleep_exact(Duration::from_millis(world.scenario.liveness_bound_ms())).await;
+    // Twice the bound: I5 asks for no gap longer than the bound between accepted writes from
+    // the heal to the end, so the phase must be long enough to see a second gap.
+    sleep_exact(Duration::from_millis(
+        2 * world.scenario.liveness_bound_ms(),
+    ))
+    .await;
     world.record(NEMESIS, EventKind::RunEnded);
 }

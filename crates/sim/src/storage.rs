@@ -53,7 +53,12 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
                     token: request.token,
                 },
             );
-            let verdict = {
+            let verdict = if stalled(world) {
+                Verdict::Rejected {
+                    accepted: None,
+                    reason: "planted bug: store stalled after the heal".into(),
+                }
+            } else {
                 let mut store = lock(&world.store);
                 if store.checks_lease_state() {
                     assert_eq!(
@@ -143,4 +148,16 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
             msg: answer,
         },
     );
+}
+
+/// Whether the planted bug `storage.planted_bug_stall_after_heal` (canaries only) is on and
+/// its moment has come: half the liveness bound after the heal (the nemesis's heal time), so
+/// writes are still accepted right after the heal and then never again.
+fn stalled(world: &World) -> bool {
+    if !world.scenario.storage.planted_bug_stall_after_heal {
+        return false;
+    }
+    let heal_ms = world.plan.heal_ms().max(world.scenario.duration_ms as f64);
+    let stall_ms = heal_ms + world.scenario.liveness_bound_ms() as f64 / 2.0;
+    world.now_ns() as f64 >= stall_ms * fencesim_model::NS_PER_MS as f64
 }

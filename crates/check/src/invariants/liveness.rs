@@ -1,7 +1,12 @@
 //! I5: once all faults have healed (`FaultsHealed` at h), every resource that any worker
-//! wrote to gets a `WriteAccepted` within `[h, h + liveness_bound_ms]`.
+//! wrote to keeps making progress until the run ends at e: in the sequence h, a1, …, an, e
+//! (the times of its `WriteAccepted` events in `[h, e]`), no two neighbours are more than
+//! `liveness_bound_ms` apart. The first gap that is too long is reported, once per resource.
 //!
-//! A run that ends before the bound is inconclusive and flags nothing. Without `RunStarted`
+//! "Some write within the bound after the heal" is too weak (issue 9.6): a store that accepts
+//! two writes right after the heal and then rejects everything would pass it. The nemesis runs
+//! the liveness phase for twice the bound so the gap that follows the first accepted write is
+//! seen. A run that ends before the bound is inconclusive and flags nothing. Without `RunStarted`
 //! or `FaultsHealed` there is no bound to check against. If faults heal more than once, the
 //! last `FaultsHealed` counts (docs/spec.md: "after the last fault heals").
 
@@ -29,8 +34,7 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
         return Vec::new();
     };
     let healed_ns = events[healed].t_ns;
-    let deadline_ns = healed_ns.saturating_add(bound_ms.saturating_mul(NS_PER_MS));
-    if index.end_ns < deadline_ns {
+    if index.end_ns < healed_ns.saturating_add(bound_ms.saturating_mul(NS_PER_MS)) {
         return Vec::new();
     }
 
@@ -64,16 +68,14 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
         }
     }
 
-    let by_deadline = |e: &&fencesim_model::history::Event| e.t_ns <= deadline_ns;
+    let bound_ns = bound_ms.saturating_mul(NS_PER_MS);
     let mut violations = Vec::new();
     for resource in resources {
-        let committed = events.iter().any(|e| {
-            matches!(&e.kind, EventKind::WriteAccepted { resource: r, .. } if r == resource)
-                && (healed_ns..=deadline_ns).contains(&e.t_ns)
-        });
-        if committed {
+        let Some(gap_from) = first_long_gap(index, healed, bound_ns, resource) else {
             continue;
-        }
+        };
+        let deadline_ns = events[gap_from].t_ns.saturating_add(bound_ns);
+        let by_deadline = |e: &&fencesim_model::history::Event| e.t_ns <= deadline_ns;
         let scope = scope_of.get(resource).copied().unwrap_or(resource);
         let in_time = events.iter().take_while(by_deadline).count();
         let last_grant = events[..in_time]
@@ -83,12 +85,22 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
             |e| matches!(&e.kind, EventKind::WriteRejected { resource: r, .. } if r == resource),
         );
 
-        let mut message = format!(
-            "resource {resource}: no write accepted within {bound_ms} ms after faults healed at \
-             {} (bound ran out at {} ms)",
-            ms(index, healed),
-            crate::index::ns_to_ms(deadline_ns),
-        );
+        let mut message = if gap_from == healed {
+            format!(
+                "resource {resource}: no write accepted within {bound_ms} ms after faults healed \
+                 at {} (bound ran out at {} ms)",
+                ms(index, healed),
+                crate::index::ns_to_ms(deadline_ns),
+            )
+        } else {
+            format!(
+                "resource {resource}: no write accepted for {bound_ms} ms after the write \
+                 accepted at {} (faults healed at {}; bound ran out at {} ms)",
+                ms(index, gap_from),
+                ms(index, healed),
+                crate::index::ns_to_ms(deadline_ns),
+            )
+        };
         match last_grant {
             Some(g) => {
                 let EventKind::Granted { holder, token, .. } = &events[g].kind else {
@@ -120,7 +132,7 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
             ));
         }
 
-        let mut evidence: Vec<usize> = [Some(healed), last_grant, last_reject]
+        let mut evidence: Vec<usize> = [Some(healed), Some(gap_from), last_grant, last_reject]
             .into_iter()
             .flatten()
             .collect();
@@ -135,4 +147,29 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
         });
     }
     violations
+}
+
+/// The event (the heal, or an accepted write to `resource`) that starts the first gap longer
+/// than `bound_ns` between the heal, each write accepted to `resource`, and the end of the run;
+/// `None` if there is no such gap.
+fn first_long_gap(
+    index: &Index<'_>,
+    healed: usize,
+    bound_ns: u64,
+    resource: &str,
+) -> Option<usize> {
+    let events = index.events;
+    let mut gap_from = healed;
+    for (i, event) in events.iter().enumerate().skip(healed + 1) {
+        if event.t_ns > index.end_ns {
+            break;
+        }
+        if matches!(&event.kind, EventKind::WriteAccepted { resource: r, .. } if r == resource) {
+            if event.t_ns - events[gap_from].t_ns > bound_ns {
+                return Some(gap_from);
+            }
+            gap_from = i;
+        }
+    }
+    (index.end_ns - events[gap_from].t_ns > bound_ns).then_some(gap_from)
 }

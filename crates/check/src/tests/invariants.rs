@@ -406,9 +406,77 @@ fn i5_write_committed_within_the_bound_passes() {
         .healed() // 3
         .at(150)
         .accept(1, "job", "w0", 1) // 4: exactly at the bound
-        .at(500)
-        .run_ended(); // 5
+        .at(250)
+        .run_ended(); // 5: exactly one bound after the last accepted write
     check(history, &[]);
+}
+
+/// Issue 9.6: a volatile counter restarted mid-run; two writes of the old holder were accepted
+/// right after the heal, then every write was rejected until the run ended. The old rule
+/// ("some write accepted within the bound after the heal") passed this history.
+#[test]
+fn i5_progress_that_stops_after_the_heal_is_caught() {
+    let history = h()
+        .at(0)
+        .run_started(100) // 0
+        .at(1)
+        .grant("job", "w0", 7) // 1
+        .sent("w0", 1, "job", 7) // 2
+        .at(50)
+        .healed() // 3
+        .at(60)
+        .accept(1, "job", "w0", 7) // 4: within the bound: the old rule stopped looking here
+        .at(61)
+        .accept(2, "job", "w0", 7) // 5
+        .at(70)
+        .expire("job", "w0", 7) // 6
+        .counters_lost() // 7
+        .at(80)
+        .grant("job", "w1", 1) // 8: the restarted counter hands out a smaller token
+        .at(90)
+        .reject(3, "job", "w1", 1, 7) // 9
+        .at(200)
+        .reject(4, "job", "w1", 1, 7) // 10: after the bound ran out at 161: not evidence
+        .at(250)
+        .run_ended(); // 11
+                      // I1 too: the restarted counter went backwards, which is why the writes stopped.
+    let checked = check(history, &[(I1, &[1, 8]), (I5, &[3, 5, 8, 9])]);
+    let violation = &checked.violations[1];
+    assert_eq!(violation.t_ns, 161 * fencesim_model::NS_PER_MS);
+    let text = &violation.message;
+    assert!(
+        text.contains(
+            "no write accepted for 100 ms after the write accepted at 61 ms (faults healed at \
+             50 ms; bound ran out at 161 ms)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("last grant on scope job: token 1 to w1 at 80 ms"),
+        "{text}"
+    );
+}
+
+#[test]
+fn i5_gap_between_accepted_writes_is_measured_both_ways() {
+    let steady = |second_ms: u64, end_ms: u64| {
+        h().at(0)
+            .run_started(100)
+            .grant("job", "w0", 1)
+            .sent("w0", 1, "job", 1)
+            .at(10)
+            .healed()
+            .at(20)
+            .accept(1, "job", "w0", 1)
+            .at(second_ms)
+            .accept(2, "job", "w0", 1)
+            .at(end_ms)
+            .run_ended()
+    };
+    // Gaps of exactly the bound pass; 1 ms more fails, between two writes or at the end.
+    check(steady(120, 220), &[]);
+    check(steady(121, 221), &[(I5, &[1, 3, 4])]);
+    check(steady(120, 221), &[(I5, &[1, 3, 5])]);
 }
 
 #[test]

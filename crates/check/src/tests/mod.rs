@@ -8,6 +8,7 @@ use fencesim_model::{
 
 use crate::{Checked, Metrics};
 
+mod coverage;
 mod invariants;
 mod metrics;
 mod properties;

@@ -249,3 +249,27 @@ fn merge_refuses_inconsistent_parts() {
         &["scenarios/safe.toml", "outside", "99"],
     );
 }
+
+/// Issue 9.7: a `never` condition hit in one shard fails the scenario whatever the other
+/// shards hold, like a forbidden invariant.
+#[test]
+fn a_never_condition_hit_in_a_shard_is_a_definite_failure() {
+    let never = scenario(Spec {
+        name: "never",
+        expect: "safe = true\ncoverage = [\"stale-write-rejected\"]\nnever = [\"current-write-rejected\"]",
+        ..Spec::default()
+    });
+    let clean: Vec<SeedOutcome> = (0..2).map(|seed| outcome(seed, &[], None)).collect();
+    assert!(!definitely_failed(&scenario_result(
+        "never.toml",
+        &never,
+        clean.clone()
+    )));
+    let mut falsely_rejected = clean;
+    falsely_rejected[1].checked.metrics.current_write_rejections = 1;
+    assert!(definitely_failed(&scenario_result(
+        "never.toml",
+        &never,
+        falsely_rejected
+    )));
+}

@@ -51,6 +51,7 @@ fn expect(outcome: Outcome, coverage: &[&str]) -> Expect {
             .iter()
             .map(|name| Coverage::parse(name).expect("a coverage condition"))
             .collect(),
+        never: Vec::new(),
     }
 }
 
@@ -225,6 +226,40 @@ fn evaluate_requires_coverage() {
     assert!(
         detail.contains("required coverage never hit: stale-write-rejected"),
         "{detail}"
+    );
+}
+
+/// `outcome` whose run rejected a write whose epoch was still current (a false rejection).
+fn falsely_rejecting(mut outcome: SeedOutcome) -> SeedOutcome {
+    outcome.checked.metrics.current_write_rejections = 1;
+    outcome
+}
+
+#[test]
+fn evaluate_never() {
+    let mut never = expect(Outcome::Safe, &["stale-write-rejected"]);
+    never.never = vec![Coverage::CurrentWriteRejected];
+    // Never happened: met, and the detail says so.
+    check_evaluate_covered(
+        never.clone(),
+        &[rejecting(outcome(0, &[], None)), outcome(1, &[], None)],
+        true,
+        &["Met", "never happened, as required: current-write-rejected"],
+    );
+    // Happened in one seed: not met, naming the first seed, even though every invariant held
+    // and the required coverage was hit.
+    check_evaluate_covered(
+        never,
+        &[
+            rejecting(outcome(0, &[], None)),
+            falsely_rejecting(outcome(4, &[], None)),
+            falsely_rejecting(outcome(2, &[], None)),
+        ],
+        false,
+        &[
+            "Not met (expected safe)",
+            "current-write-rejected must never happen but happened in 2 seeds (first seed 2)",
+        ],
     );
 }
 

@@ -59,6 +59,7 @@ pub(crate) struct RawLease {
     pub(crate) token_bits: Option<i64>,
     pub(crate) token_scope: Option<TokenScope>,
     pub(crate) on_restart: Option<OnRestart>,
+    pub(crate) planted_bug_double_grant: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -68,6 +69,7 @@ pub(crate) struct RawStorage {
     pub(crate) max_token: Option<Durability>,
     pub(crate) compare_scope: Option<CompareScope>,
     pub(crate) proxy_bypass: Option<Vec<String>>,
+    pub(crate) planted_bug_stall_after_heal: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -129,6 +131,7 @@ pub(crate) struct RawExpect {
     pub(crate) safe: Option<bool>,
     pub(crate) violates: Option<Vec<Invariant>>,
     pub(crate) coverage: Option<Vec<String>>,
+    pub(crate) never: Option<Vec<String>>,
 }
 
 /// A distribution as written: a bare number (constant) or an inline table tagged by `dist`.

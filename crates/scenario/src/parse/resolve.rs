@@ -197,6 +197,7 @@ impl Ctx<'_> {
             on_restart: raw.on_restart.unwrap_or(OnRestart::KeepAndExtend),
             expired_by,
             holder_identity,
+            planted_bug_double_grant: raw.planted_bug_double_grant.unwrap_or(false),
         })
     }
 
@@ -376,6 +377,7 @@ impl Ctx<'_> {
             max_token: raw.max_token.unwrap_or(Durability::Durable),
             compare_scope: raw.compare_scope.unwrap_or(CompareScope::PerResource),
             proxy_bypass,
+            planted_bug_stall_after_heal: raw.planted_bug_stall_after_heal.unwrap_or(false),
         })
     }
 
@@ -526,9 +528,39 @@ impl Ctx<'_> {
                 ))
             }
         };
+        let coverage = self.conditions("coverage", raw.coverage.unwrap_or_default())?;
+        let never = self.conditions("never", raw.never.unwrap_or_default())?;
+        for (index, condition) in never.iter().enumerate() {
+            if coverage.contains(condition) {
+                return Err(self.error(
+                    &format!("expect.never[{index}]"),
+                    format!(
+                        "expected a condition not also required by expect.coverage, got `{}`",
+                        condition.name()
+                    ),
+                ));
+            }
+        }
+        // No vacuous passes: a safe expectation must say what danger it survived.
+        if outcome == Outcome::Safe && coverage.is_empty() {
+            return Err(self.error(
+                "expect.coverage",
+                "expected at least one coverage condition with `safe = true` (what danger must \
+                 happen for \"safe\" to mean something, e.g. [\"stale-write-rejected\"])",
+            ));
+        }
+        Ok(Expect {
+            outcome,
+            coverage,
+            never,
+        })
+    }
+
+    /// `expect.<key>`: distinct coverage condition names, resolved.
+    fn conditions(&self, key: &str, names: Vec<String>) -> Result<Vec<Coverage>> {
         let mut coverage: Vec<Coverage> = Vec::new();
-        for (index, name) in raw.coverage.unwrap_or_default().iter().enumerate() {
-            let field = format!("expect.coverage[{index}]");
+        for (index, name) in names.iter().enumerate() {
+            let field = format!("expect.{key}[{index}]");
             let Some(condition) = Coverage::parse(name) else {
                 let known: Vec<&str> = Coverage::ALL.iter().map(|c| c.name()).collect();
                 return Err(self.error(
@@ -544,14 +576,6 @@ impl Ctx<'_> {
             }
             coverage.push(condition);
         }
-        // No vacuous passes: a safe expectation must say what danger it survived.
-        if outcome == Outcome::Safe && coverage.is_empty() {
-            return Err(self.error(
-                "expect.coverage",
-                "expected at least one coverage condition with `safe = true` (what danger must \
-                 happen for \"safe\" to mean something, e.g. [\"stale-write-rejected\"])",
-            ));
-        }
-        Ok(Expect { outcome, coverage })
+        Ok(coverage)
     }
 }
