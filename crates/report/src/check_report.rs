@@ -82,7 +82,7 @@ impl std::fmt::Display for Shard {
 /// be supplied by another slice, so they wait for [`merge`].
 pub fn definitely_failed(result: &ScenarioResult) -> bool {
     let summary = &result.summary;
-    if !summary.panicked_seeds.is_empty() {
+    if !summary.panicked_seeds.is_empty() || !summary.runaway_seeds.is_empty() {
         return true;
     }
     let allowed: &[Invariant] = match &result.scenario.expect.outcome {

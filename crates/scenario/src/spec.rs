@@ -455,6 +455,14 @@ impl Scenario {
         }
     }
 
+    /// Most events one seed may record: 1 000 000 + 10 per millisecond of `duration_ms`. A
+    /// seed over it is stopped and reported as runaway (`SeedOutcome::runaway`).
+    pub fn event_budget(&self) -> usize {
+        // Busy catalogue seeds record tens of thousands of events per simulated minute; the
+        // budget is two orders of magnitude above that, and bounds a seed's memory.
+        1_000_000 + 10 * self.duration_ms as usize
+    }
+
     /// The I5 bound: after the last fault heals, a write must commit within this many ms.
     ///
     /// A stale lease may need a full effective TTL to expire (plus election timeout if a

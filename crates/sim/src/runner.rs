@@ -191,6 +191,9 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunRes
     let panic = result.err().map(|payload| panic_message(&*payload));
     let world = lock(&slot).take().expect("world was built");
     let history = world.take_history();
+    let runaway = world.is_runaway();
+    // A runaway seed unwinds through its nodes; that is not a node's panic.
+    let panic = if runaway { None } else { panic };
     drop(world);
     drop(runtime);
     let outcome = SeedOutcome {
@@ -199,6 +202,7 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunRes
         events: history.events.len(),
         checked: check(&history),
         panic,
+        runaway,
     };
     RunResult {
         outcome,
