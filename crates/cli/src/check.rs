@@ -205,6 +205,20 @@ pub(crate) fn check(
         live: std::io::stderr().is_terminal(),
     };
     println!("{HEADER}");
+    // Two files with one scenario name would give duplicate JUnit cases and matrix rows.
+    for (index, (file, scenario)) in scenarios.iter().enumerate() {
+        if let Some((first, _)) = scenarios[..index]
+            .iter()
+            .find(|(_, earlier)| earlier.name == scenario.name)
+        {
+            return Err(InputError(format!(
+                "{}: name: expected a scenario name no other file uses, got {:?}, also the name in {}",
+                file.display(),
+                scenario.name,
+                first.display()
+            )));
+        }
+    }
     let mut results = Vec::with_capacity(scenarios.len());
     let mut wall_seconds = BTreeMap::new();
     for (file, scenario) in &scenarios {

@@ -118,3 +118,27 @@ fn issue_9_check_determinism_exits_by_determinism_alone() {
     assert_eq!(plain, 1, "seed 0 should violate");
     assert_eq!(code, 0, "{stdout}\n{stderr}");
 }
+
+#[test]
+fn issue_9_duplicate_names_and_oversized_files_are_input_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = std::fs::read_to_string(catalogue("gc-pause-textbook-max-token")).unwrap();
+    std::fs::create_dir(dir.path().join("cat")).unwrap();
+    std::fs::write(dir.path().join("cat/a.toml"), &scenario).unwrap();
+    std::fs::write(dir.path().join("cat/b.toml"), &scenario).unwrap();
+    let (code, _, stderr) = fencesim(&["check", "cat", "--json", "r.json"], dir.path());
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("a.toml") && stderr.contains("b.toml"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("r.json").exists());
+
+    let big = format!("{scenario}\n#{}\n", "x".repeat(2 << 20));
+    std::fs::write(dir.path().join("big.toml"), big).unwrap();
+    for file in ["big.toml", "/dev/zero"] {
+        let (code, _, stderr) = fencesim(&["run", file, "--out", "out"], dir.path());
+        assert_eq!(code, 2, "{file}: {stderr}");
+        assert!(stderr.contains("at most 1048576 bytes"), "{file}: {stderr}");
+    }
+}
