@@ -142,3 +142,25 @@ fn issue_9_duplicate_names_and_oversized_files_are_input_errors() {
         assert!(stderr.contains("at most 1048576 bytes"), "{file}: {stderr}");
     }
 }
+
+#[test]
+fn issue_9_bad_outputs_fail_before_any_seed_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = catalogue("gc-pause-textbook-max-token");
+    std::fs::write(dir.path().join("afile"), "").unwrap();
+    let cases: &[&[&str]] = &[
+        &["check", &scenario, "--junit", "afile/j.xml"],
+        &["check", &scenario, "--json", "same", "--junit", "same"],
+        &["check", &scenario, "--json", &scenario],
+    ];
+    for args in cases {
+        let (code, stdout, stderr) = fencesim(args, dir.path());
+        assert_eq!(code, 2, "{args:?}\n{stdout}\n{stderr}");
+        assert!(stdout.is_empty(), "{args:?} ran seeds: {stdout}");
+        assert!(!dir.path().join("same").exists());
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("afile")).unwrap(),
+        ""
+    );
+}
