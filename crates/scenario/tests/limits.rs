@@ -30,10 +30,13 @@ fn check_err(edits: &[(&str, &str)], field: &str, expected: &str) {
     );
 }
 
+/// Edits to the minimal file, the field rejected, a phrase of the message.
+type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str);
+
 #[test]
 fn issue_9_durations_beyond_the_limits_are_rejected() {
     let work = "work_ms = { dist = \"uniform\", min = 200, max = 800 }";
-    let cases: &[(&[(&str, &str)], &str, &str)] = &[
+    let cases: &[Case] = &[
         (
             &[("duration_ms = 60_000", "duration_ms = 864_000_000")],
             "duration_ms",
