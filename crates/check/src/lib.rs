@@ -74,4 +74,8 @@ pub struct SeedOutcome {
     pub checked: Checked,
     /// Set when a simulated node panicked: the seed failed whatever the invariants say.
     pub panic: Option<String>,
+    /// Set when the seed exceeded its event budget (`Scenario::event_budget`) and was stopped:
+    /// the seed failed, and its history is cut short. Absent from reports when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub runaway: bool,
 }

@@ -52,7 +52,20 @@ fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
 }
 
 /// Checks every output path can be written before any simulation runs (nothing half-done).
-fn check_outputs(outputs: &Outputs) -> Result<(), InputError> {
+/// Every output checked before the first seed runs (issue 9): not a directory, its parent a
+/// directory, no two outputs on one path, and no output on an input (`inputs`).
+fn check_outputs(outputs: &Outputs, inputs: &[PathBuf]) -> Result<(), InputError> {
+    // Canonical where the file exists, else its canonical parent joined with its name.
+    let canonical = |path: &Path| -> PathBuf {
+        path.canonicalize().unwrap_or_else(|_| {
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+            let parent = parent.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            let parent = parent.canonicalize().unwrap_or(parent);
+            parent.join(path.file_name().unwrap_or_default())
+        })
+    };
+    let inputs: Vec<PathBuf> = inputs.iter().map(|input| canonical(input)).collect();
+    let mut seen: Vec<PathBuf> = Vec::new();
     for file in [&outputs.json, &outputs.junit].into_iter().flatten() {
         if file.is_dir() {
             return Err(InputError(format!(
@@ -60,6 +73,29 @@ fn check_outputs(outputs: &Outputs) -> Result<(), InputError> {
                 file.display()
             )));
         }
+        if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if parent.exists() && !parent.is_dir() {
+                return Err(InputError(format!(
+                    "{}: expected a path inside a directory, but {} is not a directory",
+                    file.display(),
+                    parent.display()
+                )));
+            }
+        }
+        let path = canonical(file);
+        if inputs.contains(&path) {
+            return Err(InputError(format!(
+                "{}: expected an output path that is not an input file",
+                file.display()
+            )));
+        }
+        if seen.contains(&path) {
+            return Err(InputError(format!(
+                "{}: expected each output on its own path, got the same path twice",
+                file.display()
+            )));
+        }
+        seen.push(path);
     }
     if let Some(dir) = &outputs.matrix {
         if dir.exists() && !dir.is_dir() {
@@ -190,9 +226,9 @@ pub(crate) fn check(
                 .into(),
         ));
     }
-    check_outputs(outputs)?;
     // Validate everything before running anything: bad input fails fast with exit 2.
     let files = scenario_files(paths)?;
+    check_outputs(outputs, &files)?;
     let mut scenarios: Vec<(PathBuf, Arc<Scenario>)> = Vec::with_capacity(files.len());
     for file in &files {
         scenarios.push((
@@ -205,6 +241,20 @@ pub(crate) fn check(
         live: std::io::stderr().is_terminal(),
     };
     println!("{HEADER}");
+    // Two files with one scenario name would give duplicate JUnit cases and matrix rows.
+    for (index, (file, scenario)) in scenarios.iter().enumerate() {
+        if let Some((first, _)) = scenarios[..index]
+            .iter()
+            .find(|(_, earlier)| earlier.name == scenario.name)
+        {
+            return Err(InputError(format!(
+                "{}: name: expected a scenario name no other file uses, got {:?}, also the name in {}",
+                file.display(),
+                scenario.name,
+                first.display()
+            )));
+        }
+    }
     let mut results = Vec::with_capacity(scenarios.len());
     let mut wall_seconds = BTreeMap::new();
     for (file, scenario) in &scenarios {
@@ -265,7 +315,7 @@ pub(crate) fn check(
 }
 
 pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputError> {
-    check_outputs(outputs)?;
+    check_outputs(outputs, files)?;
     let mut parts = Vec::with_capacity(files.len());
     for file in files {
         let text = std::fs::read_to_string(file)

@@ -345,7 +345,14 @@ fn run(
     let outcomes = fencesim_sim::sweep(&scenario, seeds.iter(), jobs, &factory, &|outcome| {
         let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(panic) = &outcome.panic {
-            eprintln!("seed {}: PANIC {panic}", outcome.seed);
+            eprintln!("seed {}: PANIC {}", outcome.seed, first_line(panic));
+        }
+        if outcome.runaway {
+            eprintln!(
+                "seed {}: RUNAWAY: over its event budget ({} events), stopped",
+                outcome.seed,
+                scenario.event_budget()
+            );
         }
         if finished.is_multiple_of(100) || finished == total {
             eprintln!("  {finished}/{total} seeds");
@@ -358,10 +365,14 @@ fn run(
 
     for outcome in outcomes
         .iter()
-        .filter(|o| o.panic.is_some() || !o.checked.violations.is_empty())
+        .filter(|o| o.panic.is_some() || o.runaway || !o.checked.violations.is_empty())
     {
         let what = match &outcome.panic {
-            Some(panic) => format!("panicked: {panic}"),
+            Some(panic) => format!("panicked: {}", first_line(panic)),
+            None if outcome.runaway => format!(
+                "runaway: exceeded its event budget of {} events and was stopped",
+                scenario.event_budget()
+            ),
             None => {
                 let first = &outcome.checked.violations[0];
                 let names: Vec<String> = outcome
@@ -497,9 +508,14 @@ fn replay(
     if check_determinism {
         let determinism = fencesim::check_determinism(&replay, &factory);
         println!("{determinism}");
-        if !matches!(determinism, fencesim::Determinism::Same { .. }) {
-            return Ok(false);
-        }
+        // With --check-determinism the exit code answers that question alone (0 same
+        // history, 1 different), whatever the seed violates (issue 9).
+        return Ok(matches!(determinism, fencesim::Determinism::Same { .. }));
     }
     Ok(!replay.failed())
+}
+
+/// The first line of a contained panic's message: the full text stays in `replay`.
+fn first_line(message: &str) -> &str {
+    message.lines().next().unwrap_or(message)
 }

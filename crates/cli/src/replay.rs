@@ -29,10 +29,10 @@ pub fn replay(scenario: &Arc<Scenario>, seed: u64, factory: &StoreFactory) -> Re
 }
 
 impl Replay {
-    /// Whether the seed failed: a violation or a panic of a simulated node.
+    /// Whether the seed failed: a violation, a panic of a simulated node, or a runaway.
     pub fn failed(&self) -> bool {
         let outcome = &self.run.outcome;
-        outcome.panic.is_some() || !outcome.checked.violations.is_empty()
+        outcome.panic.is_some() || outcome.runaway || !outcome.checked.violations.is_empty()
     }
 
     /// The columns of the timeline: every process of the scenario, then the nemesis.

@@ -52,13 +52,24 @@ pub mod nodes {
     }
 }
 
-/// Milliseconds (possibly fractional) to nanoseconds, saturating at zero.
+/// Milliseconds (possibly fractional) to nanoseconds, saturating at zero and at `u64::MAX`.
+/// Validation bounds every duration (`fencesim_scenario::limits`) far below the saturation
+/// point (7 days is 6.0e14 ns; u64 holds 1.8e19), so saturating is only a guard.
 pub fn ms_to_ns(ms: f64) -> u64 {
-    if ms <= 0.0 {
+    debug_assert!(!ms.is_nan(), "a duration is NaN");
+    if ms.is_nan() || ms <= 0.0 {
         0
     } else {
+        // `as` saturates at u64::MAX for values beyond it.
         (ms * NS_PER_MS as f64).round() as u64
     }
+}
+
+/// Whole milliseconds to nanoseconds. Panics (a broken internal invariant, caught and
+/// reported with its seed) rather than wrap: validated durations cannot reach it.
+pub fn whole_ms_to_ns(ms: u64) -> u64 {
+    ms.checked_mul(NS_PER_MS)
+        .expect("a validated duration fits in u64 nanoseconds (see the scenario limits)")
 }
 
 /// The invariants fencesim checks (docs/spec.md, "Invariants and what is reported").

@@ -52,11 +52,12 @@ pub struct Shard {
 impl Shard {
     /// Parses `K/N` with 1 <= K <= N; the error says what was expected.
     pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = || format!("expected `K/N` with 1 <= K <= N, got `{text}`");
+        let max = fencesim_scenario::limits::MAX_SEEDS;
+        let bad = || format!("expected `K/N` with 1 <= K <= N <= {max}, got `{text}`");
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
         let k: u64 = k.trim().parse().map_err(|_| bad())?;
         let n: u64 = n.trim().parse().map_err(|_| bad())?;
-        if k == 0 || n == 0 || k > n {
+        if k == 0 || n == 0 || k > n || n > max {
             return Err(bad());
         }
         Ok(Shard { k, n })
@@ -82,7 +83,7 @@ impl std::fmt::Display for Shard {
 /// be supplied by another slice, so they wait for [`merge`].
 pub fn definitely_failed(result: &ScenarioResult) -> bool {
     let summary = &result.summary;
-    if !summary.panicked_seeds.is_empty() {
+    if !summary.panicked_seeds.is_empty() || !summary.runaway_seeds.is_empty() {
         return true;
     }
     let allowed: &[Invariant] = match &result.scenario.expect.outcome {
@@ -178,6 +179,13 @@ fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult
         .expect("a file is grouped with at least one result");
     let scenario = first.scenario;
     let hash = first.summary.scenario_hash;
+    // A report is input: its range is re-checked against the limit before anything is
+    // allocated or iterated over it (an edited range could otherwise ask for 2^64 seeds).
+    let range_ok = |range: SeedRange| {
+        SeedRange::parse(&range.to_string())
+            .map_err(|expected| format!("{file}: scenario.seeds: {expected}"))
+    };
+    range_ok(scenario.seeds)?;
 
     let mut outcomes: BTreeMap<u64, SeedOutcome> = BTreeMap::new();
     let mut add = |outcomes_of_part: Vec<SeedOutcome>| -> Result<(), String> {
@@ -200,6 +208,7 @@ fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult
                 scenario.name, result.scenario.name
             ));
         }
+        range_ok(result.scenario.seeds)?;
         if result.summary.scenario_hash != hash {
             return Err(format!(
                 "{file}: the reports ran different versions of scenario {:?}: hash {} and \

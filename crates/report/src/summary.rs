@@ -45,6 +45,9 @@ pub struct Summary {
     pub failing_seeds: Vec<u64>,
     /// Seeds where a simulated node panicked, ascending.
     pub panicked_seeds: Vec<u64>,
+    /// Seeds stopped at their event budget (runaway), ascending; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runaway_seeds: Vec<u64>,
     /// `"I1"`..`"I5"` → number of seeds violating it (every key present).
     pub violations: BTreeMap<Invariant, u64>,
     /// `"I1"`..`"I5"` → smallest seed violating it, or null.
@@ -96,6 +99,7 @@ pub fn summarize(scenario: &Scenario, seeds: SeedRange, outcomes: &[SeedOutcome]
         runs: sorted.len() as u64,
         failing_seeds: stats.failing.clone(),
         panicked_seeds: stats.panicked.iter().map(|(seed, _)| *seed).collect(),
+        runaway_seeds: stats.runaway.clone(),
         violations,
         first_violation_seed,
         expectation: expectation_text(&scenario.expect.outcome),
@@ -172,6 +176,8 @@ struct Stats {
     violating: BTreeMap<Invariant, Vec<u64>>,
     /// Seed and panic message, ascending.
     panicked: Vec<(u64, String)>,
+    /// Seeds stopped at their event budget, ascending.
+    runaway: Vec<u64>,
     failing: Vec<u64>,
     /// Every coverage condition → number of distinct seeds that hit it.
     coverage: BTreeMap<Coverage, u64>,
@@ -186,6 +192,7 @@ impl Stats {
             .map(|invariant| (invariant, Vec::new()))
             .collect();
         let mut panicked = Vec::new();
+        let mut runaway = Vec::new();
         let mut failing = Vec::new();
         let mut coverage: BTreeMap<Coverage, u64> =
             Coverage::ALL.into_iter().map(|name| (name, 0)).collect();
@@ -212,7 +219,10 @@ impl Stats {
             if let Some(message) = &outcome.panic {
                 panicked.push((outcome.seed, message.clone()));
             }
-            if (!violated.is_empty() || outcome.panic.is_some())
+            if outcome.runaway && runaway.last() != Some(&outcome.seed) {
+                runaway.push(outcome.seed);
+            }
+            if (!violated.is_empty() || outcome.panic.is_some() || outcome.runaway)
                 && failing.last() != Some(&outcome.seed)
             {
                 failing.push(outcome.seed);
@@ -222,6 +232,7 @@ impl Stats {
             runs: sorted.len(),
             violating,
             panicked,
+            runaway,
             failing,
             coverage,
             first_hit,
@@ -379,6 +390,17 @@ fn invariant_problems(expect: &Outcome, stats: &Stats) -> Vec<String> {
                 }
             }
         }
+    }
+    if let Some(seed) = stats.runaway.first() {
+        let others = stats.runaway.len() - 1;
+        let more = if others == 0 {
+            String::new()
+        } else {
+            format!(" (and {others} more)")
+        };
+        problems.push(format!(
+            "seed {seed} ran away{more}: it exceeded its event budget and was stopped (replay it with `fencesim replay`)"
+        ));
     }
     if let Some((seed, message)) = stats.panicked.first() {
         let others = stats.panicked.len() - 1;

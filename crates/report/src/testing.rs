@@ -96,6 +96,7 @@ pub(crate) fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) ->
         events: 10 + seed as usize,
         checked,
         panic: panic.map(str::to_string),
+        runaway: false,
     }
 }
 

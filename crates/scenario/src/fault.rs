@@ -612,7 +612,7 @@ impl Ctx<'_> {
             },
             FaultKind::ClockStep => {
                 let node = node()?;
-                let delta_ms = self.finite(
+                let delta_ms = self.bounded_ms_f64(
                     &field("delta_ms"),
                     self.required(&field("delta_ms"), raw.delta_ms)?,
                 )?;
@@ -738,6 +738,15 @@ impl Ctx<'_> {
             rate_per_min,
             "occurrences per minute",
         )?;
+        if rate_per_min > crate::limits::MAX_RATE_PER_MIN {
+            return Err(self.error(
+                &field("rate_per_min"),
+                format!(
+                    "expected at most {} occurrences per minute, got {rate_per_min}",
+                    crate::limits::MAX_RATE_PER_MIN
+                ),
+            ));
+        }
         let duration_ms = self.dist(
             &field("duration_ms"),
             self.required(&field("duration_ms"), raw.duration_ms)?,

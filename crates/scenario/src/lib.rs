@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod fault;
+pub mod limits;
 pub mod parse;
 pub mod plan;
 pub mod render;

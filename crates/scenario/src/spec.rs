@@ -67,14 +67,32 @@ impl Dist {
                 if sigma == 0.0 {
                     median
                 } else {
-                    LogNormal::new(median.ln(), sigma)
-                        .expect("validated")
-                        .sample(rng)
+                    match LogNormal::new(median.ln(), sigma) {
+                        Ok(lognormal) => lognormal.sample(rng),
+                        // Unreachable for validated parameters (finite, median > 0); a
+                        // hand-built Dist falls back to its median rather than panic.
+                        Err(_) => median,
+                    }
                 }
             }
             Dist::Exponential { mean } => -mean * (1.0 - rng.gen::<f64>()).ln(),
         };
-        value.max(0.0)
+        // Validation bounds every parameter (crate::limits); the clamp keeps a far tail
+        // (exponential, lognormal) within the duration limit too.
+        value.clamp(0.0, crate::limits::MAX_DURATION_MS as f64)
+    }
+
+    /// The distribution's mean (ms).
+    pub fn mean(&self) -> f64 {
+        match *self {
+            Dist::Const { value } => value,
+            Dist::Uniform { min, max } => (min + max) / 2.0,
+            Dist::Lognormal { median, p99 } => {
+                let sigma = ((p99 / median).ln() / Z_P99).max(0.0);
+                median * (sigma * sigma / 2.0).exp()
+            }
+            Dist::Exponential { mean } => mean,
+        }
     }
 
     /// A value the distribution rarely exceeds (its max, or its 99th percentile), used to
@@ -110,7 +128,12 @@ impl SeedRange {
         let bounds = text
             .split_once("..")
             .map(|(start, end)| (number(start), number(end)));
+        let max = crate::limits::MAX_SEEDS;
         match bounds {
+            Some((Some(start), Some(end))) if start < end && end - start > max => Err(format!(
+                "expected at most {max} seeds in a range, got {text:?} ({} seeds)",
+                end - start
+            )),
             Some((Some(start), Some(end))) if start < end => Ok(SeedRange { start, end }),
             Some((Some(_), Some(_))) => Err(format!(
                 "expected a non-empty half-open range \"A..B\" with A < B, got {text:?}"
@@ -445,6 +468,14 @@ impl Scenario {
             LeaseScopeSpec::PerResource => resource.to_string(),
             LeaseScopeSpec::Single(name) => name.clone(),
         }
+    }
+
+    /// Most events one seed may record: 1 000 000 + 10 per millisecond of `duration_ms`. A
+    /// seed over it is stopped and reported as runaway (`SeedOutcome::runaway`).
+    pub fn event_budget(&self) -> usize {
+        // Busy catalogue seeds record tens of thousands of events per simulated minute; the
+        // budget is two orders of magnitude above that, and bounds a seed's memory.
+        1_000_000 + 10 * self.duration_ms as usize
     }
 
     /// The I5 bound: after the last fault heals, a write must commit within this many ms.

@@ -364,7 +364,7 @@ fn bad_numbers_name_the_field() {
             "[workers]",
             "[workers]\nwrites_per_lease = 0 # <-",
             "workers.writes_per_lease",
-            "at least 1 write",
+            "expected 1 to 10000 writes per lease",
         ),
         (
             "[expect]",

@@ -124,10 +124,10 @@ pub fn sweep(
 fn lease_config(scenario: &Scenario) -> LeaseConfig {
     let lease = &scenario.lease;
     LeaseConfig {
-        ttl_ns: lease.server_ttl_ms() * NS_PER_MS,
-        expiry_check_ns: lease.expiry_check_ms * NS_PER_MS,
-        lock_delay_ns: lease.lock_delay_ms * NS_PER_MS,
-        election_timeout_ns: lease.election_timeout_ms * NS_PER_MS,
+        ttl_ns: fencesim_model::whole_ms_to_ns(lease.server_ttl_ms()),
+        expiry_check_ns: fencesim_model::whole_ms_to_ns(lease.expiry_check_ms),
+        lock_delay_ns: fencesim_model::whole_ms_to_ns(lease.lock_delay_ms),
+        election_timeout_ns: fencesim_model::whole_ms_to_ns(lease.election_timeout_ms),
         token_source: lease.token_source,
         token_scope: lease.token_scope,
         on_restart: lease.on_restart,
@@ -192,6 +192,9 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunRes
     let panic = result.err().map(|payload| panic_message(&*payload));
     let world = lock(&slot).take().expect("world was built");
     let history = world.take_history();
+    let runaway = world.is_runaway();
+    // A runaway seed unwinds through its nodes; that is not a node's panic.
+    let panic = if runaway { None } else { panic };
     drop(world);
     drop(runtime);
     let outcome = SeedOutcome {
@@ -200,6 +203,7 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunRes
         events: history.events.len(),
         checked: check(&history),
         panic,
+        runaway,
     };
     RunResult {
         outcome,

@@ -128,7 +128,8 @@ impl Worker {
         let Some(Msg::GetReply { record, .. }) = reply else {
             return None;
         };
-        let lease_duration_ns = self.world.scenario.lease.effective_ttl_ms() * NS_PER_MS;
+        let lease_duration_ns =
+            fencesim_model::whole_ms_to_ns(self.world.scenario.lease.effective_ttl_ms());
         let mut observed = lock(&self.observed);
         let mut seen = observed.get(scope).copied();
         let may = Observation::may_acquire(
@@ -170,7 +171,8 @@ impl Worker {
                 token: Some(token), ..
             }) => Some((
                 token,
-                self.deadline_base(sent) + self.spec.renew_deadline_ms * NS_PER_MS,
+                self.deadline_base(sent)
+                    + fencesim_model::whole_ms_to_ns(self.spec.renew_deadline_ms),
             )),
             _ => None,
         }
@@ -504,8 +506,8 @@ impl Worker {
             }
             let failure = match reply {
                 Some(Msg::RenewReply { ok: true, .. }) => {
-                    let deadline =
-                        self.deadline_base(sent) + self.spec.renew_deadline_ms * NS_PER_MS;
+                    let deadline = self.deadline_base(sent)
+                        + fencesim_model::whole_ms_to_ns(self.spec.renew_deadline_ms);
                     let mut belief = lock(&belief);
                     belief.deadline_mono_ns = belief.deadline_mono_ns.max(deadline);
                     None

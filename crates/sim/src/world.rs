@@ -4,7 +4,7 @@
 use std::{
     collections::BTreeMap,
     sync::{
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
         Arc, Mutex, MutexGuard,
     },
 };
@@ -32,6 +32,9 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The unwinding payload of a seed stopped at its event budget.
+pub(crate) const RUNAWAY: &str = "runaway: event budget exceeded";
+
 pub(crate) struct World {
     pub scenario: Arc<Scenario>,
     pub plan: FaultPlan,
@@ -45,6 +48,8 @@ pub(crate) struct World {
     /// The protected store's state: the storage's "disk" (see `Fence::restart`).
     pub store: Mutex<Box<dyn Fence>>,
     next_op: AtomicU64,
+    /// Set once the history reached `Scenario::event_budget`.
+    runaway: AtomicBool,
     /// How many times each node has started (its RNG stream is per incarnation).
     incarnations: Mutex<BTreeMap<NodeName, u32>>,
     /// madsim handles of the simulated nodes, by name.
@@ -72,6 +77,7 @@ impl World {
             lease: Mutex::new(lease),
             store: Mutex::new(store),
             next_op: AtomicU64::new(1),
+            runaway: AtomicBool::new(false),
             incarnations: Mutex::new(BTreeMap::new()),
             nodes: Mutex::new(BTreeMap::new()),
         }
@@ -82,9 +88,23 @@ impl World {
         virtual_now().duration_since(self.start).as_nanos() as u64
     }
 
+    /// Appends an event; over the seed's event budget, marks the world runaway and unwinds
+    /// (every later `record` unwinds too), which ends the run: the runner reports the seed
+    /// as runaway, not as a panic.
     pub fn record(&self, node: &str, kind: EventKind) {
         let now = self.now_ns();
-        lock(&self.history).push(now, node, kind);
+        let mut history = lock(&self.history);
+        if history.events.len() >= self.scenario.event_budget() {
+            self.runaway.store(true, Ordering::Relaxed);
+            drop(history);
+            std::panic::resume_unwind(Box::new(RUNAWAY));
+        }
+        history.push(now, node, kind);
+    }
+
+    /// Whether the seed exceeded its event budget.
+    pub fn is_runaway(&self) -> bool {
+        self.runaway.load(Ordering::Relaxed)
     }
 
     pub fn take_history(&self) -> History {

@@ -28,6 +28,7 @@ fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOutcom
             metrics: Default::default(),
         },
         panic: panic.map(str::to_string),
+        runaway: false,
     }
 }
 

@@ -56,12 +56,27 @@ pub fn load(path: &Path) -> Result<Scenario> {
 /// and says it came from `--set`.
 pub fn load_with(path: &Path, overrides: &[Override]) -> Result<Scenario> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|error| ScenarioError {
+    let error = |expected: String| ScenarioError {
         file: file.clone(),
         line: None,
         field: "(file)".to_string(),
-        expected: format!("expected a readable scenario file, got: {error}"),
-    })?;
+        expected,
+    };
+    // Read at most one byte past the limit, so `/dev/zero` or a huge file cannot exhaust memory.
+    let max = crate::limits::MAX_FILE_BYTES;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| {
+            std::io::Read::read_to_end(&mut std::io::Read::take(file, max + 1), &mut bytes)
+        })
+        .map_err(|e| error(format!("expected a readable scenario file, got: {e}")))?;
+    if bytes.len() as u64 > max {
+        return Err(error(format!(
+            "expected a scenario file of at most {max} bytes (1 MiB), got a larger one"
+        )));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| error("expected a UTF-8 scenario file, got invalid UTF-8".to_string()))?;
     parse_str_with(&text, &file, overrides)
 }
 

@@ -9,7 +9,10 @@ use fencesim_model::{
 };
 
 use super::{join, raw::*, validate::file_name, Ctx, Result};
-use crate::spec::*;
+use crate::{
+    limits::{MAX_LIST_LEN, MAX_RUN_DURATION_MS, MAX_WRITES_PER_LEASE, MIN_WORK_MEAN_MS},
+    spec::*,
+};
 
 impl Ctx<'_> {
     pub(crate) fn resolve(&self, raw: RawScenario) -> Result<Scenario> {
@@ -32,6 +35,7 @@ impl Ctx<'_> {
             "duration_ms",
             self.required("duration_ms", raw.duration_ms)?,
         )?;
+        let duration_ms = self.at_most_ms("duration_ms", duration_ms, MAX_RUN_DURATION_MS)?;
         let seeds = self.seeds(&self.required("seeds", raw.seeds)?)?;
         let lease = self.lease(self.required("lease", raw.lease)?)?;
         let workers = self.workers(self.required("workers", raw.workers)?, &lease)?;
@@ -245,14 +249,26 @@ impl Ctx<'_> {
             "workers.work_ms",
             self.required("workers.work_ms", raw.work_ms)?,
         )?;
+        // Work that takes no time, over a network that may take none, never lets virtual
+        // time advance: the run would grow without bound.
+        if work_ms.mean() < MIN_WORK_MEAN_MS {
+            return Err(self.error(
+                "workers.work_ms",
+                format!(
+                    "expected a mean of at least {MIN_WORK_MEAN_MS} ms (work that takes no time never lets time advance), got {}",
+                    work_ms.mean()
+                ),
+            ));
+        }
         let writes_per_lease = raw.writes_per_lease.unwrap_or(1);
-        let writes_per_lease = u32::try_from(writes_per_lease)
+        let writes_per_lease = u64::try_from(writes_per_lease)
             .ok()
-            .filter(|&writes| writes >= 1)
+            .filter(|writes| (1..=MAX_WRITES_PER_LEASE).contains(writes))
+            .and_then(|writes| u32::try_from(writes).ok())
             .ok_or_else(|| {
                 self.error(
                     "workers.writes_per_lease",
-                    format!("expected at least 1 write per lease, got {writes_per_lease}"),
+                    format!("expected 1 to {MAX_WRITES_PER_LEASE} writes per lease, got {writes_per_lease}"),
                 )
             })?;
         let ttl_ms = lease.effective_ttl_ms();
@@ -395,6 +411,7 @@ impl Ctx<'_> {
             true,
         )?;
         let spikes_ms = raw.spikes_ms.unwrap_or_else(|| vec![200.0, 400.0, 800.0]);
+        self.list_len("network.spikes_ms", spikes_ms.len())?;
         for (index, &spike) in spikes_ms.iter().enumerate() {
             self.positive_f64(
                 &format!("network.spikes_ms[{index}]"),
@@ -436,7 +453,7 @@ impl Ctx<'_> {
             let path = format!("clocks.nodes.{name}");
             self.node(&path, &name, names)?;
             let offset_ms =
-                self.finite(&join(&path, "offset_ms"), clock.offset_ms.unwrap_or(0.0))?;
+                self.bounded_ms_f64(&join(&path, "offset_ms"), clock.offset_ms.unwrap_or(0.0))?;
             let drift_ppm =
                 self.drift(&join(&path, "drift_ppm"), clock.drift_ppm.unwrap_or(0.0))?;
             nodes.insert(
@@ -460,9 +477,9 @@ impl Ctx<'_> {
         duration_ms: u64,
         names: &[String],
     ) -> Result<FaultSpec> {
-        let schedule = raw
-            .schedule
-            .unwrap_or_default()
+        let schedule = raw.schedule.unwrap_or_default();
+        self.list_len("faults.schedule", schedule.len())?;
+        let schedule = schedule
             .into_iter()
             .enumerate()
             .map(|(index, fault)| {
@@ -475,9 +492,9 @@ impl Ctx<'_> {
             })
             .collect::<Result<Vec<_>>>()?;
         self.check_overlaps(&schedule)?;
-        let random = raw
-            .random
-            .unwrap_or_default()
+        let random = raw.random.unwrap_or_default();
+        self.list_len("faults.random", random.len())?;
+        let random = random
             .into_iter()
             .enumerate()
             .map(|(index, fault)| self.random(&format!("faults.random[{index}]"), fault, names))
@@ -487,6 +504,18 @@ impl Ctx<'_> {
             random,
             swarm: raw.swarm.unwrap_or(false),
         })
+    }
+
+    /// At most `MAX_LIST_LEN` entries.
+    fn list_len(&self, field: &str, len: usize) -> Result<()> {
+        if len <= MAX_LIST_LEN {
+            Ok(())
+        } else {
+            Err(self.error(
+                field,
+                format!("expected at most {MAX_LIST_LEN} entries, got {len}"),
+            ))
+        }
     }
 
     pub(crate) fn expect(&self, raw: RawExpect) -> Result<Expect> {

@@ -9,7 +9,10 @@ use super::{
     raw::{RawDist, RawDistKind},
     Ctx, Result,
 };
-use crate::spec::Dist;
+use crate::{
+    limits::{MAX_DURATION_MS, MAX_DURATION_MS_F64, MAX_LOGNORMAL_RATIO},
+    spec::Dist,
+};
 
 // Resolution: the one place raw values become spec values, defaults included.
 
@@ -28,6 +31,18 @@ pub(crate) fn file_name<T: serde::Serialize>(value: &T) -> String {
     }
 }
 
+/// `ms` in the largest whole unit that divides it, for messages ("7 days").
+pub(crate) fn human_ms(ms: u64) -> String {
+    const DAY_MS: u64 = 24 * 3_600_000;
+    match ms {
+        ms if ms % DAY_MS == 0 => {
+            format!("{} day{}", ms / DAY_MS, if ms == DAY_MS { "" } else { "s" })
+        }
+        ms if ms % 3_600_000 == 0 => format!("{} h", ms / 3_600_000),
+        ms => format!("{} s", ms as f64 / 1_000.0),
+    }
+}
+
 pub(crate) const MAX_DRIFT_PPM: f64 = 1e6;
 
 impl Ctx<'_> {
@@ -36,7 +51,7 @@ impl Ctx<'_> {
     }
 
     pub(crate) fn positive_ms(&self, field: &str, value: i64) -> Result<u64> {
-        u64::try_from(value)
+        let ms = u64::try_from(value)
             .ok()
             .filter(|&ms| ms > 0)
             .ok_or_else(|| {
@@ -44,16 +59,48 @@ impl Ctx<'_> {
                     field,
                     format!("expected a positive number of milliseconds, got {value}"),
                 )
-            })
+            })?;
+        self.at_most_ms(field, ms, MAX_DURATION_MS)
     }
 
     pub(crate) fn non_negative_ms(&self, field: &str, value: i64) -> Result<u64> {
-        u64::try_from(value).map_err(|_| {
+        let ms = u64::try_from(value).map_err(|_| {
             self.error(
                 field,
                 format!("expected a non-negative number of milliseconds, got {value}"),
             )
-        })
+        })?;
+        self.at_most_ms(field, ms, MAX_DURATION_MS)
+    }
+
+    /// `ms` when within `max_ms` (docs/scenario-format.md, "Limits").
+    pub(crate) fn at_most_ms(&self, field: &str, ms: u64, max_ms: u64) -> Result<u64> {
+        if ms <= max_ms {
+            Ok(ms)
+        } else {
+            Err(self.error(
+                field,
+                format!(
+                    "expected at most {max_ms} ms ({}), got {ms}",
+                    human_ms(max_ms)
+                ),
+            ))
+        }
+    }
+
+    /// A fractional duration within the duration limit (either sign).
+    pub(crate) fn bounded_ms_f64(&self, field: &str, value: f64) -> Result<f64> {
+        if self.finite(field, value)?.abs() <= MAX_DURATION_MS_F64 {
+            Ok(value)
+        } else {
+            Err(self.error(
+                field,
+                format!(
+                    "expected at most {MAX_DURATION_MS} ms ({}) in magnitude, got {value}",
+                    human_ms(MAX_DURATION_MS)
+                ),
+            ))
+        }
     }
 
     pub(crate) fn finite(&self, field: &str, value: f64) -> Result<f64> {
@@ -66,7 +113,7 @@ impl Ctx<'_> {
 
     pub(crate) fn positive_f64(&self, field: &str, value: f64, unit: &str) -> Result<f64> {
         if self.finite(field, value)? > 0.0 {
-            Ok(value)
+            self.bounded_if_ms(field, value, unit)
         } else {
             Err(self.error(
                 field,
@@ -77,12 +124,21 @@ impl Ctx<'_> {
 
     pub(crate) fn non_negative_f64(&self, field: &str, value: f64, unit: &str) -> Result<f64> {
         if self.finite(field, value)? >= 0.0 {
-            Ok(value)
+            self.bounded_if_ms(field, value, unit)
         } else {
             Err(self.error(
                 field,
                 format!("expected a non-negative number of {unit}, got {value}"),
             ))
+        }
+    }
+
+    /// Every fractional field in milliseconds is a duration, so it takes the duration limit.
+    fn bounded_if_ms(&self, field: &str, value: f64, unit: &str) -> Result<f64> {
+        if unit == "milliseconds" {
+            self.bounded_ms_f64(field, value)
+        } else {
+            Ok(value)
         }
     }
 
@@ -208,7 +264,7 @@ impl Ctx<'_> {
             RawDistKind::Uniform => {
                 let min =
                     self.non_negative_f64(&field("min"), get("min", table.min)?, "milliseconds")?;
-                let max = get("max", table.max)?;
+                let max = self.bounded_ms_f64(&field("max"), get("max", table.max)?)?;
                 if max < min {
                     return Err(self.error(
                         &field("max"),
@@ -223,11 +279,27 @@ impl Ctx<'_> {
                     get("median", table.median)?,
                     "milliseconds",
                 )?;
-                let p99 = get("p99", table.p99)?;
+                // Below a nanosecond a median is 0 once in nanoseconds; the ratio bound keeps
+                // `ln` and the samples finite and within range.
+                if median < 1e-6 {
+                    return Err(self.error(
+                        &field("median"),
+                        format!("expected a median of at least 0.000001 ms (1 ns), got {median}"),
+                    ));
+                }
+                let p99 = self.bounded_ms_f64(&field("p99"), get("p99", table.p99)?)?;
                 if p99 < median {
                     return Err(self.error(
                         &field("p99"),
                         format!("expected p99 >= median ({median}), got {p99}"),
+                    ));
+                }
+                if p99 / median > MAX_LOGNORMAL_RATIO {
+                    return Err(self.error(
+                        &field("p99"),
+                        format!(
+                            "expected p99 / median <= {MAX_LOGNORMAL_RATIO}, got {p99} / {median}"
+                        ),
                     ));
                 }
                 Ok(Dist::Lognormal { median, p99 })

@@ -1,0 +1,166 @@
+//! Issue 9 ("A harness you can trust"): inputs that used to run unbounded or overflow are
+//! rejected before any seed runs (exit 2, nothing written), and a seed that still outgrows its
+//! event budget is contained as runaway while the sweep goes on.
+
+mod util;
+
+use util::{catalogue, fencesim};
+
+/// A scenario whose seeds record events as fast as the limits allow (1 µs of work, no
+/// network latency, long leases): each hits its event budget in about a second.
+const SPIN: &str = r#"name = "spin"
+description = "work takes 1 us and the network no time"
+duration_ms = 1_000
+seeds = "0..2"
+
+[lease]
+ttl_ms = 10_000
+token_source = "durable-counter"
+
+[storage]
+fencing = "max-token"
+
+[workers]
+count = 8
+resources = ["job-1"]
+work_ms = 0.001
+writes_per_lease = 10_000
+
+[network]
+latency_ms = 0
+
+[expect]
+safe = true
+coverage = ["stale-write-rejected"]
+"#;
+
+#[test]
+fn issue_9_runaway_seed_is_contained_and_the_sweep_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("spin.toml"), SPIN).unwrap();
+    let (code, stdout, stderr) = fencesim(&["run", "spin.toml", "--out", "out"], dir.path());
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    let all = format!("{stdout}\n{stderr}");
+    assert!(all.contains("seed 0: runaway"), "{all}");
+    assert!(all.contains("seed 1: runaway"), "{all}");
+    assert!(all.contains("fencesim replay spin.toml --seed 0"), "{all}");
+    assert!(!all.contains("PANIC"), "{all}");
+    let summary = std::fs::read_to_string(dir.path().join("out/spin/summary.json")).unwrap();
+    assert!(summary.contains("\"runaway_seeds\""), "{summary}");
+    assert!(summary.contains("\"panicked_seeds\": []"), "{summary}");
+}
+
+#[test]
+fn issue_9_unbounded_or_overflowing_inputs_exit_2_naming_the_field() {
+    let scenario = catalogue("gc-pause-textbook-max-token");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["run", &scenario, "--seeds", "0..18446744073709551615"],
+            "at most 10000000 seeds",
+        ),
+        (
+            &["check", &scenario, "--shard", "1/18446744073709551615"],
+            "--shard",
+        ),
+        (
+            &[
+                "run",
+                &scenario,
+                "--set",
+                "lease.ttl_ms=9223372036854775807",
+            ],
+            "lease.ttl_ms",
+        ),
+        (
+            &[
+                "run",
+                &scenario,
+                "--set",
+                "lease.lock_delay_ms=9223372036854775807",
+            ],
+            "lease.lock_delay_ms",
+        ),
+        (
+            &["run", &scenario, "--set", "duration_ms=864000000"],
+            "duration_ms",
+        ),
+        (
+            &["run", &scenario, "--set", "workers.work_ms=0"],
+            "workers.work_ms",
+        ),
+    ];
+    for (args, expected) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let (code, stdout, stderr) = fencesim(args, dir.path());
+        assert_eq!(code, 2, "{args:?}\n{stdout}\n{stderr}");
+        assert!(
+            stderr.contains(expected),
+            "{args:?}: expected {expected:?} in {stderr}"
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "{args:?} wrote files"
+        );
+    }
+}
+
+#[test]
+fn issue_9_check_determinism_exits_by_determinism_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    // Seed 0 of this scenario violates I3 (a replay without the flag exits 1).
+    let scenario = catalogue("gc-pause-textbook-none");
+    let (plain, _, _) = fencesim(&["replay", &scenario, "--seed", "0"], dir.path());
+    let (code, stdout, stderr) = fencesim(
+        &["replay", &scenario, "--seed", "0", "--check-determinism"],
+        dir.path(),
+    );
+    assert_eq!(plain, 1, "seed 0 should violate");
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+}
+
+#[test]
+fn issue_9_duplicate_names_and_oversized_files_are_input_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = std::fs::read_to_string(catalogue("gc-pause-textbook-max-token")).unwrap();
+    std::fs::create_dir(dir.path().join("cat")).unwrap();
+    std::fs::write(dir.path().join("cat/a.toml"), &scenario).unwrap();
+    std::fs::write(dir.path().join("cat/b.toml"), &scenario).unwrap();
+    let (code, _, stderr) = fencesim(&["check", "cat", "--json", "r.json"], dir.path());
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("a.toml") && stderr.contains("b.toml"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("r.json").exists());
+
+    let big = format!("{scenario}\n#{}\n", "x".repeat(2 << 20));
+    std::fs::write(dir.path().join("big.toml"), big).unwrap();
+    for file in ["big.toml", "/dev/zero"] {
+        let (code, _, stderr) = fencesim(&["run", file, "--out", "out"], dir.path());
+        assert_eq!(code, 2, "{file}: {stderr}");
+        assert!(stderr.contains("at most 1048576 bytes"), "{file}: {stderr}");
+    }
+}
+
+#[test]
+fn issue_9_bad_outputs_fail_before_any_seed_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = catalogue("gc-pause-textbook-max-token");
+    std::fs::write(dir.path().join("afile"), "").unwrap();
+    let cases: &[&[&str]] = &[
+        &["check", &scenario, "--junit", "afile/j.xml"],
+        &["check", &scenario, "--json", "same", "--junit", "same"],
+        &["check", &scenario, "--json", &scenario],
+    ];
+    for args in cases {
+        let (code, stdout, stderr) = fencesim(args, dir.path());
+        assert_eq!(code, 2, "{args:?}\n{stdout}\n{stderr}");
+        assert!(stdout.is_empty(), "{args:?} ran seeds: {stdout}");
+        assert!(!dir.path().join("same").exists());
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("afile")).unwrap(),
+        ""
+    );
+}

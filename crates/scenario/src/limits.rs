@@ -1,0 +1,37 @@
+//! The limit on everything a scenario (or the command line) can ask for, enforced at
+//! validation so a run is bounded before it starts. Each value and its reason:
+//! docs/scenario-format.md, "Limits".
+
+/// Longest duration of anything inside a run (TTLs, delays, timeouts, fault durations,
+/// distribution parameters, clock offsets and steps): 7 days of virtual time. Real lease
+/// TTLs are seconds to hours (Consul caps a session TTL at 24 h).
+pub const MAX_DURATION_MS: u64 = 7 * 24 * 3_600_000;
+
+/// Longest safety phase (`duration_ms`): 1 day of virtual time.
+pub const MAX_RUN_DURATION_MS: u64 = 24 * 3_600_000;
+
+/// Shortest mean of `workers.work_ms`: a worker whose work takes no time, with a network
+/// that takes no time, would loop without virtual time advancing.
+pub const MIN_WORK_MEAN_MS: f64 = 0.001;
+
+/// Largest ratio `p99 / median` of a lognormal (σ ≈ 5.9): beyond it the samples leave any
+/// range a duration can take.
+pub const MAX_LOGNORMAL_RATIO: f64 = 1e6;
+
+/// Most seeds in one range (`seeds`, `--seeds`) and most shards (`--shard K/N`).
+pub const MAX_SEEDS: u64 = 10_000_000;
+
+/// Most writes a worker makes under one lease.
+pub const MAX_WRITES_PER_LEASE: u64 = 10_000;
+
+/// Most entries in a list (`network.spikes_ms`, `faults.schedule`, `faults.random`).
+pub const MAX_LIST_LEN: usize = 1_000;
+
+/// Most random-fault occurrences per minute of one `[[faults.random]]` entry.
+pub const MAX_RATE_PER_MIN: f64 = 600.0;
+
+/// Largest scenario file read, in bytes.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// `MAX_DURATION_MS` as a float, for the fractional fields.
+pub(crate) const MAX_DURATION_MS_F64: f64 = MAX_DURATION_MS as f64;

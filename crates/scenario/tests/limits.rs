@@ -1,0 +1,185 @@
+//! Issue 9, "A limit on everything": each input a hostile tester used to make a run unbounded,
+//! wrap its arithmetic, or panic the sampler is rejected at validation, naming the field.
+
+use fencesim_model::rng::Rng;
+use fencesim_scenario::{limits, parse_str, Dist, SeedRange};
+use rand::SeedableRng;
+
+const MINIMAL: &str = fencesim_scenario::MINIMAL_TOML;
+
+fn edit(edits: &[(&str, &str)]) -> String {
+    let mut text = MINIMAL.to_string();
+    for (from, to) in edits {
+        assert!(text.contains(from), "case edits {from:?}, absent");
+        text = text.replacen(from, to, 1);
+    }
+    text
+}
+
+/// Asserts the edited file is rejected on `field` with `expected` in the message.
+fn check_err(edits: &[(&str, &str)], field: &str, expected: &str) {
+    let text = edit(edits);
+    let error = match parse_str(&text, "case.toml") {
+        Ok(_) => panic!("expected an error on {field}, but the file was accepted:\n{text}"),
+        Err(error) => error,
+    };
+    assert_eq!(error.field, field, "field of: {error}");
+    assert!(
+        error.expected.contains(expected),
+        "expected {expected:?} in: {error}"
+    );
+}
+
+/// Edits to the minimal file, the field rejected, a phrase of the message.
+type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str);
+
+#[test]
+fn issue_9_durations_beyond_the_limits_are_rejected() {
+    let work = "work_ms = { dist = \"uniform\", min = 200, max = 800 }";
+    let cases: &[Case] = &[
+        (
+            &[("duration_ms = 60_000", "duration_ms = 864_000_000")],
+            "duration_ms",
+            "at most",
+        ),
+        (
+            &[("duration_ms = 60_000", "duration_ms = 100_000_000")],
+            "duration_ms",
+            "at most 86400000 ms (1 day)",
+        ),
+        (
+            &[("duration_ms = 15_000", "duration_ms = 1e300")],
+            "faults.schedule[0].duration_ms",
+            "at most 604800000 ms",
+        ),
+        (
+            &[("duration_ms = 15_000", "duration_ms = 864_000_000.0")],
+            "faults.schedule[0].duration_ms",
+            "at most",
+        ),
+        (
+            &[("ttl_ms = 10_000", "ttl_ms = 9223372036854775807")],
+            "lease.ttl_ms",
+            "at most 604800000 ms (7 days)",
+        ),
+        (
+            &[(
+                "ttl_ms = 10_000",
+                "ttl_ms = 10_000\nlock_delay_ms = 9223372036854775807",
+            )],
+            "lease.lock_delay_ms",
+            "at most",
+        ),
+        (
+            &[(
+                "count = 2",
+                "count = 2\nrenew_deadline_ms = 20_000_000_000_000",
+            )],
+            "workers.renew_deadline_ms",
+            "at most",
+        ),
+        (
+            &[(work, "work_ms = 0")],
+            "workers.work_ms",
+            "mean of at least 0.001 ms",
+        ),
+        (
+            &[(work, "work_ms = { dist = \"uniform\", min = 0, max = 0 }")],
+            "workers.work_ms",
+            "mean of at least",
+        ),
+        (
+            &[(
+                work,
+                "work_ms = { dist = \"lognormal\", median = 1e-300, p99 = 1e300 }",
+            )],
+            "workers.work_ms.median",
+            "at least 0.000001 ms",
+        ),
+        (
+            &[(
+                work,
+                "work_ms = { dist = \"lognormal\", median = 1, p99 = 1e300 }",
+            )],
+            "workers.work_ms.p99",
+            "at most",
+        ),
+        (
+            &[(
+                work,
+                "work_ms = { dist = \"lognormal\", median = 0.001, p99 = 100_000 }",
+            )],
+            "workers.work_ms.p99",
+            "p99 / median",
+        ),
+        (
+            &[(work, "work_ms = { dist = \"exponential\", mean = 1e300 }")],
+            "workers.work_ms.mean",
+            "at most",
+        ),
+        (
+            &[(
+                work,
+                "work_ms = { dist = \"uniform\", min = 1, max = 1e300 }",
+            )],
+            "workers.work_ms.max",
+            "at most",
+        ),
+        (
+            &[("count = 2", "count = 2\nwrites_per_lease = 1_000_000")],
+            "workers.writes_per_lease",
+            "1 to 10000",
+        ),
+        (
+            &[("seeds = \"0..10\"", "seeds = \"0..18446744073709551615\"")],
+            "seeds",
+            "at most 10000000 seeds",
+        ),
+    ];
+    for (edits, field, expected) in cases {
+        check_err(edits, field, expected);
+    }
+    let latency =
+        "\n[network]\nlatency_ms = { dist = \"lognormal\", median = 1e-300, p99 = 1e300 }\n";
+    let text = format!("{MINIMAL}{latency}");
+    let error = parse_str(&text, "case.toml").expect_err("latency accepted");
+    assert_eq!(error.field, "network.latency_ms.median");
+}
+
+#[test]
+fn issue_9_limits_themselves_are_accepted() {
+    let text = edit(&[
+        ("duration_ms = 60_000", "duration_ms = 86_400_000"),
+        ("ttl_ms = 10_000", "ttl_ms = 604_800_000"),
+    ]);
+    parse_str(&text, "case.toml").unwrap_or_else(|error| panic!("{error}"));
+    assert!(SeedRange::parse("0..10000000").is_ok());
+    assert!(SeedRange::parse("0..10000001").is_err());
+}
+
+#[test]
+fn issue_9_samples_stay_finite_and_within_the_duration_limit() {
+    let max = limits::MAX_DURATION_MS as f64;
+    let dists = [
+        Dist::Lognormal {
+            median: 1e-6,
+            p99: 1.0,
+        },
+        Dist::Lognormal {
+            median: 1e-300,
+            p99: 1e300,
+        },
+        Dist::Exponential { mean: max },
+        Dist::Uniform { min: 0.0, max },
+    ];
+    let mut rng = Rng::seed_from_u64(7);
+    for dist in dists {
+        for _ in 0..1_000 {
+            let value = dist.sample(&mut rng);
+            assert!(
+                value.is_finite() && (0.0..=max).contains(&value),
+                "{dist:?}: {value}"
+            );
+        }
+    }
+}
