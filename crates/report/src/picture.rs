@@ -498,27 +498,17 @@ impl Layout {
                     writer,
                     resource,
                     ..
-                } => {
-                    let y = resource_y(resource);
-                    let lane = storage_lane.or(lane);
-                    if let Some(l) = lane {
-                        marks.push(Mark {
-                            lane: l,
-                            t_ns: t,
-                            y,
-                            shape: Shape::Accepted,
-                            colour: token_colour(*token),
-                            label: format!("{token} {}", short_node(writer)),
-                        });
-                    }
-                    anchor[index] = lane.map(|l| (l, y));
                 }
-                EventKind::WriteRejected {
+                | EventKind::WriteRejected {
                     token,
                     writer,
                     resource,
                     ..
                 } => {
+                    let (shape, suffix) = match &event.kind {
+                        EventKind::WriteAccepted { .. } => (Shape::Accepted, ""),
+                        _ => (Shape::Rejected, " rejected"),
+                    };
                     let y = resource_y(resource);
                     let lane = storage_lane.or(lane);
                     if let Some(l) = lane {
@@ -526,9 +516,9 @@ impl Layout {
                             lane: l,
                             t_ns: t,
                             y,
-                            shape: Shape::Rejected,
+                            shape,
                             colour: token_colour(*token),
-                            label: format!("{token} {} rejected", short_node(writer)),
+                            label: format!("{token} {}{suffix}", short_node(writer)),
                         });
                     }
                     anchor[index] = lane.map(|l| (l, y));
