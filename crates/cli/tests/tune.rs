@@ -1,20 +1,11 @@
 //! `fencesim tune` and `--set` as a user runs them: exit 2 naming the field, byte-identical
 //! outputs for an identical command and for any `--jobs`.
 
-use std::{fs, path::Path, process::Command};
+mod util;
 
-fn fencesim(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_fencesim"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use std::{fs, path::Path};
+
+use util::fencesim;
 
 const PROFILE: &str = r#"
 name = "tune-cli-test"
