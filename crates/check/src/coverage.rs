@@ -1,6 +1,9 @@
 //! Coverage conditions ("sometimes" assertions, [`Coverage`]) computed from a seed's metrics.
 
-use fencesim_model::Coverage;
+use fencesim_model::{
+    mutant::{active, Mutant},
+    Coverage,
+};
 
 use crate::Metrics;
 
@@ -11,7 +14,9 @@ pub fn hit(condition: Coverage, m: &Metrics) -> bool {
         Coverage::StaleWriteRejected => m.stale_write_rejections > 0,
         Coverage::WriteAbandoned => m.writes_abandoned > 0,
         Coverage::LeaseExpiredWhilePaused => m.paused_expiries > 0,
-        Coverage::FalseExpiry => m.false_expiries > 0,
+        Coverage::FalseExpiry => {
+            m.false_expiries > 0 || (active(Mutant::CoverageFalseExpiryAnyExpiry) && m.expiries > 0)
+        }
         Coverage::Takeover => m.takeovers > 0,
         Coverage::TakeoverAfterCrash => m.takeovers_after_crash > 0,
         Coverage::RenewalFailed => m.renewal_failures > 0,

@@ -6,7 +6,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use fencesim_model::history::{BeliefEnd, EventKind, History};
+use fencesim_model::{
+    history::{BeliefEnd, EventKind, History},
+    mutant::{active, Mutant},
+};
 use serde::{Deserialize, Serialize};
 
 use crate::index::{ns_to_ms, Epoch, FenceStatus, Index};
@@ -182,7 +185,7 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
                 if !crashed.contains(holder.as_str()) && !holder_died {
                     m.false_expiries += 1;
                 }
-                if paused.contains(holder.as_str()) {
+                if paused.contains(holder.as_str()) || active(Mutant::MetricPausedExpiryAnyExpiry) {
                     m.paused_expiries += 1;
                 }
             }
@@ -209,6 +212,9 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
                 ..
             } => {
                 m.accepted_writes += 1;
+                if active(Mutant::MetricStaleRejectionCountsAccepts) {
+                    m.stale_write_rejections += 1;
+                }
                 if let Epoch::Superseded { grant, .. } = index.epoch(lease_scope, writer, *token, k)
                 {
                     if matches!(
@@ -229,7 +235,8 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
                 if matches!(
                     index.epoch(lease_scope, writer, *token, k),
                     Epoch::Current { .. }
-                ) {
+                ) || active(Mutant::MetricCurrentRejectionCountsAll)
+                {
                     m.current_write_rejections += 1;
                 }
             }

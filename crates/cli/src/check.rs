@@ -26,7 +26,7 @@ pub(crate) struct Outputs {
 
 /// Scenario files named by `paths`: files as given, directories expanded to their `*.toml`
 /// files in name order.
-fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+pub(crate) fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {

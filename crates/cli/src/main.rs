@@ -14,6 +14,7 @@ use std::{
 };
 
 mod check;
+mod sensitivity;
 mod shrink;
 mod tune;
 
@@ -162,6 +163,32 @@ enum Command {
     /// intervals, recommends a setting against the targets, and writes
     /// DIR/<scenario>/tune/{tune.csv,tune.json,tune.md,*.png,*.svg}.
     Tune(tune::TuneArgs),
+    /// Measure the harness's sensitivity (reports/sensitivity.md; see `.ci/sensitivity`):
+    /// seeds to first detection of every unsafe scenario, false positives of every safe
+    /// scenario over a large sweep, and (built with `--features mutants`) the catalogue
+    /// under every planted bug.
+    Sensitivity {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Seeds per safe scenario, from the start of its range (1..=10000000).
+        #[arg(long, default_value_t = 20_000)]
+        safe_seeds: u64,
+        /// Give up detecting an unsafe scenario after this many seeds (1..=1000000).
+        #[arg(long, default_value_t = 10_000)]
+        detect_max: u64,
+        #[arg(long, default_value_t = default_jobs())]
+        jobs: usize,
+        /// The Markdown report to write.
+        #[arg(short = 'o', long, default_value = "reports/sensitivity.md")]
+        output: PathBuf,
+        /// Leave out the mutation table (for a build without `--features mutants`).
+        #[arg(long)]
+        skip_mutants: bool,
+    },
+    /// List the planted bugs, tab-separated: name, area, site, the scenario and the test
+    /// (cargo arguments, test name) that must catch it. Select one with FENCESIM_MUTANT=NAME
+    /// in a build with `--features mutants`.
+    Mutants,
 }
 
 pub(crate) fn default_jobs() -> usize {
@@ -272,6 +299,30 @@ fn main() -> ExitCode {
             shrink::explore(&scenario, cases, output.as_deref(), sweep_seeds, &set)
         }),
         Command::Tune(args) => tune::tune(&args),
+        Command::Mutants => {
+            for info in fencesim_model::mutant::Mutant::ALL {
+                println!(
+                    "{}\t{}\t{}\t{}\t{}\t{}",
+                    info.name, info.area, info.site, info.scenario, info.test.0, info.test.1
+                );
+            }
+            Ok(true)
+        }
+        Command::Sensitivity {
+            paths,
+            safe_seeds,
+            detect_max,
+            jobs,
+            output,
+            skip_mutants,
+        } => sensitivity::sensitivity(&sensitivity::Args {
+            paths: &paths,
+            safe_seeds,
+            detect_max,
+            jobs,
+            output: &output,
+            skip_mutants,
+        }),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

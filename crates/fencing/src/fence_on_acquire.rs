@@ -2,6 +2,7 @@
 //! `newEpoch`, BookKeeper fencing).
 
 use fencesim_model::{
+    mutant::{active, Mutant},
     fence::{ClientProtocol, CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
     Token,
@@ -49,7 +50,9 @@ impl Fence for FenceOnAcquire {
                 ),
             },
             previous => {
-                self.epochs.set(resource, token);
+                if !active(Mutant::FenceNotRaised) {
+                    self.epochs.set(resource, token);
+                }
                 Verdict::Accepted { previous }
             }
         }

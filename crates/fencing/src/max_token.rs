@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use fencesim_model::{
+    mutant::{active, Mutant},
     fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
     Scope, Token,
@@ -53,10 +54,15 @@ impl HighestTokens {
     /// `noun` names what the store compares against in the reason ("accepted", "epoch").
     pub(crate) fn admit(&mut self, resource: &str, token: Token, noun: &str) -> Verdict {
         match self.get(resource) {
-            Some(highest) if token < highest => Verdict::Rejected {
+            Some(highest)
+                if token < highest
+                    && !(active(Mutant::MaxTokenOffByOne) && token.saturating_add(1) == highest) =>
+            {
+                Verdict::Rejected {
                 accepted: Some(highest),
-                reason: format!("stale token {token} < {noun} {highest}{}", self.suffix()),
-            },
+                    reason: format!("stale token {token} < {noun} {highest}{}", self.suffix()),
+                }
+            }
             previous => {
                 // Here `token >= highest`, so this raises (or keeps) the highest.
                 self.set(resource, token);
@@ -75,7 +81,7 @@ impl HighestTokens {
     }
 
     pub(crate) fn restart(&mut self) {
-        if !self.durable {
+        if !self.durable || active(Mutant::MaxTokenForgetsDurable) {
             self.highest.clear();
         }
     }

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use fencesim_model::{
+    mutant::{active, Mutant},
     fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
     NodeName, Scope, Token,
@@ -44,7 +45,7 @@ impl Fence for Proxy {
     }
 
     fn write(&mut self, request: &WriteRequest, _lease: Option<&dyn LeaseView>) -> Verdict {
-        if self.bypass.contains(&request.writer) {
+        if self.bypass.contains(&request.writer) || active(Mutant::ProxyBypassesEveryone) {
             // The backend knows only what it last stored; the proxy never sees this write.
             let previous = self.backend.insert(request.resource.clone(), request.token);
             return Verdict::Accepted { previous };

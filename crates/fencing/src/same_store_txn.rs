@@ -2,6 +2,7 @@
 //! txn comparing the lock key's revision).
 
 use fencesim_model::{
+    mutant::{active, Mutant},
     fence::{Fence, Verdict, WriteRequest},
     lease::LeaseView,
 };
@@ -35,7 +36,11 @@ impl Fence for SameStoreTxn {
                 request.op
             )
         });
-        let scope = &request.lease_scope;
+        let scope = if active(Mutant::SameStoreTxnComparesResource) {
+            &request.resource
+        } else {
+            &request.lease_scope
+        };
         match lease.holder_token(scope) {
             Some(holder) if holder == request.token => Verdict::Accepted {
                 previous: Some(holder),

@@ -2,6 +2,7 @@
 //! SQLite (in memory), then judged by rows affected.
 
 use fencesim_model::{
+    mutant::{active, Mutant},
     fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
     Token,
@@ -121,7 +122,10 @@ impl SqlFence {
         );
 
         let previous = from_sql_token(stored);
-        if rows_affected == 1 || self.variant == SqlVariant::LeIgnoreRows {
+        if rows_affected == 1
+            || self.variant == SqlVariant::LeIgnoreRows
+            || (active(Mutant::SqlIgnoresRowsAffected) && self.variant == SqlVariant::Le)
+        {
             return Verdict::Accepted { previous };
         }
         let mut reason = format!(

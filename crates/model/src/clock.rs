@@ -12,6 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::mutant::{active, Mutant};
+
 /// Wall-clock value every node starts near (2026-01-01T00:00:00Z in Unix ms): fixed, so no
 /// real clock is ever read.
 pub const WALL_EPOCH_MS: i64 = 1_767_225_600_000;
@@ -62,11 +64,17 @@ impl NodeClock {
     }
 
     fn rate(&self) -> f64 {
+        if active(Mutant::ClockDriftInverted) {
+            return 1.0 - self.drift_ppm / 1e6;
+        }
         1.0 + self.drift_ppm / 1e6
     }
 
     /// True time during which the node was running (not suspended) in `[0, t)`.
     pub fn running_ns(&self, t: u64) -> u64 {
+        if active(Mutant::ClockMonoRunsDuringSuspend) {
+            return t;
+        }
         let frozen: u64 = self
             .freezes
             .iter()
@@ -93,7 +101,7 @@ impl NodeClock {
         let stepped: i64 = self
             .steps
             .iter()
-            .take_while(|s| s.0 <= t)
+            .take_while(|s| s.0 <= t && !active(Mutant::ClockStepsIgnored))
             .map(|s| s.1)
             .sum();
         WALL_EPOCH_MS * 1_000_000 + drifted + self.offset_ns + stepped

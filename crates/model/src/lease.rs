@@ -14,7 +14,11 @@ use std::collections::BTreeMap;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
-use crate::{rng::Rng, NodeName, Scope, Token};
+use crate::{
+    mutant::{active, Mutant},
+    rng::Rng,
+    NodeName, Scope, Token,
+};
 
 /// Where fencing tokens come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -333,6 +337,9 @@ impl LeaseService {
             return self.check_phase_ns;
         }
         let since = expires_ns - self.check_phase_ns;
+        if active(Mutant::LeaseExpiryCheckEarly) {
+            return self.check_phase_ns + since / check * check;
+        }
         self.check_phase_ns + since.div_ceil(check) * check
     }
 
@@ -447,7 +454,7 @@ impl LeaseService {
             return Acquire::TookOver { previous, lease };
         }
         if let Some(&until_ns) = self.lock_delay_until.get(scope) {
-            if now < until_ns {
+            if now < until_ns && !active(Mutant::LeaseLockDelayIgnored) {
                 return Acquire::Denied(Denial::LockDelay { until_ns });
             }
             self.lock_delay_until.remove(scope);
@@ -510,7 +517,9 @@ impl LeaseService {
             // returns "lease not found" for it); client-go's record has no server expiry.
             Some(lease) if !candidate && lease.expires_ns <= now => Err(RenewRefusal::NoLease),
             Some(lease) if lease.holder == holder && lease.token == token => {
-                lease.expires_ns = now + self.config.ttl_ns;
+                if !active(Mutant::LeaseRenewDoesNotExtend) {
+                    lease.expires_ns = now + self.config.ttl_ns;
+                }
                 let lease = lease.clone();
                 self.bump_version(scope);
                 Ok(lease)
@@ -538,7 +547,10 @@ impl LeaseService {
     /// Applies a process restart completing at `now`.
     pub fn restart(&mut self, now: u64) -> RestartEffect {
         let mut effect = RestartEffect::default();
-        if self.config.token_source == TokenSource::VolatileCounter {
+        if self.config.token_source == TokenSource::VolatileCounter
+            || (active(Mutant::LeaseDurableCounterLost)
+                && self.config.token_source == TokenSource::DurableCounter)
+        {
             effect.counters_lost = !self.counters.is_empty();
             self.counters.clear();
         }
@@ -618,6 +630,24 @@ mod tests {
                 token: 2
             })
         );
+    }
+
+    #[test]
+    fn renew_moves_the_expiry() {
+        let mut s = service(
+            TokenSource::DurableCounter,
+            TokenScope::PerResource,
+            OnRestart::Drop,
+        );
+        granted(s.acquire("job", "a", 0, None, 0, 0));
+        let renewed = s.renew("job", "a", 1, 80 * MS).expect("the holder renews");
+        assert_eq!(renewed.expires_ns, 180 * MS);
+        assert!(s.expire_due(150 * MS).is_empty(), "renewed at 80 ms: held until 180 ms");
+        assert!(matches!(
+            s.acquire("job", "b", 0, None, 150 * MS, 0),
+            Acquire::Denied(Denial::Held { .. })
+        ));
+        assert_eq!(s.expire_due(180 * MS).len(), 1);
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod fence;
 pub mod fnv;
 pub mod history;
 pub mod lease;
+pub mod mutant;
 pub mod rng;
 
 /// A lease scope or a storage resource key, e.g. `"job-1"`.

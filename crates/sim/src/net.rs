@@ -12,7 +12,11 @@ use std::{
     time::Duration,
 };
 
-use fencesim_model::{ms_to_ns, rng::Rng};
+use fencesim_model::{
+    ms_to_ns,
+    mutant::{active, Mutant},
+    rng::Rng,
+};
 use fencesim_scenario::{NetworkSpec, Scenario};
 use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
 use madsim::runtime::NodeHandle;
@@ -106,9 +110,13 @@ impl Net {
 
     /// Ends a hold and returns the messages it kept, in send order.
     pub fn take_held(&self, from: &str, to: &str) -> Vec<Envelope> {
-        lock(&self.holds)
+        let held = lock(&self.holds)
             .remove(&(from.to_string(), to.to_string()))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        if active(Mutant::NetHeldMessagesDropped) {
+            return Vec::new();
+        }
+        held
     }
 
     fn delay(&self) -> Duration {
@@ -132,6 +140,7 @@ pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
     if lock(&net.cuts)
         .iter()
         .any(|cut| cut.blocks(&envelope.from, &envelope.to))
+        && !active(Mutant::NetPartitionIgnored)
     {
         return;
     }

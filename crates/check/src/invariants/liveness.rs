@@ -12,7 +12,11 @@
 
 use std::collections::BTreeMap;
 
-use fencesim_model::{history::EventKind, Invariant, NS_PER_MS};
+use fencesim_model::{
+    history::EventKind,
+    mutant::{active, Mutant},
+    Invariant, NS_PER_MS,
+};
 
 use super::ms;
 use crate::{index::Index, Violation};
@@ -170,6 +174,9 @@ fn first_long_gap(
             }
             gap_from = i;
         }
+    }
+    if active(Mutant::CheckI5NoGapToEnd) {
+        return None;
     }
     (index.end_ns - events[gap_from].t_ns > bound_ns).then_some(gap_from)
 }

@@ -1,7 +1,11 @@
 //! I2: the lease service's own state never has two open tenures on one scope: a `Granted`
 //! must come after the previous tenure's `Expired` / `TakenOver` / `Released` / `Dropped`.
 
-use fencesim_model::{history::EventKind, Invariant};
+use fencesim_model::{
+    history::EventKind,
+    mutant::{active, Mutant},
+    Invariant,
+};
 
 use super::ms;
 use crate::{index::Index, Violation};
@@ -10,6 +14,13 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
     index
         .double_grants
         .iter()
+        .filter(|double| {
+            !active(Mutant::CheckI2EqualTokensOnly)
+                || matches!(
+                    (&index.events[double.grant].kind, &index.events[double.open].kind),
+                    (EventKind::Granted { token: a, .. }, EventKind::Granted { token: b, .. }) if a == b
+                )
+        })
         .map(|double| {
             let (
                 EventKind::Granted {

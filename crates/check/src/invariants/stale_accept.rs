@@ -3,7 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use fencesim_model::{history::EventKind, Invariant, Token};
+use fencesim_model::{
+    history::EventKind,
+    mutant::{active, Mutant},
+    Invariant, Token,
+};
 
 use super::ms;
 use crate::{index::Index, Violation};
@@ -23,7 +27,13 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
         else {
             continue;
         };
-        match highest.get(resource.as_str()) {
+        // The planted bug keys the highest token by writer: no other writer's token is seen.
+        let key = if active(Mutant::CheckI3KeyedByWriter) {
+            writer.as_str()
+        } else {
+            resource.as_str()
+        };
+        match highest.get(key) {
             Some(&(max, max_accept)) if *token < max => {
                 let EventKind::WriteAccepted {
                     op: max_op,
@@ -49,7 +59,7 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
             }
             Some(&(max, _)) if *token == max => {}
             _ => {
-                highest.insert(resource, (*token, k));
+                highest.insert(key, (*token, k));
             }
         }
     }

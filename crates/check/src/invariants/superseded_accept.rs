@@ -5,7 +5,11 @@
 //! scope. Any later grant on that scope, to anyone (the same writer re-granted included),
 //! ends the epoch; a renewal does not.
 
-use fencesim_model::{history::EventKind, Invariant};
+use fencesim_model::{
+    history::EventKind,
+    mutant::{active, Mutant},
+    Invariant,
+};
 
 use super::ms;
 use crate::{
@@ -26,6 +30,11 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
         } = &event.kind
         else {
             continue;
+        };
+        let lease_scope = if active(Mutant::CheckI4ResourceScope) {
+            resource
+        } else {
+            lease_scope
         };
         let (message, evidence) = match index.epoch(lease_scope, writer, *token, k) {
             Epoch::Current { .. } => continue,

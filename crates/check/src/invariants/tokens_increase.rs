@@ -3,7 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use fencesim_model::{history::EventKind, Invariant, Token};
+use fencesim_model::{
+    history::EventKind,
+    mutant::{active, Mutant},
+    Invariant, Token,
+};
 
 use super::ms;
 use crate::{index::Index, Violation};
@@ -23,7 +27,9 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
             continue;
         };
         match highest.get(scope.as_str()) {
-            Some(&(max, max_grant)) if *token <= max => {
+            Some(&(max, max_grant))
+                if *token < max || (*token == max && !active(Mutant::CheckI1EqualTokensPass)) =>
+            {
                 let previous_holder = match &index.events[max_grant].kind {
                     EventKind::Granted { holder, .. } => holder.as_str(),
                     _ => unreachable!("`highest` points at grants"),

@@ -1,0 +1,354 @@
+//! `fencesim sensitivity`: how sensitive the harness is (issue 9.6), written as
+//! `reports/sensitivity.md` by `.ci/sensitivity`.
+//!
+//! 1. For every catalogue scenario that expects violations: seeds, in order from the start of
+//!    its range, until the first seed violating an expected invariant.
+//! 2. For every safe scenario: false positives (seeds with any violation, panic or runaway)
+//!    over `--safe-seeds` seeds from the start of its range.
+//! 3. With the `mutants` feature: the whole catalogue under each planted bug
+//!    (`fencesim_model::mutant`); every mutant must turn its declared scenario NOT MET.
+//!
+//! Exit 0 when every unsafe scenario was detected, there is no false positive and every
+//! mutant was caught by its scenario; 1 otherwise.
+
+use std::{
+    fmt::Write as _,
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use fencesim::{builtin_store, StoreFactory};
+use fencesim_model::mutant::{self, Mutant};
+use fencesim_scenario::{Outcome, Scenario};
+
+use crate::InputError;
+
+/// Limits of the command's own arguments.
+const MAX_SAFE_SEEDS: u64 = 10_000_000;
+const MAX_DETECT_SEEDS: u64 = 1_000_000;
+
+pub(crate) struct Args<'a> {
+    pub paths: &'a [PathBuf],
+    pub safe_seeds: u64,
+    pub detect_max: u64,
+    pub jobs: usize,
+    pub output: &'a Path,
+    pub skip_mutants: bool,
+}
+
+/// Wall time for people: never enters a simulation.
+#[allow(clippy::disallowed_methods)]
+fn now() -> std::time::Instant {
+    std::time::Instant::now()
+}
+
+struct Detection {
+    name: String,
+    expected: Vec<String>,
+    first: Option<(u64, u64)>,
+    tried: u64,
+}
+
+fn detect(scenario: &Arc<Scenario>, max: u64, jobs: usize, factory: &StoreFactory) -> Detection {
+    let Outcome::Violates(expected) = &scenario.expect.outcome else {
+        unreachable!("only unsafe scenarios are measured for detection")
+    };
+    let start = scenario.seeds.start;
+    let batch = (jobs as u64 * 8).max(8);
+    let mut tried = 0;
+    let mut first = None;
+    while first.is_none() && tried < max {
+        let n = batch.min(max - tried);
+        let seeds = start.saturating_add(tried)..start.saturating_add(tried + n);
+        let outcomes = fencesim_sim::sweep(scenario, seeds, jobs, factory, &|_| {});
+        first = outcomes
+            .iter()
+            .find(|o| {
+                o.panic.is_none()
+                    && o.checked
+                        .violations
+                        .iter()
+                        .any(|v| expected.contains(&v.invariant))
+            })
+            .map(|o| (o.seed, o.seed - start + 1));
+        tried += n;
+    }
+    Detection {
+        name: scenario.name.clone(),
+        expected: expected.iter().map(|i| format!("{i:?}")).collect(),
+        first,
+        tried: first.map_or(tried, |(_, n)| n),
+    }
+}
+
+struct FalsePositives {
+    name: String,
+    seeds: u64,
+    failing: Vec<u64>,
+    seconds: f64,
+}
+
+fn false_positives(
+    scenario: &Arc<Scenario>,
+    n: u64,
+    jobs: usize,
+    factory: &StoreFactory,
+) -> FalsePositives {
+    let start = scenario.seeds.start;
+    let started = now();
+    let outcomes = fencesim_sim::sweep(
+        scenario,
+        start..start.saturating_add(n),
+        jobs,
+        factory,
+        &|_| {},
+    );
+    let failing = outcomes
+        .iter()
+        .filter(|o| o.panic.is_some() || o.runaway || !o.checked.violations.is_empty())
+        .map(|o| o.seed)
+        .collect();
+    FalsePositives {
+        name: scenario.name.clone(),
+        seeds: outcomes.len() as u64,
+        failing,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// The scenarios whose expectation is NOT MET, with the reason, over their own seed ranges.
+fn catalogue(
+    scenarios: &[(PathBuf, Arc<Scenario>)],
+    jobs: usize,
+    factory: &StoreFactory,
+) -> Vec<(String, String)> {
+    let mut not_met = Vec::new();
+    for (file, scenario) in scenarios {
+        let outcomes = fencesim_sim::sweep(scenario, scenario.seeds.iter(), jobs, factory, &|_| {});
+        let result =
+            fencesim_report::scenario_result(&file.display().to_string(), scenario, outcomes);
+        if !result.summary.expectation_met {
+            not_met.push((scenario.name.clone(), result.summary.expectation_detail));
+        }
+    }
+    not_met
+}
+
+pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
+    if args.jobs == 0 {
+        return Err(InputError(
+            "--jobs: expected a positive number of threads, got 0".into(),
+        ));
+    }
+    if !(1..=MAX_SAFE_SEEDS).contains(&args.safe_seeds) {
+        return Err(InputError(format!(
+            "--safe-seeds: expected 1..={MAX_SAFE_SEEDS}, got {}",
+            args.safe_seeds
+        )));
+    }
+    if !(1..=MAX_DETECT_SEEDS).contains(&args.detect_max) {
+        return Err(InputError(format!(
+            "--detect-max: expected 1..={MAX_DETECT_SEEDS}, got {}",
+            args.detect_max
+        )));
+    }
+    if !args.skip_mutants && !mutant::ENABLED {
+        return Err(InputError(
+            "the mutation table needs a build with `--features mutants` \
+             (cargo run --release -p fencesim --features mutants -- sensitivity ...), \
+             or pass --skip-mutants"
+                .into(),
+        ));
+    }
+    if args.output.is_dir() {
+        return Err(InputError(format!(
+            "{}: expected a file path, got a directory",
+            args.output.display()
+        )));
+    }
+    let files = crate::check::scenario_files(args.paths)?;
+    let mut scenarios = Vec::with_capacity(files.len());
+    for file in &files {
+        scenarios.push((file.clone(), Arc::new(fencesim_scenario::load(file)?)));
+    }
+    let factory: StoreFactory = Arc::new(builtin_store);
+    mutant::select(None);
+    let started = now();
+
+    let mut detections = Vec::new();
+    let mut fps = Vec::new();
+    for (_, scenario) in &scenarios {
+        match scenario.expect.outcome {
+            Outcome::Violates(_) => {
+                let d = detect(scenario, args.detect_max, args.jobs, &factory);
+                eprintln!(
+                    "detect {}: {}",
+                    d.name,
+                    d.first
+                        .map_or(format!("not within {} seeds", d.tried), |(seed, n)| format!(
+                            "seed {seed} ({n} seeds)"
+                        ))
+                );
+                detections.push(d);
+            }
+            Outcome::Safe => {
+                let fp = false_positives(scenario, args.safe_seeds, args.jobs, &factory);
+                eprintln!(
+                    "safe {}: {} false positives in {} seeds, {:.1} s ({:.0} seeds/s)",
+                    fp.name,
+                    fp.failing.len(),
+                    fp.seeds,
+                    fp.seconds,
+                    fp.seeds as f64 / fp.seconds.max(1e-9)
+                );
+                fps.push(fp);
+            }
+        }
+    }
+
+    let mut mutants = Vec::new();
+    if !args.skip_mutants {
+        let baseline = catalogue(&scenarios, args.jobs, &factory);
+        if !baseline.is_empty() {
+            return Err(InputError(format!(
+                "the catalogue is not all met without a mutant ({} NOT MET: {}); fix it first",
+                baseline.len(),
+                baseline[0].0
+            )));
+        }
+        for info in Mutant::ALL {
+            mutant::select(Some(info.mutant));
+            let not_met = catalogue(&scenarios, args.jobs, &factory);
+            mutant::select(None);
+            eprintln!("mutant {}: {} scenarios NOT MET", info.name, not_met.len());
+            mutants.push((info, not_met));
+        }
+    }
+    let total = started.elapsed().as_secs_f64();
+
+    let (text, ok) = render(args, &detections, &fps, &mutants, total);
+    fencesim_report::write_atomic(args.output, &text)
+        .map_err(|e| InputError(format!("{}: cannot write: {e}", args.output.display())))?;
+    println!("wrote {} ({:.0} s)", args.output.display(), total);
+    Ok(ok)
+}
+
+fn render(
+    args: &Args<'_>,
+    detections: &[Detection],
+    fps: &[FalsePositives],
+    mutants: &[(&fencesim_model::mutant::MutantInfo, Vec<(String, String)>)],
+    total_seconds: f64,
+) -> (String, bool) {
+    let mut ok = true;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# Sensitivity\n\nRegenerated by `.ci/sensitivity` (which first runs `.ci/mutants`, the \
+         test half of the mutation table). This run: `fencesim sensitivity scenarios/ \
+         --safe-seeds {} --detect-max {} --jobs {}`, {:.0} s in all on this machine \
+         (wall times and seeds/s depend on the machine and its load; every count does not).\n",
+        args.safe_seeds, args.detect_max, args.jobs, total_seconds
+    );
+    let _ = writeln!(
+        s,
+        "## Seeds to first detection (unsafe scenarios)\n\nSeeds run in order from the start of \
+         the scenario's range until the first seed that violates one of its expected \
+         invariants (lower is better; 1 means the first seed).\n\n\
+         | scenario | expects | first detecting seed | seeds to first detection |\n|---|---|---|---|"
+    );
+    for d in detections {
+        let (seed, n) = match d.first {
+            Some((seed, n)) => (seed.to_string(), n.to_string()),
+            None => {
+                ok = false;
+                ("none".to_string(), format!("> {} (NOT DETECTED)", d.tried))
+            }
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {seed} | {n} |",
+            d.name,
+            d.expected.join(", ")
+        );
+    }
+    let total_seeds: u64 = fps.iter().map(|fp| fp.seeds).sum();
+    let total_fp: usize = fps.iter().map(|fp| fp.failing.len()).sum();
+    let seconds: f64 = fps.iter().map(|fp| fp.seconds).sum();
+    let _ = writeln!(
+        s,
+        "\n## False positives (safe scenarios)\n\n{} seeds per scenario from the start of its \
+         range; a false positive is a seed with any violation, a panic or a runaway. In all: \
+         {total_fp} false positives in {total_seeds} seeds, {seconds:.0} s at {} jobs \
+         ({:.0} seeds/s).\n\n| scenario | seeds | false positives | wall (s) | seeds/s |\n|---|---|---|---|---|",
+        args.safe_seeds,
+        args.jobs,
+        total_seeds as f64 / seconds.max(1e-9)
+    );
+    for fp in fps {
+        if !fp.failing.is_empty() {
+            ok = false;
+        }
+        let listed = if fp.failing.is_empty() {
+            "0".to_string()
+        } else {
+            let shown: Vec<String> = fp.failing.iter().take(5).map(u64::to_string).collect();
+            format!("**{}** (seeds {})", fp.failing.len(), shown.join(", "))
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {listed} | {:.1} | {:.0} |",
+            fp.name,
+            fp.seeds,
+            fp.seconds,
+            fp.seeds as f64 / fp.seconds.max(1e-9)
+        );
+    }
+    if mutants.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Mutation table\n\nNot run (`--skip-mutants`)."
+        );
+        return (s, ok);
+    }
+    let caught = mutants
+        .iter()
+        .filter(|(info, not_met)| not_met.iter().any(|(name, _)| name == info.scenario))
+        .count();
+    let _ = writeln!(
+        s,
+        "\n## Mutation table\n\n{} planted bugs (`crates/model/src/mutant.rs`, compiled only \
+         with `--features mutants`), each applied alone to the whole catalogue (every \
+         scenario over its own seed range). {caught} of {} are caught by their named \
+         scenario. \"Caught by test\" names the test that fails under the mutant: \
+         `.ci/mutants` runs each one with `FENCESIM_MUTANT=<name>` and fails unless it fails \
+         (and the plain `cargo test` run shows it passes without).\n\n\
+         | mutant | area | where | caught by scenario (expectation NOT MET) | scenarios NOT MET | caught by test |\n|---|---|---|---|---|---|",
+        mutants.len(),
+        mutants.len()
+    );
+    for (info, not_met) in mutants {
+        let named = not_met.iter().find(|(name, _)| name == info.scenario);
+        let by_scenario = match named {
+            Some((name, detail)) => format!("{name}: {}", detail.replace('|', "\\|")),
+            None => {
+                ok = false;
+                format!("**SURVIVED** {} (met)", info.scenario)
+            }
+        };
+        let others: Vec<&str> = not_met.iter().map(|(name, _)| name.as_str()).collect();
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} ({}) | `cargo test {} -- {}` |",
+            info.name,
+            info.area,
+            info.site,
+            by_scenario,
+            not_met.len(),
+            others.join(", "),
+            info.test.0,
+            info.test.1
+        );
+    }
+    (s, ok)
+}

@@ -1,0 +1,240 @@
+//! Planted bugs ("mutants") for measuring the harness's own sensitivity (issue 9.6).
+//!
+//! Each [`Mutant`] is one realistic bug at one site in fencesim (a fencing mode, the lease
+//! service, the clocks, the network, the metrics and coverage counters, or the checker). The
+//! site asks [`active`]; without the `mutants` cargo feature `active` is a `const fn` that
+//! returns `false`, so normal builds compile every planted branch away (zero cost).
+//!
+//! With the feature, one mutant is selected for the whole process: by [`select`] (what
+//! `fencesim sensitivity` does between mutants), or by the `FENCESIM_MUTANT` environment
+//! variable, read once on the first [`active`] call (what `.ci/mutants` does to run a test
+//! under a mutant). [`Mutant::ALL`] is the catalogue with, for each mutant, the scenario and
+//! the test that must catch it; `reports/sensitivity.md` shows both verified.
+
+/// One planted bug. The names are the `FENCESIM_MUTANT` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mutant {
+    /// `max-token` (and `proxy`, `fence-on-acquire`): `token + 1 < highest` instead of
+    /// `token < highest`, so a token one below the highest is accepted.
+    MaxTokenOffByOne,
+    /// `max-token`: a durable store forgets its highest tokens on restart (not persisted).
+    MaxTokenForgetsDurable,
+    /// `sql`: rows affected not checked for `sql` (as `sql-ignore-rows`).
+    SqlIgnoresRowsAffected,
+    /// `same-store-txn`: compares against the lease on the resource, not the lease scope.
+    SameStoreTxnComparesResource,
+    /// `fence-on-acquire`: the fence is acknowledged but the epoch is not raised.
+    FenceNotRaised,
+    /// `proxy`: every writer is treated as a bypass writer.
+    ProxyBypassesEveryone,
+    /// Lease service: a durable token counter is lost on restart (not persisted).
+    LeaseDurableCounterLost,
+    /// Lease service: a renewal answers OK but does not move the expiry.
+    LeaseRenewDoesNotExtend,
+    /// Lease service: lock-delay is ignored after an expiry.
+    LeaseLockDelayIgnored,
+    /// Lease service: expiry checks revoke at the tick before the expiry (floor, not ceil).
+    LeaseExpiryCheckEarly,
+    /// Clocks: `mono` keeps running during a VM suspend.
+    ClockMonoRunsDuringSuspend,
+    /// Clocks: wall-clock steps are ignored.
+    ClockStepsIgnored,
+    /// Clocks: drift applied with the wrong sign.
+    ClockDriftInverted,
+    /// Network: partitions drop nothing.
+    NetPartitionIgnored,
+    /// Network: a held link drops its messages at release instead of delivering them.
+    NetHeldMessagesDropped,
+    /// Metrics: every expiry counts as an expiry while paused.
+    MetricPausedExpiryAnyExpiry,
+    /// Metrics: every rejection counts as a rejection of a current write.
+    MetricCurrentRejectionCountsAll,
+    /// Metrics: accepted writes count as stale-write rejections.
+    MetricStaleRejectionCountsAccepts,
+    /// Coverage: `false-expiry` is hit by any expiry, a crashed holder's included.
+    CoverageFalseExpiryAnyExpiry,
+    /// Checker I1: equal tokens pass (`<` instead of `<=`).
+    CheckI1EqualTokensPass,
+    /// Checker I3: the highest accepted token is kept per writer, not per resource.
+    CheckI3KeyedByWriter,
+    /// Checker I4: the epoch is looked up on the resource instead of the lease scope.
+    CheckI4ResourceScope,
+    /// Checker I2: overlapping holders are judged only when the tokens are equal.
+    CheckI2EqualTokensOnly,
+    /// Checker I5: only gaps between accepted writes count, not the gap to the run's end.
+    CheckI5NoGapToEnd,
+}
+
+/// Where a mutant is planted and what must catch it.
+#[derive(Clone, Copy, Debug)]
+pub struct MutantInfo {
+    /// The mutant.
+    pub mutant: Mutant,
+    /// Its `FENCESIM_MUTANT` name.
+    pub name: &'static str,
+    /// Component: fencing, lease, clock, network, metrics, coverage or checker.
+    pub area: &'static str,
+    /// File and function of the planted branch.
+    pub site: &'static str,
+    /// The scenario whose expectation it breaks.
+    pub scenario: &'static str,
+    /// The test that fails under it: cargo arguments then the test's exact name.
+    pub test: (&'static str, &'static str),
+}
+
+macro_rules! info {
+    ($m:ident, $name:literal, $area:literal, $site:literal, $scenario:literal, $args:literal, $test:literal) => {
+        MutantInfo {
+            mutant: Mutant::$m,
+            name: $name,
+            area: $area,
+            site: $site,
+            scenario: $scenario,
+            test: ($args, $test),
+        }
+    };
+}
+
+impl Mutant {
+    /// Every mutant with its site, scenario and test.
+    pub const ALL: &'static [MutantInfo] = &[
+        info!(MaxTokenOffByOne, "max-token-off-by-one", "fencing", "fencing/src/max_token.rs: MaxTokens::admit", "gc-pause-textbook-max-token", "-p fencesim-fencing --lib", "max_token::tests::stale_rejected_equal_and_newer_accepted"),
+        info!(MaxTokenForgetsDurable, "max-token-forgets-durable", "fencing", "fencing/src/max_token.rs: MaxTokens::restart", "storage-restart-durable-max-token", "-p fencesim-fencing --lib", "max_token::tests::durable_restart_keeps_highest"),
+        info!(SqlIgnoresRowsAffected, "sql-ignores-rows-affected", "fencing", "fencing/src/sql.rs: SqlFence::write_row", "gc-pause-textbook-sql", "-p fencesim-fencing --lib", "sql::tests::le_rejects_stale_accepts_equal"),
+        info!(SameStoreTxnComparesResource, "same-store-txn-compares-resource", "fencing", "fencing/src/same_store_txn.rs: write", "mixed-scope-shared-lease-same-store-txn", "-p fencesim-fencing --lib", "same_store_txn::tests::compares_the_lease_scope_not_the_resource"),
+        info!(FenceNotRaised, "fence-not-raised", "fencing", "fencing/src/fence_on_acquire.rs: raise_fence", "i4-gap-fence-on-acquire", "-p fencesim-fencing --lib", "fence_on_acquire::tests::old_holder_accepted_before_new_fence_rejected_after"),
+        info!(ProxyBypassesEveryone, "proxy-bypasses-everyone", "fencing", "fencing/src/proxy.rs: Proxy::write", "proxy-durable-gc-pause", "-p fencesim-fencing --lib", "proxy::tests::proxied_stale_write_rejected_bypass_accepted"),
+        info!(LeaseDurableCounterLost, "lease-durable-counter-lost", "lease", "model/src/lease.rs: LeaseService::restart", "durable-counter-restart", "-p fencesim-model --lib", "lease::tests::durable_counter_survives_restart_and_keep_extends"),
+        info!(LeaseRenewDoesNotExtend, "lease-renew-does-not-extend", "lease", "model/src/lease.rs: LeaseService::renew", "gc-pause-local-deadline-none", "-p fencesim-model --lib", "lease::tests::renew_moves_the_expiry"),
+        info!(LeaseLockDelayIgnored, "lease-lock-delay-ignored", "lease", "model/src/lease.rs: LeaseService::acquire", "preset-consul-lock-delay-none", "-p fencesim-model --lib", "lease::tests::lock_delay_blocks_reacquire_after_expiry"),
+        info!(LeaseExpiryCheckEarly, "lease-expiry-check-early", "lease", "model/src/lease.rs: LeaseService::revoked_at_ns", "preset-etcd-partition-local-deadline-none", "-p fencesim-model --lib", "lease::tests::expiry_checks_revoke_at_the_first_tick_after_expiry"),
+        info!(ClockMonoRunsDuringSuspend, "clock-mono-runs-during-suspend", "clock", "model/src/clock.rs: NodeClock::running_ns", "vm-suspend-local-deadline-none", "-p fencesim-model --lib", "clock::tests::suspend_freezes_mono_and_wall_jumps_on_resume"),
+        info!(ClockStepsIgnored, "clock-steps-ignored", "clock", "model/src/clock.rs: NodeClock::wall_ns", "wall-clock-tokens-step-back", "-p fencesim-model --lib", "clock::tests::steps_move_wall_but_never_mono"),
+        info!(ClockDriftInverted, "clock-drift-inverted", "clock", "model/src/clock.rs: NodeClock::rate", "k8s-client-go-clock-skew", "-p fencesim-model --lib", "clock::tests::drift_scales_both_clocks"),
+        info!(NetPartitionIgnored, "net-partition-ignored", "network", "sim/src/net.rs: send", "preset-zookeeper-session-clamp-and-suspect", "-p fencesim-sim --test e2e", "every_fault_kind_takes_effect_and_ends"),
+        info!(NetHeldMessagesDropped, "net-held-messages-dropped", "network", "sim/src/net.rs: Net::take_held", "check-lease-before-write-held-write-none", "-p fencesim-sim --test e2e", "every_fault_kind_takes_effect_and_ends"),
+        info!(MetricPausedExpiryAnyExpiry, "metric-paused-expiry-any-expiry", "metrics", "check/src/metrics.rs: paused_expiries", "gc-pause-within-ttl-then-crash-max-token", "-p fencesim-check --lib", "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"),
+        info!(MetricCurrentRejectionCountsAll, "metric-current-rejection-counts-all", "metrics", "check/src/metrics.rs: current_write_rejections", "gc-pause-textbook-max-token", "-p fencesim-check --lib", "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"),
+        info!(MetricStaleRejectionCountsAccepts, "metric-stale-rejection-counts-accepts", "metrics", "check/src/metrics.rs: stale_write_rejections", "gc-pause-local-deadline-none", "-p fencesim-check --lib", "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"),
+        info!(CoverageFalseExpiryAnyExpiry, "coverage-false-expiry-any-expiry", "coverage", "check/src/coverage.rs: hit", "gc-pause-within-ttl-then-crash-max-token", "-p fencesim-check --lib", "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"),
+        info!(CheckI1EqualTokensPass, "check-i1-equal-tokens-pass", "checker", "check/src/invariants/tokens_increase.rs: check", "volatile-counter-restart-repeats-token", "-p fencesim-check --lib", "tests::invariants::i1_repeated_token_after_restart_is_caught"),
+        info!(CheckI3KeyedByWriter, "check-i3-keyed-by-writer", "checker", "check/src/invariants/stale_accept.rs: check", "gc-pause-textbook-none", "-p fencesim-check --lib", "tests::invariants::i3_lower_token_after_higher_accept_is_caught_with_i4"),
+        info!(CheckI4ResourceScope, "check-i4-resource-scope", "checker", "check/src/invariants/superseded_accept.rs: check", "mixed-scope-shared-lease-same-store-txn", "-p fencesim-check --lib", "tests::invariants::i4_is_judged_on_the_lease_scope_not_the_resource"),
+        info!(CheckI2EqualTokensOnly, "check-i2-equal-tokens-only", "checker", "check/src/invariants/single_holder.rs: check", "canary-double-grant", "-p fencesim-check --lib", "tests::invariants::i2_grant_while_held_is_caught"),
+        info!(CheckI5NoGapToEnd, "check-i5-no-gap-to-end", "checker", "check/src/invariants/liveness.rs: first_long_gap", "canary-stalled-store", "-p fencesim-check --lib", "tests::invariants::i5_progress_that_stops_after_the_heal_is_caught"),
+    ];
+
+    /// The mutant called `name`.
+    pub fn from_name(name: &str) -> Option<Mutant> {
+        Mutant::ALL
+            .iter()
+            .find(|info| info.name == name)
+            .map(|info| info.mutant)
+    }
+
+    /// This mutant's catalogue entry.
+    pub fn info(self) -> &'static MutantInfo {
+        Mutant::ALL
+            .iter()
+            .find(|info| info.mutant == self)
+            .expect("every mutant is in Mutant::ALL")
+    }
+}
+
+/// Whether `mutant` is the selected planted bug. Always `false` without the `mutants` feature.
+#[cfg(not(feature = "mutants"))]
+#[inline(always)]
+pub const fn active(_mutant: Mutant) -> bool {
+    false
+}
+
+/// Whether the `mutants` feature is compiled in.
+pub const ENABLED: bool = cfg!(feature = "mutants");
+
+#[cfg(feature = "mutants")]
+mod selected {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::Mutant;
+
+    const UNREAD: usize = usize::MAX;
+    const NONE: usize = usize::MAX - 1;
+    static SELECTED: AtomicUsize = AtomicUsize::new(UNREAD);
+
+    fn encode(mutant: Option<Mutant>) -> usize {
+        mutant.map_or(NONE, |m| {
+            Mutant::ALL
+                .iter()
+                .position(|info| info.mutant == m)
+                .expect("every mutant is in Mutant::ALL")
+        })
+    }
+
+    pub(super) fn get() -> Option<Mutant> {
+        let mut value = SELECTED.load(Ordering::Relaxed);
+        if value == UNREAD {
+            // Read once: an unknown name panics (a harness misuse, never a user input path).
+            let from_env = std::env::var("FENCESIM_MUTANT").ok().map(|name| {
+                Mutant::from_name(&name)
+                    .unwrap_or_else(|| panic!("FENCESIM_MUTANT={name}: no such mutant"))
+            });
+            value = encode(from_env);
+            SELECTED.store(value, Ordering::Relaxed);
+        }
+        if value == NONE {
+            None
+        } else {
+            Some(Mutant::ALL[value].mutant)
+        }
+    }
+
+    pub(super) fn set(mutant: Option<Mutant>) {
+        SELECTED.store(encode(mutant), Ordering::Relaxed);
+    }
+}
+
+/// Whether `mutant` is the selected planted bug.
+#[cfg(feature = "mutants")]
+pub fn active(mutant: Mutant) -> bool {
+    selected::get() == Some(mutant)
+}
+
+/// Selects the planted bug for the whole process (`None`: the real code). Returns `false`,
+/// selecting nothing, when the `mutants` feature is not compiled in.
+pub fn select(mutant: Option<Mutant>) -> bool {
+    #[cfg(feature = "mutants")]
+    {
+        selected::set(mutant);
+        true
+    }
+    #[cfg(not(feature = "mutants"))]
+    {
+        let _ = mutant;
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        for info in Mutant::ALL {
+            assert_eq!(Mutant::from_name(info.name), Some(info.mutant));
+            assert_eq!(info.mutant.info().name, info.name);
+        }
+        let mut names: Vec<&str> = Mutant::ALL.iter().map(|info| info.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Mutant::ALL.len());
+        assert!(Mutant::ALL.len() >= 20);
+    }
+
+    #[cfg(not(feature = "mutants"))]
+    #[test]
+    fn nothing_is_active_without_the_feature() {
+        assert!(!select(Some(Mutant::MaxTokenOffByOne)));
+        assert!(Mutant::ALL.iter().all(|info| !active(info.mutant)));
+    }
+}
