@@ -157,7 +157,7 @@ impl Fence for SqlFence {
     }
 
     fn restart(&mut self) {
-        if !self.durable {
+        if !self.durable && !active(Mutant::SqlVolatileKeepsTable) {
             sqlite(self.connection.execute(DROP_TABLE, []), DROP_TABLE);
             sqlite(self.connection.execute(CREATE_TABLE, []), CREATE_TABLE);
         }

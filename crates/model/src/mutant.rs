@@ -21,6 +21,9 @@ pub enum Mutant {
     MaxTokenForgetsDurable,
     /// `sql`: rows affected not checked for `sql` (as `sql-ignore-rows`).
     SqlIgnoresRowsAffected,
+    /// `sql` with a volatile database: the table survives a restart (the simulated crash
+    /// loses nothing, so the catalogue would call a volatile fence safe).
+    SqlVolatileKeepsTable,
     /// `same-store-txn`: compares against the lease on the resource, not the lease scope.
     SameStoreTxnComparesResource,
     /// `fence-on-acquire`: the fence is acknowledged but the epoch is not raised.
@@ -101,6 +104,7 @@ impl Mutant {
         info!(MaxTokenOffByOne, "max-token-off-by-one", "fencing", "fencing/src/max_token.rs: MaxTokens::admit", "gc-pause-textbook-max-token", "-p fencesim-fencing --lib", "max_token::tests::stale_rejected_equal_and_newer_accepted"),
         info!(MaxTokenForgetsDurable, "max-token-forgets-durable", "fencing", "fencing/src/max_token.rs: MaxTokens::restart", "storage-restart-durable-max-token", "-p fencesim-fencing --lib", "max_token::tests::durable_restart_keeps_highest"),
         info!(SqlIgnoresRowsAffected, "sql-ignores-rows-affected", "fencing", "fencing/src/sql.rs: SqlFence::write_row", "gc-pause-textbook-sql", "-p fencesim-fencing --lib", "sql::tests::le_rejects_stale_accepts_equal"),
+        info!(SqlVolatileKeepsTable, "sql-volatile-keeps-table", "fencing", "fencing/src/sql.rs: SqlFence::restart", "storage-restart-volatile-sql", "-p fencesim-fencing --lib", "sql::tests::volatile_restart_drops_the_table_so_stale_is_accepted"),
         info!(SameStoreTxnComparesResource, "same-store-txn-compares-resource", "fencing", "fencing/src/same_store_txn.rs: write", "mixed-scope-shared-lease-same-store-txn", "-p fencesim-fencing --lib", "same_store_txn::tests::compares_the_lease_scope_not_the_resource"),
         info!(FenceNotRaised, "fence-not-raised", "fencing", "fencing/src/fence_on_acquire.rs: raise_fence", "i4-gap-fence-on-acquire", "-p fencesim-fencing --lib", "fence_on_acquire::tests::old_holder_accepted_before_new_fence_rejected_after"),
         info!(ProxyBypassesEveryone, "proxy-bypasses-everyone", "fencing", "fencing/src/proxy.rs: Proxy::write", "proxy-durable-gc-pause", "-p fencesim-fencing --lib", "proxy::tests::proxied_stale_write_rejected_bypass_accepted"),
