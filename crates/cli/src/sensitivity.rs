@@ -184,10 +184,10 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
                 eprintln!(
                     "detect {}: {}",
                     d.name,
-                    d.first
-                        .map_or(format!("not within {} seeds", d.tried), |(seed, n)| format!(
-                            "seed {seed} ({n} seeds)"
-                        ))
+                    d.first.map_or(
+                        format!("not within {} seeds", d.tried),
+                        |(seed, n)| format!("seed {seed} ({n} seeds)")
+                    )
                 );
                 detections.push(d);
             }
@@ -305,10 +305,7 @@ fn render(
         );
     }
     if mutants.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n## Mutation table\n\nNot run (`--skip-mutants`)."
-        );
+        let _ = writeln!(s, "\n## Mutation table\n\nNot run (`--skip-mutants`).");
         return (s, ok);
     }
     let caught = mutants

@@ -21,23 +21,86 @@ use proptest::{
 };
 
 const SUBCOMMANDS: &[&str] = &[
-    "run", "check", "merge", "replay", "shrink", "explore", "tune", "sensitivity", "mutants",
-    "bogus", "", "--help", "--version",
+    "run",
+    "check",
+    "merge",
+    "replay",
+    "shrink",
+    "explore",
+    "tune",
+    "sensitivity",
+    "mutants",
+    "bogus",
+    "",
+    "--help",
+    "--version",
 ];
 
 const FLAGS: &[&str] = &[
-    "--seeds", "--jobs", "--out", "--set", "--seed", "--shard", "--json", "--junit", "--matrix",
-    "--window", "--nodes", "--svg", "--png", "--perfetto", "--trace", "--cases", "--max-runs",
-    "--vary", "--safe-seeds", "--detect-max", "-o", "--resolved", "--check-determinism",
-    "--sweep-seeds", "--skip-mutants", "--help",
+    "--seeds",
+    "--jobs",
+    "--out",
+    "--set",
+    "--seed",
+    "--shard",
+    "--json",
+    "--junit",
+    "--matrix",
+    "--window",
+    "--nodes",
+    "--svg",
+    "--png",
+    "--perfetto",
+    "--trace",
+    "--cases",
+    "--max-runs",
+    "--vary",
+    "--safe-seeds",
+    "--detect-max",
+    "-o",
+    "--resolved",
+    "--check-determinism",
+    "--sweep-seeds",
+    "--skip-mutants",
+    "--help",
 ];
 
 const VALUES: &[&str] = &[
-    "s.toml", "dir", "missing.toml", "/dev/null", "out/x.json", "s.toml", "0", "1", "-1", "2",
-    "18446744073709551615", "18446744073709551616", "99999999999999999999999", "0..0", "5..1",
-    "0..3", "a..b", "0..18446744073709551615", "1/0", "0/0", "2/1", "1/18446744073709551615",
-    "lease.ttl_ms=-5", "lease.ttl_ms=9223372036854775807", "x=y", "=", "", "..", "worker-0",
-    "0..100000", "lease.ttl_ms=1..2:0", "lease.ttl_ms=2000,5000", "nan", "\u{0}", "é",
+    "s.toml",
+    "dir",
+    "missing.toml",
+    "/dev/null",
+    "out/x.json",
+    "s.toml",
+    "0",
+    "1",
+    "-1",
+    "2",
+    "18446744073709551615",
+    "18446744073709551616",
+    "99999999999999999999999",
+    "0..0",
+    "5..1",
+    "0..3",
+    "a..b",
+    "0..18446744073709551615",
+    "1/0",
+    "0/0",
+    "2/1",
+    "1/18446744073709551615",
+    "lease.ttl_ms=-5",
+    "lease.ttl_ms=9223372036854775807",
+    "x=y",
+    "=",
+    "",
+    "..",
+    "worker-0",
+    "0..100000",
+    "lease.ttl_ms=1..2:0",
+    "lease.ttl_ms=2000,5000",
+    "nan",
+    "\u{0}",
+    "é",
 ];
 
 fn arg() -> impl Strategy<Value = String> {
@@ -104,7 +167,8 @@ fn no_argument_list_makes_the_cli_panic() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     let dir = tempfile::tempdir().expect("tempdir");
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/canary-stalled-store.toml");
+    let scenario =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/canary-stalled-store.toml");
     std::fs::copy(&scenario, dir.path().join("s.toml")).expect("copy a scenario");
     std::fs::create_dir(dir.path().join("dir")).expect("a directory");
     std::fs::create_dir(dir.path().join("out")).expect("an output directory");
@@ -117,7 +181,8 @@ fn no_argument_list_makes_the_cli_panic() {
         max_shrink_iters: 64,
         ..Config::default()
     };
-    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &key));
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &key));
     let result = runner.run(&args(), |args| {
         match run(&args, dir.path(), Duration::from_secs(3)) {
             None => Ok(()),

@@ -2,9 +2,9 @@
 //! `newEpoch`, BookKeeper fencing).
 
 use fencesim_model::{
-    mutant::{active, Mutant},
     fence::{ClientProtocol, CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
+    mutant::{active, Mutant},
     Token,
 };
 

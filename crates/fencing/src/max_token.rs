@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use fencesim_model::{
-    mutant::{active, Mutant},
     fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
+    mutant::{active, Mutant},
     Scope, Token,
 };
 
@@ -56,10 +56,11 @@ impl HighestTokens {
         match self.get(resource) {
             Some(highest)
                 if token < highest
-                    && !(active(Mutant::MaxTokenOffByOne) && token.saturating_add(1) == highest) =>
+                    && !(active(Mutant::MaxTokenOffByOne)
+                        && token.saturating_add(1) == highest) =>
             {
                 Verdict::Rejected {
-                accepted: Some(highest),
+                    accepted: Some(highest),
                     reason: format!("stale token {token} < {noun} {highest}{}", self.suffix()),
                 }
             }

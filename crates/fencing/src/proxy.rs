@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use fencesim_model::{
-    mutant::{active, Mutant},
     fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
+    mutant::{active, Mutant},
     NodeName, Scope, Token,
 };
 

@@ -2,9 +2,9 @@
 //! txn comparing the lock key's revision).
 
 use fencesim_model::{
-    mutant::{active, Mutant},
     fence::{Fence, Verdict, WriteRequest},
     lease::LeaseView,
+    mutant::{active, Mutant},
 };
 
 /// Accepts a write iff its token is the current holder's token for its lease scope at the

@@ -2,9 +2,9 @@
 //! SQLite (in memory), then judged by rows affected.
 
 use fencesim_model::{
-    mutant::{active, Mutant},
     fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
+    mutant::{active, Mutant},
     Token,
 };
 use rusqlite::{params, Connection, OptionalExtension as _};

@@ -642,7 +642,10 @@ mod tests {
         granted(s.acquire("job", "a", 0, None, 0, 0));
         let renewed = s.renew("job", "a", 1, 80 * MS).expect("the holder renews");
         assert_eq!(renewed.expires_ns, 180 * MS);
-        assert!(s.expire_due(150 * MS).is_empty(), "renewed at 80 ms: held until 180 ms");
+        assert!(
+            s.expire_due(150 * MS).is_empty(),
+            "renewed at 80 ms: held until 180 ms"
+        );
         assert!(matches!(
             s.acquire("job", "b", 0, None, 150 * MS, 0),
             Acquire::Denied(Denial::Held { .. })

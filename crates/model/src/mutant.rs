@@ -101,31 +101,231 @@ macro_rules! info {
 impl Mutant {
     /// Every mutant with its site, scenario and test.
     pub const ALL: &'static [MutantInfo] = &[
-        info!(MaxTokenOffByOne, "max-token-off-by-one", "fencing", "fencing/src/max_token.rs: MaxTokens::admit", "gc-pause-textbook-max-token", "-p fencesim-fencing --lib", "max_token::tests::stale_rejected_equal_and_newer_accepted"),
-        info!(MaxTokenForgetsDurable, "max-token-forgets-durable", "fencing", "fencing/src/max_token.rs: MaxTokens::restart", "storage-restart-durable-max-token", "-p fencesim-fencing --lib", "max_token::tests::durable_restart_keeps_highest"),
-        info!(SqlIgnoresRowsAffected, "sql-ignores-rows-affected", "fencing", "fencing/src/sql.rs: SqlFence::write_row", "gc-pause-textbook-sql", "-p fencesim-fencing --lib", "sql::tests::le_rejects_stale_accepts_equal"),
-        info!(SqlVolatileKeepsTable, "sql-volatile-keeps-table", "fencing", "fencing/src/sql.rs: SqlFence::restart", "storage-restart-volatile-sql", "-p fencesim-fencing --lib", "sql::tests::volatile_restart_drops_the_table_so_stale_is_accepted"),
-        info!(SameStoreTxnComparesResource, "same-store-txn-compares-resource", "fencing", "fencing/src/same_store_txn.rs: write", "mixed-scope-shared-lease-same-store-txn", "-p fencesim-fencing --lib", "same_store_txn::tests::compares_the_lease_scope_not_the_resource"),
-        info!(FenceNotRaised, "fence-not-raised", "fencing", "fencing/src/fence_on_acquire.rs: raise_fence", "i4-gap-fence-on-acquire", "-p fencesim-fencing --lib", "fence_on_acquire::tests::old_holder_accepted_before_new_fence_rejected_after"),
-        info!(ProxyBypassesEveryone, "proxy-bypasses-everyone", "fencing", "fencing/src/proxy.rs: Proxy::write", "proxy-durable-gc-pause", "-p fencesim-fencing --lib", "proxy::tests::proxied_stale_write_rejected_bypass_accepted"),
-        info!(LeaseDurableCounterLost, "lease-durable-counter-lost", "lease", "model/src/lease.rs: LeaseService::restart", "durable-counter-restart", "-p fencesim-model --lib", "lease::tests::durable_counter_survives_restart_and_keep_extends"),
-        info!(LeaseRenewDoesNotExtend, "lease-renew-does-not-extend", "lease", "model/src/lease.rs: LeaseService::renew", "gc-pause-local-deadline-none", "-p fencesim-model --lib", "lease::tests::renew_moves_the_expiry"),
-        info!(LeaseLockDelayIgnored, "lease-lock-delay-ignored", "lease", "model/src/lease.rs: LeaseService::acquire", "preset-consul-lock-delay-none", "-p fencesim-model --lib", "lease::tests::lock_delay_blocks_reacquire_after_expiry"),
-        info!(LeaseExpiryCheckEarly, "lease-expiry-check-early", "lease", "model/src/lease.rs: LeaseService::revoked_at_ns", "preset-etcd-partition-local-deadline-none", "-p fencesim-model --lib", "lease::tests::expiry_checks_revoke_at_the_first_tick_after_expiry"),
-        info!(ClockMonoRunsDuringSuspend, "clock-mono-runs-during-suspend", "clock", "model/src/clock.rs: NodeClock::running_ns", "vm-suspend-local-deadline-none", "-p fencesim-model --lib", "clock::tests::suspend_freezes_mono_and_wall_jumps_on_resume"),
-        info!(ClockStepsIgnored, "clock-steps-ignored", "clock", "model/src/clock.rs: NodeClock::wall_ns", "wall-clock-tokens-step-back", "-p fencesim-model --lib", "clock::tests::steps_move_wall_but_never_mono"),
-        info!(ClockDriftInverted, "clock-drift-inverted", "clock", "model/src/clock.rs: NodeClock::rate", "k8s-client-go-clock-skew", "-p fencesim-model --lib", "clock::tests::drift_scales_both_clocks"),
-        info!(NetPartitionIgnored, "net-partition-ignored", "network", "sim/src/net.rs: send", "preset-zookeeper-session-clamp-and-suspect", "-p fencesim-sim --test e2e", "a_partition_drops_the_holders_renewals"),
-        info!(NetHeldMessagesDropped, "net-held-messages-dropped", "network", "sim/src/net.rs: Net::take_held", "check-lease-before-write-held-write-none", "-p fencesim-sim --test e2e", "a_held_link_delivers_every_held_write_at_release"),
-        info!(MetricPausedExpiryAnyExpiry, "metric-paused-expiry-any-expiry", "metrics", "check/src/metrics.rs: paused_expiries", "gc-pause-within-ttl-then-crash-max-token", "-p fencesim-check --lib", "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"),
-        info!(MetricCurrentRejectionCountsAll, "metric-current-rejection-counts-all", "metrics", "check/src/metrics.rs: current_write_rejections", "gc-pause-textbook-max-token", "-p fencesim-check --lib", "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"),
-        info!(MetricStaleRejectionCountsAccepts, "metric-stale-rejection-counts-accepts", "metrics", "check/src/metrics.rs: stale_write_rejections", "gc-pause-local-deadline-none", "-p fencesim-check --lib", "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"),
-        info!(CoverageFalseExpiryAnyExpiry, "coverage-false-expiry-any-expiry", "coverage", "check/src/coverage.rs: hit", "gc-pause-within-ttl-then-crash-max-token", "-p fencesim-check --lib", "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"),
-        info!(CheckI1EqualTokensPass, "check-i1-equal-tokens-pass", "checker", "check/src/invariants/tokens_increase.rs: check", "volatile-counter-restart-repeats-token", "-p fencesim-check --lib", "tests::invariants::i1_repeated_token_after_restart_is_caught"),
-        info!(CheckI3KeyedByWriter, "check-i3-keyed-by-writer", "checker", "check/src/invariants/stale_accept.rs: check", "gc-pause-textbook-none", "-p fencesim-check --lib", "tests::invariants::i3_lower_token_after_higher_accept_is_caught_with_i4"),
-        info!(CheckI4ResourceScope, "check-i4-resource-scope", "checker", "check/src/invariants/superseded_accept.rs: check", "mixed-scope-shared-lease-same-store-txn", "-p fencesim-check --lib", "tests::invariants::i4_is_judged_on_the_lease_scope_not_the_resource"),
-        info!(CheckI2EqualTokensOnly, "check-i2-equal-tokens-only", "checker", "check/src/invariants/single_holder.rs: check", "canary-double-grant", "-p fencesim-check --lib", "tests::invariants::i2_grant_while_held_is_caught"),
-        info!(CheckI5NoGapToEnd, "check-i5-no-gap-to-end", "checker", "check/src/invariants/liveness.rs: first_long_gap", "canary-stalled-store", "-p fencesim-check --lib", "tests::invariants::i5_progress_that_stops_after_the_heal_is_caught"),
+        info!(
+            MaxTokenOffByOne,
+            "max-token-off-by-one",
+            "fencing",
+            "fencing/src/max_token.rs: MaxTokens::admit",
+            "gc-pause-textbook-max-token",
+            "-p fencesim-fencing --lib",
+            "max_token::tests::stale_rejected_equal_and_newer_accepted"
+        ),
+        info!(
+            MaxTokenForgetsDurable,
+            "max-token-forgets-durable",
+            "fencing",
+            "fencing/src/max_token.rs: MaxTokens::restart",
+            "storage-restart-durable-max-token",
+            "-p fencesim-fencing --lib",
+            "max_token::tests::durable_restart_keeps_highest"
+        ),
+        info!(
+            SqlIgnoresRowsAffected,
+            "sql-ignores-rows-affected",
+            "fencing",
+            "fencing/src/sql.rs: SqlFence::write_row",
+            "gc-pause-textbook-sql",
+            "-p fencesim-fencing --lib",
+            "sql::tests::le_rejects_stale_accepts_equal"
+        ),
+        info!(
+            SqlVolatileKeepsTable,
+            "sql-volatile-keeps-table",
+            "fencing",
+            "fencing/src/sql.rs: SqlFence::restart",
+            "storage-restart-volatile-sql",
+            "-p fencesim-fencing --lib",
+            "sql::tests::volatile_restart_drops_the_table_so_stale_is_accepted"
+        ),
+        info!(
+            SameStoreTxnComparesResource,
+            "same-store-txn-compares-resource",
+            "fencing",
+            "fencing/src/same_store_txn.rs: write",
+            "mixed-scope-shared-lease-same-store-txn",
+            "-p fencesim-fencing --lib",
+            "same_store_txn::tests::compares_the_lease_scope_not_the_resource"
+        ),
+        info!(
+            FenceNotRaised,
+            "fence-not-raised",
+            "fencing",
+            "fencing/src/fence_on_acquire.rs: raise_fence",
+            "i4-gap-fence-on-acquire",
+            "-p fencesim-fencing --lib",
+            "fence_on_acquire::tests::old_holder_accepted_before_new_fence_rejected_after"
+        ),
+        info!(
+            ProxyBypassesEveryone,
+            "proxy-bypasses-everyone",
+            "fencing",
+            "fencing/src/proxy.rs: Proxy::write",
+            "proxy-durable-gc-pause",
+            "-p fencesim-fencing --lib",
+            "proxy::tests::proxied_stale_write_rejected_bypass_accepted"
+        ),
+        info!(
+            LeaseDurableCounterLost,
+            "lease-durable-counter-lost",
+            "lease",
+            "model/src/lease.rs: LeaseService::restart",
+            "durable-counter-restart",
+            "-p fencesim-model --lib",
+            "lease::tests::durable_counter_survives_restart_and_keep_extends"
+        ),
+        info!(
+            LeaseRenewDoesNotExtend,
+            "lease-renew-does-not-extend",
+            "lease",
+            "model/src/lease.rs: LeaseService::renew",
+            "gc-pause-local-deadline-none",
+            "-p fencesim-model --lib",
+            "lease::tests::renew_moves_the_expiry"
+        ),
+        info!(
+            LeaseLockDelayIgnored,
+            "lease-lock-delay-ignored",
+            "lease",
+            "model/src/lease.rs: LeaseService::acquire",
+            "preset-consul-lock-delay-none",
+            "-p fencesim-model --lib",
+            "lease::tests::lock_delay_blocks_reacquire_after_expiry"
+        ),
+        info!(
+            LeaseExpiryCheckEarly,
+            "lease-expiry-check-early",
+            "lease",
+            "model/src/lease.rs: LeaseService::revoked_at_ns",
+            "preset-etcd-partition-local-deadline-none",
+            "-p fencesim-model --lib",
+            "lease::tests::expiry_checks_revoke_at_the_first_tick_after_expiry"
+        ),
+        info!(
+            ClockMonoRunsDuringSuspend,
+            "clock-mono-runs-during-suspend",
+            "clock",
+            "model/src/clock.rs: NodeClock::running_ns",
+            "vm-suspend-local-deadline-none",
+            "-p fencesim-model --lib",
+            "clock::tests::suspend_freezes_mono_and_wall_jumps_on_resume"
+        ),
+        info!(
+            ClockStepsIgnored,
+            "clock-steps-ignored",
+            "clock",
+            "model/src/clock.rs: NodeClock::wall_ns",
+            "wall-clock-tokens-step-back",
+            "-p fencesim-model --lib",
+            "clock::tests::steps_move_wall_but_never_mono"
+        ),
+        info!(
+            ClockDriftInverted,
+            "clock-drift-inverted",
+            "clock",
+            "model/src/clock.rs: NodeClock::rate",
+            "k8s-client-go-clock-skew",
+            "-p fencesim-model --lib",
+            "clock::tests::drift_scales_both_clocks"
+        ),
+        info!(
+            NetPartitionIgnored,
+            "net-partition-ignored",
+            "network",
+            "sim/src/net.rs: send",
+            "preset-zookeeper-session-clamp-and-suspect",
+            "-p fencesim-sim --test e2e",
+            "a_partition_drops_the_holders_renewals"
+        ),
+        info!(
+            NetHeldMessagesDropped,
+            "net-held-messages-dropped",
+            "network",
+            "sim/src/net.rs: Net::take_held",
+            "check-lease-before-write-held-write-none",
+            "-p fencesim-sim --test e2e",
+            "a_held_link_delivers_every_held_write_at_release"
+        ),
+        info!(
+            MetricPausedExpiryAnyExpiry,
+            "metric-paused-expiry-any-expiry",
+            "metrics",
+            "check/src/metrics.rs: paused_expiries",
+            "gc-pause-within-ttl-then-crash-max-token",
+            "-p fencesim-check --lib",
+            "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"
+        ),
+        info!(
+            MetricCurrentRejectionCountsAll,
+            "metric-current-rejection-counts-all",
+            "metrics",
+            "check/src/metrics.rs: current_write_rejections",
+            "gc-pause-textbook-max-token",
+            "-p fencesim-check --lib",
+            "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"
+        ),
+        info!(
+            MetricStaleRejectionCountsAccepts,
+            "metric-stale-rejection-counts-accepts",
+            "metrics",
+            "check/src/metrics.rs: stale_write_rejections",
+            "gc-pause-local-deadline-none",
+            "-p fencesim-check --lib",
+            "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"
+        ),
+        info!(
+            CoverageFalseExpiryAnyExpiry,
+            "coverage-false-expiry-any-expiry",
+            "coverage",
+            "check/src/coverage.rs: hit",
+            "gc-pause-within-ttl-then-crash-max-token",
+            "-p fencesim-check --lib",
+            "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"
+        ),
+        info!(
+            CheckI1EqualTokensPass,
+            "check-i1-equal-tokens-pass",
+            "checker",
+            "check/src/invariants/tokens_increase.rs: check",
+            "volatile-counter-restart-repeats-token",
+            "-p fencesim-check --lib",
+            "tests::invariants::i1_repeated_token_after_restart_is_caught"
+        ),
+        info!(
+            CheckI3KeyedByWriter,
+            "check-i3-keyed-by-writer",
+            "checker",
+            "check/src/invariants/stale_accept.rs: check",
+            "gc-pause-textbook-none",
+            "-p fencesim-check --lib",
+            "tests::invariants::i3_lower_token_after_higher_accept_is_caught_with_i4"
+        ),
+        info!(
+            CheckI4ResourceScope,
+            "check-i4-resource-scope",
+            "checker",
+            "check/src/invariants/superseded_accept.rs: check",
+            "mixed-scope-shared-lease-same-store-txn",
+            "-p fencesim-check --lib",
+            "tests::invariants::i4_is_judged_on_the_lease_scope_not_the_resource"
+        ),
+        info!(
+            CheckI2EqualTokensOnly,
+            "check-i2-equal-tokens-only",
+            "checker",
+            "check/src/invariants/single_holder.rs: check",
+            "canary-double-grant",
+            "-p fencesim-check --lib",
+            "tests::invariants::i2_grant_while_held_is_caught"
+        ),
+        info!(
+            CheckI5NoGapToEnd,
+            "check-i5-no-gap-to-end",
+            "checker",
+            "check/src/invariants/liveness.rs: first_long_gap",
+            "canary-stalled-store",
+            "-p fencesim-check --lib",
+            "tests::invariants::i5_progress_that_stops_after_the_heal_is_caught"
+        ),
     ];
 
     /// The mutant called `name`.

@@ -141,7 +141,13 @@ fn apply(text: &str, op: &Op, files: &[String]) -> String {
             }
         }
         Op::ExtremeNumber(i, v) => {
-            let extremes = ["0", "-1", "18446744073709551615", "9223372036854775807", "1e300"];
+            let extremes = [
+                "0",
+                "-1",
+                "18446744073709551615",
+                "9223372036854775807",
+                "1e300",
+            ];
             let numbered: Vec<usize> = (0..lines.len())
                 .filter(|&k| lines[k].chars().any(|c| c.is_ascii_digit()))
                 .collect();
@@ -209,7 +215,9 @@ fn check_error(text: &str, error: &ScenarioError) -> Result<(), String> {
         return Err(format!("the error does not name the file: {shown}"));
     }
     if error.expected.trim().is_empty() || error.field.trim().is_empty() {
-        return Err(format!("the error names no field or expectation: {shown:?}"));
+        return Err(format!(
+            "the error names no field or expectation: {shown:?}"
+        ));
     }
     if toml_edit::ImDocument::parse(text).is_err() && error.line.is_none() {
         return Err(format!("a TOML syntax error without a line: {shown}"));
@@ -265,7 +273,10 @@ fn mutated_catalogue_files_load_or_fail_cleanly() {
     // valid files) would test one path.
     let (loaded, rejected) = (loaded.into_inner(), rejected.into_inner());
     println!("mutated catalogue files: {loaded} loaded, {rejected} rejected cleanly");
-    assert!(loaded > 0 && rejected > 0, "{loaded} loaded, {rejected} rejected");
+    assert!(
+        loaded > 0 && rejected > 0,
+        "{loaded} loaded, {rejected} rejected"
+    );
 }
 
 #[test]

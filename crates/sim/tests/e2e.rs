@@ -434,7 +434,10 @@ fn a_partition_drops_the_holders_renewals() {
             matches!(event.kind, EventKind::Renewed { .. })
                 && (2_500_000_000..17_000_000_000).contains(&event.t_ns)
         });
-        assert!(!renewed_inside, "seed {seed}: a renewal crossed the partition");
+        assert!(
+            !renewed_inside,
+            "seed {seed}: a renewal crossed the partition"
+        );
     }
 }
 
@@ -460,8 +463,14 @@ fn a_held_link_delivers_every_held_write_at_release() {
             let answered = events.iter().any(|e| {
                 matches!(e.kind, EventKind::WriteAccepted { op: o, .. } | EventKind::WriteRejected { op: o, .. } if o == op)
             });
-            assert!(answered, "seed {seed}: held write op {op} was never delivered");
+            assert!(
+                answered,
+                "seed {seed}: held write op {op} was never delivered"
+            );
         }
-        assert!(held > 0, "seed {seed}: no write was sent while the link was held");
+        assert!(
+            held > 0,
+            "seed {seed}: no write was sent while the link was held"
+        );
     }
 }
