@@ -111,7 +111,35 @@ fn arg() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Near-valid: a subcommand, the scenario, then flag-value pairs (what validation sees).
+fn near_valid() -> impl Strategy<Value = Vec<String>> {
+    (
+        proptest::sample::select(&SUBCOMMANDS[..8]),
+        proptest::collection::vec(
+            (
+                proptest::sample::select(FLAGS),
+                proptest::sample::select(VALUES),
+            ),
+            0..4,
+        ),
+    )
+        .prop_map(|(sub, pairs)| {
+            let mut all = vec![sub.to_string(), "s.toml".to_string()];
+            for (flag, value) in pairs {
+                all.push(flag.to_string());
+                if !value.contains('\0') {
+                    all.push(value.to_string());
+                }
+            }
+            all
+        })
+}
+
 fn args() -> impl Strategy<Value = Vec<String>> {
+    prop_oneof![arbitrary_args(), near_valid()]
+}
+
+fn arbitrary_args() -> impl Strategy<Value = Vec<String>> {
     (
         proptest::sample::select(SUBCOMMANDS),
         proptest::collection::vec(arg(), 0..7),
