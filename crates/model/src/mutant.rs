@@ -44,6 +44,9 @@ pub enum Mutant {
     ClockStepsIgnored,
     /// Clocks: drift applied with the wrong sign.
     ClockDriftInverted,
+    /// Lease service (simulated coordinator): expiry checked against the wall clock instead
+    /// of the monotonic clock the expiries were computed on.
+    CoordinatorExpiryByWallClock,
     /// Network: partitions drop nothing.
     NetPartitionIgnored,
     /// Network: a held link drops its messages at release instead of delivering them.
@@ -226,6 +229,15 @@ impl Mutant {
             "k8s-client-go-clock-skew",
             "-p fencesim-model --lib",
             "clock::tests::drift_scales_both_clocks"
+        ),
+        info!(
+            CoordinatorExpiryByWallClock,
+            "coordinator-expiry-by-wall-clock",
+            "lease",
+            "sim/src/coordinator.rs: expire_due",
+            "coordinator-clock-step-local-deadline-none",
+            "-p fencesim-sim --test e2e",
+            "a_coordinator_wall_clock_step_expires_nothing"
         ),
         info!(
             NetPartitionIgnored,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use fencesim_model::{
     history::EventKind,
     lease::{Acquire, Lease, RenewRefusal},
+    mutant::{active, Mutant},
     nodes::COORDINATOR,
     rng::stream,
     NS_PER_MS,
@@ -88,7 +89,14 @@ fn restarted(world: &Arc<World>) {
 
 /// Expires every lease due by the coordinator's clock, recording each expiry.
 pub(crate) fn expire_due(world: &World) {
-    let now = world.mono_ns(COORDINATOR);
+    let now = if active(Mutant::CoordinatorExpiryByWallClock) {
+        // The planted bug: "now" from the wall clock (ms since the run's wall epoch), compared
+        // with expiries computed on `mono`: a wall-clock step moves every expiry.
+        let wall_ms = world.wall_ms(COORDINATOR) - fencesim_model::clock::WALL_EPOCH_MS;
+        u64::try_from(wall_ms).unwrap_or(0) * fencesim_model::NS_PER_MS
+    } else {
+        world.mono_ns(COORDINATOR)
+    };
     let expired = lock(&world.lease).expire_due(now);
     for lease in expired {
         world.record(

@@ -474,3 +474,26 @@ fn a_held_link_delivers_every_held_write_at_release() {
         );
     }
 }
+
+#[test]
+fn a_coordinator_wall_clock_step_expires_nothing() {
+    // Expiry runs on the coordinator's mono clock: a 30 s wall step forward while the holder
+    // renews every 3.3 s (TTL 10 s) must not end its lease.
+    let scenario = with_faults(
+        "[[faults.schedule]]\nat_ms = 2_000\nkind = \"clock-step\"\nnode = \"coordinator\"\ndelta_ms = 30_000\n",
+    );
+    for seed in 0..3 {
+        let run = run_seed(&scenario, seed);
+        let expired = run
+            .history
+            .events
+            .iter()
+            .filter(|event| matches!(event.kind, EventKind::Expired { .. }))
+            .count();
+        assert_eq!(
+            expired, 0,
+            "seed {seed}: a lease expired after a wall-clock step"
+        );
+        assert_eq!(run.outcome.checked.metrics.false_expiries, 0, "seed {seed}");
+    }
+}
