@@ -15,7 +15,7 @@ use fencesim::{builtin_store, StoreFactory};
 use fencesim_report::{definitely_failed, replay_command, CheckReport, ScenarioResult, Shard};
 use fencesim_scenario::Scenario;
 
-use crate::InputError;
+use crate::{outputs::Output, InputError};
 
 /// Where `check` and `merge` write their files (all optional, all written atomically).
 pub(crate) struct Outputs {
@@ -51,61 +51,28 @@ fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     Ok(files)
 }
 
-/// Checks every output path can be written before any simulation runs (nothing half-done).
-/// Every output checked before the first seed runs (issue 9): not a directory, its parent a
-/// directory, no two outputs on one path, and no output on an input (`inputs`).
+impl Outputs {
+    /// Every file these options will write, for [`crate::outputs::preflight`].
+    fn files(&self) -> Vec<Output> {
+        let mut files = Vec::new();
+        if let Some(json) = &self.json {
+            files.push(Output::new("--json", json));
+        }
+        if let Some(junit) = &self.junit {
+            files.push(Output::new("--junit", junit));
+        }
+        if let Some(dir) = &self.matrix {
+            files.push(Output::new("--matrix", dir.join("matrix.md")));
+            files.push(Output::new("--matrix", dir.join("matrix.json")));
+        }
+        files
+    }
+}
+
+/// Every output checked before the first seed runs (issue 9), `inputs` included.
 fn check_outputs(outputs: &Outputs, inputs: &[PathBuf]) -> Result<(), InputError> {
-    // Canonical where the file exists, else its canonical parent joined with its name.
-    let canonical = |path: &Path| -> PathBuf {
-        path.canonicalize().unwrap_or_else(|_| {
-            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-            let parent = parent.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-            let parent = parent.canonicalize().unwrap_or(parent);
-            parent.join(path.file_name().unwrap_or_default())
-        })
-    };
-    let inputs: Vec<PathBuf> = inputs.iter().map(|input| canonical(input)).collect();
-    let mut seen: Vec<PathBuf> = Vec::new();
-    for file in [&outputs.json, &outputs.junit].into_iter().flatten() {
-        if file.is_dir() {
-            return Err(InputError(format!(
-                "{}: expected a file path, got a directory",
-                file.display()
-            )));
-        }
-        if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if parent.exists() && !parent.is_dir() {
-                return Err(InputError(format!(
-                    "{}: expected a path inside a directory, but {} is not a directory",
-                    file.display(),
-                    parent.display()
-                )));
-            }
-        }
-        let path = canonical(file);
-        if inputs.contains(&path) {
-            return Err(InputError(format!(
-                "{}: expected an output path that is not an input file",
-                file.display()
-            )));
-        }
-        if seen.contains(&path) {
-            return Err(InputError(format!(
-                "{}: expected each output on its own path, got the same path twice",
-                file.display()
-            )));
-        }
-        seen.push(path);
-    }
-    if let Some(dir) = &outputs.matrix {
-        if dir.exists() && !dir.is_dir() {
-            return Err(InputError(format!(
-                "--matrix {}: expected a directory",
-                dir.display()
-            )));
-        }
-    }
-    Ok(())
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    crate::outputs::preflight(&outputs.files(), &inputs)
 }
 
 fn write(path: &Path, contents: &str) -> Result<(), InputError> {
