@@ -251,6 +251,18 @@ pub(crate) fn check(
             None => result.summary.verdict().table_label(),
         };
         println!("{}", row(&result, shown, Some(wall)));
+        // One line per contained panic; the full message is in `replay` (issue 9).
+        for outcome in &result.outcomes {
+            if let Some(panic) = &outcome.panic {
+                println!(
+                    "    seed {}: panicked: {} (replay: {}{})",
+                    outcome.seed,
+                    crate::first_line(panic),
+                    replay_command(&result.file, outcome.seed),
+                    crate::set_args(set)
+                );
+            }
+        }
         wall_seconds.insert(scenario.name.clone(), wall);
         results.push(result);
     }

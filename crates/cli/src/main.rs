@@ -214,10 +214,29 @@ fn test_write_pause() {
     }
 }
 
+/// Panics of simulated nodes are contained: the runner records them and the commands print
+/// one line per seed. So the default hook's `thread 'seed-N' panicked at …` text is kept
+/// off stderr for seed threads; `replay` keeps the default hook and shows it in full. Any
+/// other thread's panic (a bug in fencesim itself) is printed as usual.
+fn quiet_seed_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let seed_thread = std::thread::current()
+            .name()
+            .is_some_and(|name| name.starts_with("seed-"));
+        if !seed_thread {
+            default(info);
+        }
+    }));
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     remove_temps_on_signals();
     test_write_pause();
+    if !matches!(cli.command, Command::Replay { .. }) {
+        quiet_seed_panics();
+    }
     let result = match cli.command {
         Command::Run {
             scenario,
@@ -564,6 +583,6 @@ fn replay(
 }
 
 /// The first line of a contained panic's message: the full text stays in `replay`.
-fn first_line(message: &str) -> &str {
+pub(crate) fn first_line(message: &str) -> &str {
     message.lines().next().unwrap_or(message)
 }

@@ -143,7 +143,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let outputs = [Output::new("--out", dir.path().join("a/b/summary.json"))];
         preflight(&outputs, &[]).unwrap();
-        assert!(!dir.path().join("a").exists(), "the check created a directory");
+        assert!(
+            !dir.path().join("a").exists(),
+            "the check created a directory"
+        );
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 

@@ -115,7 +115,11 @@ pub(crate) fn explore(
 
 /// The file `save` writes: `-o FILE`, else `./<name>-shrunk-seed-<N>.toml` (the shrunk
 /// scenario's name).
-fn output_file(scenario: &fencesim_scenario::Scenario, seed: u64, output: Option<&Path>) -> PathBuf {
+fn output_file(
+    scenario: &fencesim_scenario::Scenario,
+    seed: u64,
+    output: Option<&Path>,
+) -> PathBuf {
     output.map_or_else(
         || PathBuf::from(format!("{}-shrunk-seed-{seed}.toml", scenario.name)),
         Path::to_path_buf,

@@ -276,7 +276,10 @@ pub(crate) mod tests {
             fs::write(tmp.0.join(name), "half").unwrap();
         }
         write_atomic(&tmp.0.join("out.txt"), "whole").unwrap();
-        assert_eq!(entries(&tmp.0), vec![unrelated, live, "out.txt".to_string()]);
+        assert_eq!(
+            entries(&tmp.0),
+            vec![unrelated, live, "out.txt".to_string()]
+        );
     }
 
     #[test]

@@ -298,7 +298,10 @@ mod message_tests {
         );
         assert!(lease.contains("ttl_ms"), "{lease}");
         let entry = user_message("invalid type: integer `1`, expected struct RawScheduled");
-        assert!(entry.contains("a table with keys at_ms, kind, node"), "{entry}");
+        assert!(
+            entry.contains("a table with keys at_ms, kind, node"),
+            "{entry}"
+        );
         for message in [
             lease,
             entry,
