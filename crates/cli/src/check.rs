@@ -207,7 +207,6 @@ pub(crate) fn check(
     let progress = Progress {
         live: std::io::stderr().is_terminal(),
     };
-    println!("{HEADER}");
     // Two files with one scenario name would give duplicate JUnit cases and matrix rows.
     for (index, (file, scenario)) in scenarios.iter().enumerate() {
         if let Some((first, _)) = scenarios[..index]
@@ -222,6 +221,7 @@ pub(crate) fn check(
             )));
         }
     }
+    println!("{HEADER}");
     let mut results = Vec::with_capacity(scenarios.len());
     let mut wall_seconds = BTreeMap::new();
     for (file, scenario) in &scenarios {

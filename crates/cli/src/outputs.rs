@@ -45,9 +45,12 @@ fn existing_ancestor(path: &Path) -> (PathBuf, Vec<std::ffi::OsString>) {
         rest.push(name.to_os_string());
     }
     while !dir.exists() {
-        match dir.file_name() {
-            Some(name) => rest.push(name.to_os_string()),
-            None => break,
+        // The last component, `..` included (`sub/..` with no `sub` yet).
+        match dir.components().next_back() {
+            Some(last @ (Component::Normal(_) | Component::ParentDir | Component::CurDir)) => {
+                rest.push(last.as_os_str().to_os_string());
+            }
+            _ => break,
         }
         dir = parent_of(&dir);
     }
