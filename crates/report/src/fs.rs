@@ -48,8 +48,8 @@ pub fn remove_pending_temps() -> usize {
     removed
 }
 
-/// Pauses every later write for `ms` milliseconds before its rename (test hook, see
-/// [`FILL_PAUSE_MS`]).
+/// Pauses every later write for `ms` milliseconds before its rename (a test hook: the
+/// interrupt tests need a write window wide enough to signal into).
 pub fn set_write_pause_ms(ms: u64) {
     FILL_PAUSE_MS.store(ms, Ordering::Relaxed);
 }
