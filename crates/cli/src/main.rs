@@ -172,6 +172,7 @@ pub(crate) fn default_jobs() -> usize {
 }
 
 /// A usage or input error: printed, exit code 2.
+#[derive(Debug)]
 pub(crate) struct InputError(pub(crate) String);
 
 impl<E: std::fmt::Display> From<E> for InputError {

@@ -740,7 +740,7 @@ impl Ctx<'_> {
                     }
                 }
                 for &index in group {
-                    if before.map_or(true, |b| schedule[index].end_ms() > schedule[b].end_ms()) {
+                    if before.is_none_or(|b| schedule[index].end_ms() > schedule[b].end_ms()) {
                         before = Some(index);
                     }
                 }
