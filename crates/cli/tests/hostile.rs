@@ -390,6 +390,25 @@ fn cases() -> Vec<Case> {
             &["faults.schedule", "expected a table with keys at_ms, kind"],
         ),
         case(
+            "a report that is not a report (serde's `expected a sequence`)",
+            vec![("shard.json", "{\"scenarios\": 5}".to_string())],
+            &["merge", "shard.json", "--json", "merged.json"],
+            &[
+                "shard.json",
+                "not a fencesim check report",
+                "expected an array",
+            ],
+        ),
+        case(
+            "a report entry that is not an object (serde's `struct ScenarioResult`)",
+            vec![(
+                "shard.json",
+                "{\"shard\": null, \"scenarios\": [5]}".to_string(),
+            )],
+            &["merge", "shard.json", "--json", "merged.json"],
+            &["shard.json", "expected an object"],
+        ),
+        case(
             "a list that is not a list (`expected a sequence`)",
             s(),
             &["run", "s.toml", "--set", "workers.resources=5"],

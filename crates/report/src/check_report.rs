@@ -141,8 +141,51 @@ pub fn report_to_json(report: &CheckReport) -> String {
 /// Reads a report written by [`report_to_json`]; `file` names the input in the error.
 pub fn report_from_json(text: &str, file: &str) -> Result<CheckReport, String> {
     serde_json::from_str(text).map_err(|error| {
-        format!("{file}: not a fencesim check report (JSON from `fencesim check --json`): {error}")
+        format!(
+            "{file}: not a fencesim check report (JSON from `fencesim check --json`): {}",
+            json_words(&error.to_string())
+        )
     })
+}
+
+/// serde's message in JSON's words: no Rust type names (`struct SeedOutcome`, `u64`,
+/// `sequence`, `map`) in what a user reads (issue 9).
+fn json_words(message: &str) -> String {
+    let mut text = message.to_string();
+    for (rust, json) in [
+        ("struct ", "an object"),
+        ("enum ", "one of the documented values"),
+    ] {
+        while let Some(start) = text.find(rust) {
+            let after = start + rust.len();
+            let mut end = text[after..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(text.len(), |n| after + n);
+            if let Some(rest) = text[end..].strip_prefix(" with ") {
+                if let Some(n) = rest.find(" element") {
+                    let tail = &rest[n + " element".len()..];
+                    end +=
+                        " with ".len() + n + " element".len() + usize::from(tail.starts_with('s'));
+                }
+            }
+            text.replace_range(start..end, json);
+        }
+    }
+    for (rust, json) in [
+        ("a sequence", "an array"),
+        ("sequence", "array"),
+        ("a map", "an object"),
+        ("invalid type: map", "invalid type: object"),
+        ("u64", "a non-negative integer"),
+        ("u32", "a non-negative integer"),
+        ("usize", "a non-negative integer"),
+        ("i64", "an integer"),
+        ("f64", "a number"),
+        ("floating point", "number"),
+    ] {
+        text = text.replace(rust, json);
+    }
+    text
 }
 
 /// Most seeds an error message lists.
@@ -150,9 +193,9 @@ const SEEDS_LISTED_MAX: usize = 10;
 
 /// Combines the partial reports of a sharded run into the report the unsharded run gives.
 ///
-/// The results of one file are combined: their scenario names and hashes must agree, no seed
-/// may appear twice, and together they must hold every seed of the scenario's range, exactly
-/// once (a shard left out would otherwise pass silently with fewer seeds). The union of
+/// The results of one scenario (by name, not by the path as typed) are combined: their hashes
+/// must agree, no seed may appear twice, and together they must hold every seed of the
+/// scenario's range, exactly once (a shard left out would otherwise pass silently with fewer seeds). The union of
 /// outcomes is re-summarized; the result has no `shard`.
 pub fn merge(parts: Vec<CheckReport>) -> Result<CheckReport, String> {
     if parts.is_empty() {
