@@ -111,22 +111,17 @@ fn long_schedule(entries: usize) -> String {
 fn cases() -> Vec<Case> {
     let lognormal = "{ dist = \"lognormal\", median = 1e-300, p99 = 1e300 }";
     let seeds_max = format!("seeds=\"0..{U64_MAX}\"");
+    let seeds_max = seeds_max.as_str();
     let shard_max = format!("1/{U64_MAX}");
     let edited_shard = shard_report().replace("\"end\": 2", &format!("\"end\": {U64_MAX}"));
-    let long_name = format!("name = \"{}\"", "n".repeat(300));
-    let seeds_max: &'static str = Box::leak(seeds_max.into_boxed_str());
-    let shard_max: &'static str = Box::leak(shard_max.into_boxed_str());
-    let lognormal_fault: &'static str = Box::leak(
-        format!("[[faults.random]]\nkind = \"gc-pause\"\nrate_per_min = 1\nduration_ms = {lognormal}\n\n[expect]").into_boxed_str(),
+    let lognormal_fault = format!(
+        "[[faults.random]]\nkind = \"gc-pause\"\nrate_per_min = 1\nduration_ms = {lognormal}\n\n[expect]"
     );
-    let lognormal_work: &'static str =
-        Box::leak(format!("workers.work_ms={lognormal}").into_boxed_str());
-    let lognormal_latency: &'static str =
-        Box::leak(format!("network.latency_ms={lognormal}").into_boxed_str());
-    let ttl: &'static str = Box::leak(format!("lease.ttl_ms={I64_MAX}").into_boxed_str());
-    let lock_delay: &'static str =
-        Box::leak(format!("lease.lock_delay_ms={I64_MAX}").into_boxed_str());
-    let long_name: &'static str = Box::leak(long_name.into_boxed_str());
+    let lognormal_work = format!("workers.work_ms={lognormal}");
+    let lognormal_latency = format!("network.latency_ms={lognormal}");
+    let ttl = format!("lease.ttl_ms={I64_MAX}");
+    let lock_delay = format!("lease.lock_delay_ms={I64_MAX}");
+    let long_name = format!("name = \"{}\"", "n".repeat(300));
     vec![
         // 1. Unbounded runs.
         case(
@@ -181,7 +176,7 @@ fn cases() -> Vec<Case> {
         case(
             "--shard 1/u64::MAX",
             s(),
-            &["check", "s.toml", "--shard", shard_max, "--json", "r.json"],
+            &["check", "s.toml", "--shard", &shard_max, "--json", "r.json"],
             &["--shard"],
         ),
         case(
@@ -194,13 +189,13 @@ fn cases() -> Vec<Case> {
         case(
             "ttl_ms = i64::MAX",
             s(),
-            &["run", "s.toml", "--set", ttl],
+            &["run", "s.toml", "--set", &ttl],
             &["lease.ttl_ms"],
         ),
         case(
             "lock_delay_ms = i64::MAX",
             s(),
-            &["run", "s.toml", "--set", lock_delay],
+            &["run", "s.toml", "--set", &lock_delay],
             &["lease.lock_delay_ms"],
         ),
         case(
@@ -212,20 +207,20 @@ fn cases() -> Vec<Case> {
         // 3. Sampler panics.
         case(
             "lognormal median 1e-300, p99 1e300 in a fault",
-            s_with("[expect]", lognormal_fault),
+            s_with("[expect]", &lognormal_fault),
             &["check", "s.toml", "--json", "r.json", "--junit", "j.xml"],
             &["s.toml:", "faults.random[0].duration_ms"],
         ),
         case(
             "lognormal median 1e-300, p99 1e300 as work_ms",
             s(),
-            &["run", "s.toml", "--set", lognormal_work],
+            &["run", "s.toml", "--set", &lognormal_work],
             &["workers.work_ms"],
         ),
         case(
             "lognormal median 1e-300, p99 1e300 as latency_ms",
             s(),
-            &["run", "s.toml", "--set", lognormal_latency],
+            &["run", "s.toml", "--set", &lognormal_latency],
             &["network.latency_ms"],
         ),
         // 4. Outputs checked too late.
@@ -366,7 +361,7 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "a scenario name longer than a file name can be",
-            s_with("name = \"gc-pause-textbook-max-token\"", long_name),
+            s_with("name = \"gc-pause-textbook-max-token\"", &long_name),
             &["check", "s.toml", "--json", "r.json"],
             &["s.toml:1", "name", "at most 128 bytes"],
         ),
