@@ -160,13 +160,9 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
                 .into(),
         ));
     }
-    if args.output.is_dir() {
-        return Err(InputError(format!(
-            "{}: expected a file path, got a directory",
-            args.output.display()
-        )));
-    }
     let files = crate::check::scenario_files(args.paths)?;
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    crate::outputs::preflight(&[crate::outputs::Output::new("-o", args.output)], &inputs)?;
     let mut scenarios = Vec::with_capacity(files.len());
     for file in &files {
         scenarios.push((file.clone(), Arc::new(fencesim_scenario::load(file)?)));
