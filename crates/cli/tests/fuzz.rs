@@ -15,6 +15,10 @@ use std::{
     time::Duration,
 };
 
+// Loads rand so that clippy can resolve the `rand::…` bans of clippy.toml in this test crate
+// (otherwise rand is only reachable through proptest, and clippy warns about the config).
+use rand as _;
+
 use proptest::{
     prelude::*,
     test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner},
