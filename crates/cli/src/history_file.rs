@@ -75,8 +75,7 @@ pub fn load_history(path: &Path) -> Result<History, HistoryError> {
         )));
     }
     let bytes = std::fs::read(path).map_err(|e| whole(format!("cannot read: {e}")))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| whole(format!("expected UTF-8 text: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| whole(format!("expected UTF-8 text: {e}")))?;
     parse_history(&file, &text)
 }
 

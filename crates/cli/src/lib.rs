@@ -7,9 +7,9 @@
 pub mod history_file;
 pub mod replay;
 
+pub use fencesim_model::Invariant;
 pub use fencesim_sim::runner::{builtin_store, run_seed_with, sweep, RunResult, StoreFactory};
-pub use replay::{check_determinism, replay, Determinism, Replay};
 pub use history_file::{
     history_report_json, judge_history, load_history, parse_history, HistoryError, Judged,
 };
-pub use fencesim_model::Invariant;
+pub use replay::{check_determinism, replay, Determinism, Replay};

@@ -46,7 +46,10 @@ fn a_replayed_trace_gets_the_simulations_verdict() {
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         let simulated = &run.run.outcome.checked;
         let violated: Vec<String> = simulated.violated().iter().map(|i| i.to_string()).collect();
-        assert!(violated.contains(&expected.to_string()), "{name}: {violated:?}");
+        assert!(
+            violated.contains(&expected.to_string()),
+            "{name}: {violated:?}"
+        );
         assert_eq!(report["violated"], serde_json::json!(violated), "{name}");
         assert_eq!(report["trace_hash"], run.run.outcome.trace_hash.as_str());
         assert_eq!(report["verdict"], "violated");
@@ -177,7 +180,10 @@ fn malformed_lines_name_file_line_and_field() {
     for (line, expected) in cases {
         // The time-order case needs an event after the grant at a later time first.
         let text = if expected.contains("time order") {
-            format!("{grant}\n{}\n{line}\n", grant.replace("\"t_ns\":0", "\"t_ns\":5"))
+            format!(
+                "{grant}\n{}\n{line}\n",
+                grant.replace("\"t_ns\":0", "\"t_ns\":5")
+            )
         } else {
             format!("{grant}\n{line}\n")
         };
