@@ -31,9 +31,7 @@
 use std::{fmt, ops::Range, path::Path, sync::Arc};
 
 use fencesim_check::SeedOutcome;
-use fencesim_model::{
-    fence::Fence, policy::WorkerPolicy, tokens::TokenIssuer, Invariant,
-};
+use fencesim_model::{fence::Fence, policy::WorkerPolicy, tokens::TokenIssuer, Invariant};
 use fencesim_report::{render_violation, Summary};
 use fencesim_scenario::{Outcome, Override, Scenario, ScenarioError, SeedRange};
 use fencesim_sim::runner::{sweep_using, Components};
@@ -265,7 +263,13 @@ impl Simulation {
         let (seeds, jobs) = self
             .resolved_seeds()
             .unwrap_or_else(|e| panic!("fencesim: {e}"));
-        let outcomes = sweep_using(&self.scenario, seeds.iter(), jobs, &self.components, &|_| {});
+        let outcomes = sweep_using(
+            &self.scenario,
+            seeds.iter(),
+            jobs,
+            &self.components,
+            &|_| {},
+        );
         let summary = fencesim_report::summarize(&self.scenario, seeds, &outcomes);
         Sweep {
             scenario: self.scenario.clone(),
@@ -326,7 +330,9 @@ impl Simulation {
         let _ = writeln!(
             out,
             "fencesim: scenario {} (hash {}), seeds {}: expectation NOT MET: {}",
-            self.scenario.name, sweep.summary.scenario_hash, sweep.seeds,
+            self.scenario.name,
+            sweep.summary.scenario_hash,
+            sweep.seeds,
             sweep.summary.expectation_detail
         );
         if let Some(replay) = replayed {
@@ -503,9 +509,7 @@ impl Sweep {
         self.outcomes
             .iter()
             .find(|o| {
-                o.panic.is_some()
-                    || o.runaway
-                    || o.checked.violated().iter().any(|i| !allowed(i))
+                o.panic.is_some() || o.runaway || o.checked.violated().iter().any(|i| !allowed(i))
             })
             .or_else(|| {
                 self.outcomes.iter().find(|o| {
