@@ -546,8 +546,10 @@ impl LeaseService {
 
     /// Applies a process restart completing at `now`.
     pub fn restart(&mut self, now: u64) -> RestartEffect {
-        let mut effect = RestartEffect::default();
-        effect.counters_lost = self.tokens.restart();
+        let mut effect = RestartEffect {
+            counters_lost: self.tokens.restart(),
+            ..RestartEffect::default()
+        };
         self.lock_delay_until.clear();
         match self.config.on_restart {
             OnRestart::Drop => {

@@ -122,7 +122,10 @@ impl Fence for SharedFile {
         // The second step of the two-step writer: no compare here, its compare was earlier.
         self.dir.append(
             &data_file(&request.resource),
-            &format!("op {} by {} token {}", request.op, request.writer, request.token),
+            &format!(
+                "op {} by {} token {}",
+                request.op, request.writer, request.token
+            ),
         );
         self.dir
             .write(&fence_file(&request.resource), request.token.to_string());

@@ -28,7 +28,10 @@ fn compare_then_write_in_two_steps_is_caught() {
     assert!(violated.contains(&Invariant::I3), "{failure}");
     assert!(violated.contains(&Invariant::I4), "{failure}");
     let message = failure.to_string();
-    assert!(message.contains("first violation, with its proof"), "{message}");
+    assert!(
+        message.contains("first violation, with its proof"),
+        "{message}"
+    );
     assert!(message.contains("reproduce: FENCESIM_SEED="), "{message}");
 
     // The failing seed replays with the user's store, and its trace judges the same offline.
@@ -36,7 +39,10 @@ fn compare_then_write_in_two_steps_is_caught() {
     let replay = simulation()
         .store(|_| Box::new(SharedFile::two_step()) as Box<dyn Fence>)
         .replay(seed);
-    assert_eq!(Some(replay.run.outcome.trace_hash.clone()), failure.trace_hash);
+    assert_eq!(
+        Some(replay.run.outcome.trace_hash.clone()),
+        failure.trace_hash
+    );
     let history = fencesim::parse_history("trace.jsonl", &replay.trace()).unwrap();
     assert_eq!(
         fencesim::judge_history(&history).checked.violated(),

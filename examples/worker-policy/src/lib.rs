@@ -103,7 +103,13 @@ mod tests {
             renew_deadline_ms: 6_000,
         };
         assert_eq!(p.before_write(&late), Gate::Stop(BeliefEnd::DeadlinePassed));
-        assert_eq!(Naive { renew_every_ms: 2_000 }.before_write(&late), Gate::Go);
+        assert_eq!(
+            Naive {
+                renew_every_ms: 2_000
+            }
+            .before_write(&late),
+            Gate::Go
+        );
         assert_eq!(p.on_renew_failure(false), RenewFailure::KeepRenewing);
         assert_eq!(p.on_renew_failure(true), RenewFailure::StopBelieving);
     }
