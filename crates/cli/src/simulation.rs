@@ -185,6 +185,27 @@ impl Simulation {
 
     /// Plugs in the user's worker policy, built per worker incarnation (the worker's name is
     /// the second argument; see [`crate::WorkerPolicy`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use fencesim::{Simulation, SpecPolicy, WorkerPolicy};
+    ///
+    /// // The textbook GC pause with no fencing at the store: a worker that re-checks its
+    /// // local deadline right before each write sees its clock ran on during the pause.
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/gc-pause-textbook-none.toml");
+    /// let recheck = SpecPolicy {
+    ///     renew_every_ms: 3_000,
+    ///     renew_deadline_ms: 10_000,
+    ///     stop_on_renew_failure: true,
+    ///     recheck_deadline_before_write: true,
+    ///     check_lease_before_write: false,
+    /// };
+    /// let sweep = Simulation::load(path).unwrap()
+    ///     .policy(move |_, _| Arc::new(recheck) as Arc<dyn WorkerPolicy>)
+    ///     .seeds(0..3)
+    ///     .run();
+    /// assert!(sweep.violated().is_empty());
+    /// ```
     pub fn policy(
         mut self,
         factory: impl Fn(&Scenario, &str) -> Arc<dyn WorkerPolicy> + Send + Sync + 'static,
@@ -196,6 +217,25 @@ impl Simulation {
 
     /// Plugs in the user's token source, built per seed (the second argument; see
     /// [`crate::TokenIssuer`]).
+    ///
+    /// ```
+    /// use fencesim::{Invariant, Simulation, TokenIssuer, TokenRequest};
+    ///
+    /// /// Seconds since the epoch as tokens: two grants in one second get the same token.
+    /// struct UnixSeconds;
+    /// impl TokenIssuer for UnixSeconds {
+    ///     fn name(&self) -> String { "unix-seconds".into() }
+    ///     fn issue(&mut self, request: &TokenRequest<'_>) -> u64 {
+    ///         (request.wall_ms.max(0) / 60_000) as u64 // minutes, to make the point quickly
+    ///     }
+    /// }
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/gc-pause-textbook-max-token.toml");
+    /// let sweep = Simulation::load(path).unwrap()
+    ///     .tokens(|_, _| Box::new(UnixSeconds) as Box<dyn TokenIssuer>)
+    ///     .seeds(0..2)
+    ///     .run();
+    /// assert!(sweep.violated().contains(&Invariant::I1));
+    /// ```
     pub fn tokens(
         mut self,
         factory: impl Fn(&Scenario, u64) -> Box<dyn TokenIssuer> + Send + Sync + 'static,
