@@ -735,14 +735,17 @@ mod tests {
         granted(s.acquire("job", "b", 0, None, 115 * MS, 0));
     }
 
+    /// The default test service with `config` changed before it is built (the token source
+    /// is chosen at construction).
     fn with(config: impl FnOnce(&mut LeaseConfig)) -> LeaseService {
-        let mut s = service(
+        let mut c = service(
             TokenSource::DurableCounter,
             TokenScope::PerResource,
             OnRestart::KeepAndExtend,
-        );
-        config(&mut s.config);
-        s
+        )
+        .config;
+        config(&mut c);
+        LeaseService::new(c, stream(1, "coordinator"))
     }
 
     #[test]
