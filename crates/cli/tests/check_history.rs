@@ -196,6 +196,18 @@ fn malformed_lines_name_file_line_and_field() {
         assert!(stderr.contains(expected), "{line}: {stderr}");
         assert!(!tmp.path().join("out.json").exists(), "{line}");
     }
+    // The report may not overwrite the history it judges: refused before anything is read.
+    std::fs::write(tmp.path().join("ok.jsonl"), format!("{grant}\n")).unwrap();
+    let (code, _, stderr) = fencesim(
+        &["check-history", "ok.jsonl", "--json", "./ok.jsonl"],
+        tmp.path(),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--json"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("ok.jsonl")).unwrap(),
+        format!("{grant}\n")
+    );
     let (code, _, stderr) = fencesim(&["check-history", "missing.jsonl"], tmp.path());
     assert_eq!(code, 2);
     assert!(stderr.contains("missing.jsonl: cannot read"), "{stderr}");
