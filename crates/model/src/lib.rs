@@ -15,7 +15,9 @@ pub mod fnv;
 pub mod history;
 pub mod lease;
 pub mod mutant;
+pub mod policy;
 pub mod rng;
+pub mod tokens;
 
 /// A lease scope or a storage resource key, e.g. `"job-1"`.
 pub type Scope = String;

@@ -171,7 +171,7 @@ impl Mutant {
             LeaseDurableCounterLost,
             "lease-durable-counter-lost",
             "lease",
-            "model/src/lease.rs: LeaseService::restart",
+            "model/src/tokens.rs: BuiltinTokens::restart",
             "durable-counter-restart",
             "-p fencesim-model --lib",
             "lease::tests::durable_counter_survives_restart_and_keep_extends"
