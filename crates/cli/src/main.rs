@@ -13,6 +13,7 @@ use std::{
     },
 };
 
+mod bench;
 mod check;
 mod shrink;
 mod tune;
@@ -162,6 +163,10 @@ enum Command {
     /// intervals, recommends a setting against the targets, and writes
     /// DIR/<scenario>/tune/{tune.csv,tune.json,tune.md,*.png,*.svg}.
     Tune(tune::TuneArgs),
+    /// Measure what a seed costs against a bare-madsim baseline sending the same messages
+    /// (ratio per message, scaling with duration, workers and --jobs, peak RSS over seeds);
+    /// writes DIR/bench.md and DIR/bench.json and prints whether each target is met.
+    Bench(bench::BenchArgs),
 }
 
 pub(crate) fn default_jobs() -> usize {
@@ -272,6 +277,7 @@ fn main() -> ExitCode {
             shrink::explore(&scenario, cases, output.as_deref(), sweep_seeds, &set)
         }),
         Command::Tune(args) => tune::tune(&args),
+        Command::Bench(args) => bench::bench(&args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

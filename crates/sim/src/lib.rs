@@ -15,6 +15,7 @@ compile_error!(
      A RUSTFLAGS environment variable silently replaces that setting: unset it."
 );
 
+pub mod baseline;
 mod coordinator;
 mod faults;
 mod nemesis;

@@ -8,7 +8,10 @@
 
 use std::{
     collections::BTreeMap,
-    sync::{Arc, Mutex},
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, Mutex,
+    },
     time::Duration,
 };
 
@@ -56,6 +59,8 @@ pub(crate) struct Net {
     cuts: Mutex<Vec<Cut>>,
     holds: Mutex<BTreeMap<(String, String), Vec<Envelope>>>,
     carrier: Mutex<Option<NodeHandle>>,
+    /// Messages put on the wire (each copy of a duplicate, each released held message).
+    carried: AtomicU64,
 }
 
 impl Net {
@@ -70,6 +75,7 @@ impl Net {
             cuts: Mutex::new(Vec::new()),
             holds: Mutex::new(BTreeMap::new()),
             carrier: Mutex::new(None),
+            carried: AtomicU64::new(0),
         }
     }
 
@@ -109,6 +115,11 @@ impl Net {
         lock(&self.holds)
             .remove(&(from.to_string(), to.to_string()))
             .unwrap_or_default()
+    }
+
+    /// Messages carried so far (delivered or in flight; lost and cut ones are not counted).
+    pub fn carried(&self) -> u64 {
+        self.carried.load(Ordering::Relaxed)
     }
 
     fn delay(&self) -> Duration {
@@ -158,6 +169,7 @@ pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
 /// messages being released, and by `send`).
 pub(crate) fn carry(world: &Arc<World>, envelope: Envelope) {
     let delay = world.net.delay();
+    world.net.carried.fetch_add(1, Ordering::Relaxed);
     let carrier = lock(&world.net.carrier)
         .clone()
         .expect("net carrier node set");

@@ -69,6 +69,8 @@ pub struct RunResult {
     pub history: History,
     /// The fault plan the seed ran.
     pub plan: FaultPlan,
+    /// Messages the network carried (the bench's per-message cost divides by this).
+    pub messages: u64,
 }
 
 /// Runs one seed with the built-in stores.
@@ -193,6 +195,7 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunRes
     let world = lock(&slot).take().expect("world was built");
     let history = world.take_history();
     let runaway = world.is_runaway();
+    let messages = world.net.carried();
     // A runaway seed unwinds through its nodes; that is not a node's panic.
     let panic = if runaway { None } else { panic };
     drop(world);
@@ -209,6 +212,7 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunRes
         outcome,
         history,
         plan,
+        messages,
     }
 }
 
