@@ -23,7 +23,7 @@ use rand::Rng as _;
 
 use crate::{
     protocol::Envelope,
-    world::{lock, sleep_exact, World},
+    world::{lock, World},
 };
 
 /// One active partition: messages from `from` to `to` are dropped (and back, unless one-way).
@@ -155,9 +155,16 @@ pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
     if lost {
         return;
     }
-    if let Some(held) = lock(&net.holds).get_mut(&(envelope.from.clone(), envelope.to.clone())) {
-        held.push(envelope);
-        return;
+    {
+        let mut holds = lock(&net.holds);
+        // Few links are ever held: a scan, with no key to build per message.
+        if let Some((_, held)) = holds
+            .iter_mut()
+            .find(|((from, to), _)| *from == envelope.from && *to == envelope.to)
+        {
+            held.push(envelope);
+            return;
+        }
     }
     if duplicated {
         carry(world, envelope.clone());
@@ -175,9 +182,8 @@ pub(crate) fn carry(world: &Arc<World>, envelope: Envelope) {
         .expect("net carrier node set");
     let world = world.clone();
     carrier.spawn(async move {
-        sleep_exact(delay).await;
-        let mailbox = lock(&world.net.mailboxes).get(&envelope.to).cloned();
-        if let Some(mailbox) = mailbox {
+        world.sleep_exact(delay).await;
+        if let Some(mailbox) = lock(&world.net.mailboxes).get(&envelope.to) {
             // A closed mailbox means the node is down: the message is lost, as on a wire.
             let _ = mailbox.unbounded_send(envelope);
         }

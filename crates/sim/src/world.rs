@@ -39,6 +39,8 @@ pub(crate) struct World {
     pub scenario: Arc<Scenario>,
     pub plan: FaultPlan,
     pub seed: u64,
+    /// The runtime's clock, kept so reading the time is not a thread-local lookup each time.
+    time: TimeHandle,
     start: Instant,
     history: Mutex<History>,
     pub clocks: BTreeMap<NodeName, NodeClock>,
@@ -66,11 +68,14 @@ impl World {
         store: Box<dyn Fence>,
     ) -> Self {
         let net = Net::new(&scenario, seed);
+        let time = TimeHandle::current();
+        let start = time.now_instant();
         World {
             scenario,
             plan,
             seed,
-            start: virtual_now(),
+            time,
+            start,
             history: Mutex::new(History::default()),
             clocks,
             net,
@@ -85,7 +90,16 @@ impl World {
 
     /// True time since the run began, in nanoseconds.
     pub fn now_ns(&self) -> u64 {
-        virtual_now().duration_since(self.start).as_nanos() as u64
+        self.time.now_instant().duration_since(self.start).as_nanos() as u64
+    }
+
+    /// Sleeps exactly `duration` of true time (see [`sleep_exact`]), on this world's clock.
+    pub async fn sleep_exact(&self, duration: std::time::Duration) {
+        let deadline = self.time.now_instant() + duration;
+        let sleep = self.time.sleep(duration);
+        futures::pin_mut!(sleep);
+        sleep.as_mut().reset(deadline);
+        sleep.await;
     }
 
     /// Appends an event; over the seed's event budget, marks the world runaway and unwinds
@@ -154,7 +168,8 @@ impl World {
             if wake <= now {
                 return;
             }
-            sleep_exact(std::time::Duration::from_nanos(wake - now)).await;
+            self.sleep_exact(std::time::Duration::from_nanos(wake - now))
+                .await;
         }
     }
 
@@ -162,7 +177,8 @@ impl World {
     pub async fn sleep_until_true(&self, t_ns: u64) {
         let now = self.now_ns();
         if t_ns > now {
-            sleep_exact(std::time::Duration::from_nanos(t_ns - now)).await;
+            self.sleep_exact(std::time::Duration::from_nanos(t_ns - now))
+                .await;
         }
     }
 }
