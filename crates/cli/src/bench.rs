@@ -56,16 +56,16 @@ struct Plan {
 
 const FULL: Plan = Plan {
     reps: 5,
-    ratio_seeds: 40,
-    scale_seeds: 8,
+    ratio_seeds: 100,
+    scale_seeds: 16,
     jobs_seeds: 200,
     rss_counts: &[1_000, 5_000, 100_000],
 };
 
 const QUICK: Plan = Plan {
     reps: 3,
-    ratio_seeds: 10,
-    scale_seeds: 2,
+    ratio_seeds: 30,
+    scale_seeds: 4,
     jobs_seeds: 40,
     rss_counts: &[1_000, 5_000],
 };
