@@ -365,9 +365,16 @@ fn jobs_scaling(reference: &Arc<Scenario>, seeds: u64) -> Value {
     })
 }
 
-/// The short scenario of the RSS measurement: the reference over 1 s of safety phase.
+/// The short scenario of the RSS measurement: the reference with 2 workers, a 500 ms TTL
+/// and 1 s of safety phase (what grows with seeds is what is kept per seed, not the run).
+const RSS_SET: [&str; 3] = ["duration_ms=1000", "lease.ttl_ms=500", "workers.count=2"];
+
 fn rss_scenario() -> Result<Scenario, InputError> {
-    scenario(&[Override::parse("duration_ms=1000").map_err(InputError)?])
+    let set = RSS_SET
+        .iter()
+        .map(|arg| Override::parse(arg).map_err(InputError))
+        .collect::<Result<Vec<_>, _>>()?;
+    scenario(&set)
 }
 
 fn rss(plan: &Plan) -> Result<Value, InputError> {
@@ -396,7 +403,7 @@ fn rss(plan: &Plan) -> Result<Value, InputError> {
         rows.push(json!({"seeds": seeds, "peak_rss_mb": round(kb as f64 / 1024.0, 1), "wall_s": round(secs, 1)}));
     }
     Ok(json!({
-        "scenario": format!("{REFERENCE_FILE} --set duration_ms=1000"),
+        "scenario": format!("{REFERENCE_FILE} --set {}", RSS_SET.join(" --set ")),
         "jobs": 2,
         "rows": rows,
     }))

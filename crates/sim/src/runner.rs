@@ -219,7 +219,7 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunRes
 fn start_nodes(world: &Arc<World>) {
     let handle = Handle::current();
     let carrier = handle.create_node().name(nodes::NET).build();
-    crate::net::Net::set_carrier(world, carrier.clone());
+    world.net.set_carrier(carrier.clone());
     let mut built = BTreeMap::new();
     built.insert(nodes::NET.to_string(), carrier);
 
