@@ -161,7 +161,12 @@ fn wall_now() -> std::time::Instant {
 
 fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")
-        .map(|text| text.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .unwrap_or_else(|_| "unknown".into())
 }
 
@@ -399,7 +404,10 @@ fn rss(plan: &Plan) -> Result<Value, InputError> {
                 ))
             })?;
         let secs = wall.elapsed().as_secs_f64();
-        eprintln!("  peak RSS after {seeds} seeds: {:.1} MB ({secs:.1} s)", kb as f64 / 1024.0);
+        eprintln!(
+            "  peak RSS after {seeds} seeds: {:.1} MB ({secs:.1} s)",
+            kb as f64 / 1024.0
+        );
         rows.push(json!({"seeds": seeds, "peak_rss_mb": round(kb as f64 / 1024.0, 1), "wall_s": round(secs, 1)}));
     }
     Ok(json!({
@@ -422,9 +430,8 @@ fn rss_child(seeds: u64) -> Result<bool, InputError> {
         end: seeds,
     };
     let factory: StoreFactory = Arc::new(builtin_store);
-    let outcomes = fencesim::sweep(&scenario, range.iter(), 2, &factory, &|_| {});
-    let summary = fencesim_report::summarize(&scenario, range, &outcomes);
-    let json = fencesim_report::to_json(&summary);
+    let swept = fencesim::sweep_summarized(&scenario, range, 2, &factory, &|_| {});
+    let json = fencesim_report::to_json(&swept.summary);
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kb = status
         .lines()
@@ -448,9 +455,7 @@ fn targets(ratio: &Value, duration: &Value, workers: &Value, jobs: &Value, rss: 
         (Some(a), Some(b)) => json!({"value": round(b - a, 1), "met": b - a <= 20.0}),
         _ => json!({"value": null, "met": null, "note": "100 000 seeds are not run by --quick"}),
     };
-    let check = |value: f64, limit: f64, at_most: bool| {
-        json!({"value": round(value, 3), "met": if at_most { value <= limit } else { value >= limit }})
-    };
+    let check = |value: f64, limit: f64, at_most: bool| json!({"value": round(value, 3), "met": if at_most { value <= limit } else { value >= limit }});
     json!([
         {"target": "harness CPU per message <= 1.0x the bare-madsim baseline (median)",
          "result": check(num(&ratio["ratio_median"]), 1.0, true)},

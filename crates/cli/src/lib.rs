@@ -5,6 +5,8 @@
 #![warn(missing_docs)]
 
 pub mod replay;
+pub mod summarized;
 
 pub use fencesim_sim::runner::{builtin_store, run_seed_with, sweep, RunResult, StoreFactory};
 pub use replay::{check_determinism, replay, Determinism, Replay};
+pub use summarized::{sweep_summarized, Swept};

@@ -348,7 +348,7 @@ fn run(
     let done = AtomicU64::new(0);
     let total = seeds.len();
     let factory: StoreFactory = Arc::new(builtin_store);
-    let outcomes = fencesim_sim::sweep(&scenario, seeds.iter(), jobs, &factory, &|outcome| {
+    let swept = fencesim::sweep_summarized(&scenario, seeds, jobs, &factory, &|outcome| {
         let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(panic) = &outcome.panic {
             eprintln!("seed {}: PANIC {}", outcome.seed, first_line(panic));
@@ -364,15 +364,12 @@ fn run(
             eprintln!("  {finished}/{total} seeds");
         }
     });
-    let summary = fencesim_report::summarize(&scenario, seeds, &outcomes);
+    let summary = swept.summary;
     let summary_path = out.join(&scenario.name).join("summary.json");
     fencesim_report::write_atomic(&summary_path, &fencesim_report::to_json(&summary))
         .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
 
-    for outcome in outcomes
-        .iter()
-        .filter(|o| o.panic.is_some() || o.runaway || !o.checked.violations.is_empty())
-    {
+    for outcome in &swept.failing {
         let what = match &outcome.panic {
             Some(panic) => format!("panicked: {}", first_line(panic)),
             None if outcome.runaway => format!(

@@ -135,7 +135,11 @@ async fn request_loop(sent: Arc<AtomicU64>, requests: u64, interval: Duration, t
         // A fixed schedule: a slow reply delays no later request.
         madsim::time::sleep_until(start + interval * (request as u32 + 1)).await;
         let body = request.to_le_bytes();
-        if endpoint.send_to(server_addr(), REQUEST, &body).await.is_ok() {
+        if endpoint
+            .send_to(server_addr(), REQUEST, &body)
+            .await
+            .is_ok()
+        {
             sent.fetch_add(1, Ordering::Relaxed);
         }
         // A reply that does not come in time is given up on, as a real client would.

@@ -28,4 +28,4 @@ mod worker;
 mod world;
 
 pub use fencesim_fencing as fencing;
-pub use runner::{run_seed, sweep, RunResult, StoreFactory};
+pub use runner::{run_seed, sweep, sweep_each, RunResult, StoreFactory};

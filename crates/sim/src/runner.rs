@@ -102,25 +102,39 @@ pub fn sweep(
     factory: &StoreFactory,
     on_done: &(dyn Fn(&SeedOutcome) + Sync),
 ) -> Vec<SeedOutcome> {
-    let seeds: Vec<u64> = seeds.into_iter().collect();
-    let next = AtomicUsize::new(0);
-    let results = Mutex::new(Vec::with_capacity(seeds.len()));
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
-            scope.spawn(|| {
-                while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let outcome = run_seed_with(scenario, seed, factory).outcome;
-                    on_done(&outcome);
-                    lock(&results).push(outcome);
-                }
-            });
-        }
+    let results = Mutex::new(Vec::new());
+    sweep_each(scenario, seeds, jobs, factory, &|outcome| {
+        on_done(&outcome);
+        lock(&results).push(outcome);
     });
     let mut results = results
         .into_inner()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     results.sort_by_key(|outcome| outcome.seed);
     results
+}
+
+/// Runs `seeds` on `jobs` threads and hands each outcome to `on_done` as it finishes (any
+/// order), keeping nothing: a caller that summarizes as seeds finish (`report`'s
+/// `SummaryBuilder`) sweeps in memory that does not grow with the seed count.
+pub fn sweep_each(
+    scenario: &Arc<Scenario>,
+    seeds: impl IntoIterator<Item = u64>,
+    jobs: usize,
+    factory: &StoreFactory,
+    on_done: &(dyn Fn(SeedOutcome) + Sync),
+) {
+    let seeds: Vec<u64> = seeds.into_iter().collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| {
+                while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    on_done(run_seed_with(scenario, seed, factory).outcome);
+                }
+            });
+        }
+    });
 }
 
 fn lease_config(scenario: &Scenario) -> LeaseConfig {

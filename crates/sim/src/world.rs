@@ -90,7 +90,10 @@ impl World {
 
     /// True time since the run began, in nanoseconds.
     pub fn now_ns(&self) -> u64 {
-        self.time.now_instant().duration_since(self.start).as_nanos() as u64
+        self.time
+            .now_instant()
+            .duration_since(self.start)
+            .as_nanos() as u64
     }
 
     /// Sleeps exactly `duration` of true time (see [`sleep_exact`]), on this world's clock.

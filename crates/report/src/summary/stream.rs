@@ -16,8 +16,7 @@ use fencesim_scenario::{Scenario, SeedRange};
 use serde_json::{Map, Number, Value};
 
 use super::{
-    evaluate_stats, expectation_text, float_value, int_value, number_value, object, Stats,
-    Summary,
+    evaluate_stats, expectation_text, float_value, int_value, number_value, object, Stats, Summary,
 };
 use crate::summary::ExpectationVerdict;
 
@@ -197,10 +196,11 @@ impl FieldAcc {
             }
             Value::Array(items) if items.iter().all(Value::is_number) => {
                 self.arrays += 1;
-                self.elements.extend(items.iter().filter_map(|item| match item {
-                    Value::Number(n) => Some(n.clone()),
-                    _ => None,
-                }));
+                self.elements
+                    .extend(items.iter().filter_map(|item| match item {
+                        Value::Number(n) => Some(n.clone()),
+                        _ => None,
+                    }));
             }
             Value::Object(map) => self.push_object(map),
             Value::Bool(b) => {
@@ -302,7 +302,13 @@ mod tests {
 
     #[test]
     fn hashes_are_kept_compact_and_given_back_as_written() {
-        for text in ["0123456789abcdef", "ffffffffffffffff", "ABCDEF0123456789", "short", ""] {
+        for text in [
+            "0123456789abcdef",
+            "ffffffffffffffff",
+            "ABCDEF0123456789",
+            "short",
+            "",
+        ] {
             assert_eq!(Hash::of(text).text(), text);
         }
         assert!(matches!(Hash::of("00000000000000ff"), Hash::Hex(255)));
