@@ -284,7 +284,7 @@ fn ratio(reference: &Arc<Scenario>, plan: &Plan) -> Result<Value, InputError> {
         start: 0,
         end: plan.ratio_seeds,
     };
-    let clients = reference.workers.count as usize;
+    let clients = reference.workers.count;
     let mut reps = Vec::new();
     let mut ratios = Vec::new();
     for rep in 0..plan.reps {
