@@ -160,7 +160,7 @@ pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
         // Few links are ever held: a scan, with no key to build per message.
         if let Some((_, held)) = holds
             .iter_mut()
-            .find(|((from, to), _)| *from == envelope.from && *to == envelope.to)
+            .find(|((from, to), _)| **from == *envelope.from && **to == *envelope.to)
         {
             held.push(envelope);
             return;
@@ -183,7 +183,7 @@ pub(crate) fn carry(world: &Arc<World>, envelope: Envelope) {
     let world = world.clone();
     carrier.spawn(async move {
         world.sleep_exact(delay).await;
-        if let Some(mailbox) = lock(&world.net.mailboxes).get(&envelope.to) {
+        if let Some(mailbox) = lock(&world.net.mailboxes).get(&*envelope.to) {
             // A closed mailbox means the node is down: the message is lost, as on a wire.
             let _ = mailbox.unbounded_send(envelope);
         }

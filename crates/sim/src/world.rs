@@ -2,7 +2,7 @@
 //! durable state of the coordinator and the storage (which outlives their restarts).
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, BTreeSet},
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
         Arc, Mutex, MutexGuard,
@@ -14,7 +14,7 @@ use fencesim_model::{
     fence::Fence,
     history::{EventKind, History},
     lease::LeaseService,
-    NodeName,
+    nodes, NodeName,
 };
 use fencesim_scenario::{plan::FaultPlan, Scenario};
 use madsim::{
@@ -58,6 +58,8 @@ pub(crate) struct World {
     runaway: AtomicBool,
     /// How many times each node has started (its RNG stream is per incarnation).
     incarnations: Mutex<BTreeMap<NodeName, u32>>,
+    /// Every node's name, shared by the messages that carry it (see [`World::name`]).
+    names: BTreeSet<Arc<str>>,
     /// madsim handles of the simulated nodes, by name.
     pub nodes: Mutex<BTreeMap<NodeName, NodeHandle>>,
 }
@@ -73,6 +75,7 @@ impl World {
     ) -> Self {
         let net = Net::new(&scenario, seed);
         let reserve = scenario.event_budget().min(HISTORY_RESERVE);
+        let workers = scenario.workers.count;
         let time = TimeHandle::current();
         let start = time.now_instant();
         World {
@@ -94,6 +97,17 @@ impl World {
             next_op: AtomicU64::new(1),
             runaway: AtomicBool::new(false),
             incarnations: Mutex::new(BTreeMap::new()),
+            names: [
+                nodes::COORDINATOR,
+                nodes::STORAGE,
+                nodes::NET,
+                nodes::NEMESIS,
+            ]
+            .into_iter()
+            .map(str::to_string)
+            .chain((0..workers).map(nodes::worker))
+            .map(Arc::from)
+            .collect(),
             nodes: Mutex::new(BTreeMap::new()),
         }
     }
@@ -136,6 +150,14 @@ impl World {
 
     pub fn take_history(&self) -> History {
         std::mem::take(&mut *lock(&self.history))
+    }
+
+    /// `name` as a shared string: a node's name costs no allocation per message.
+    pub fn name(&self, name: &str) -> Arc<str> {
+        self.names
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(name))
     }
 
     pub fn next_op(&self) -> u64 {
