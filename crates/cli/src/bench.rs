@@ -74,6 +74,14 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
     if let Some(seeds) = args.rss_child {
         return rss_child(seeds);
     }
+    let (md_path, json_path) = (args.out.join("bench.md"), args.out.join("bench.json"));
+    crate::outputs::preflight(
+        &[
+            crate::outputs::Output::new("--out", &md_path),
+            crate::outputs::Output::new("--out", &json_path),
+        ],
+        &[],
+    )?;
     let plan = if args.quick { &QUICK } else { &FULL };
     let load_before = loadavg();
     println!(
@@ -115,13 +123,9 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
     let markdown = markdown(&report);
     print!("{markdown}");
     let json_text = format!("{}\n", serde_json::to_string_pretty(&report).expect("json"));
-    write(&args.out.join("bench.json"), &json_text)?;
-    write(&args.out.join("bench.md"), &markdown)?;
-    println!(
-        "written: {} and {}",
-        args.out.join("bench.md").display(),
-        args.out.join("bench.json").display()
-    );
+    write(&json_path, &json_text)?;
+    write(&md_path, &markdown)?;
+    println!("written: {} and {}", md_path.display(), json_path.display());
     Ok(true)
 }
 
@@ -582,4 +586,62 @@ fn markdown(report: &Value) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdicts(
+        ratio: f64,
+        speedup: f64,
+        rss: &[(u64, f64)],
+        dur: f64,
+        workers: f64,
+    ) -> Vec<Value> {
+        let rows: Vec<Value> = rss
+            .iter()
+            .map(|(seeds, mb)| json!({"seeds": seeds, "peak_rss_mb": mb}))
+            .collect();
+        let targets = targets(
+            &json!({"ratio_median": ratio}),
+            &json!({"cpu_ratio_per_seed": dur}),
+            &json!({"cpu_ratio_per_virtual_s": workers}),
+            &json!({"speedup": speedup}),
+            &json!({"rows": rows}),
+        );
+        targets
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["result"]["met"].clone())
+            .collect()
+    }
+
+    #[test]
+    fn targets_are_judged_at_their_limits() {
+        let met = verdicts(1.0, 1.8, &[(1_000, 10.0), (100_000, 30.0)], 11.0, 12.0);
+        assert_eq!(met, vec![json!(true); 5]);
+        let missed = verdicts(1.01, 1.79, &[(1_000, 10.0), (100_000, 30.1)], 11.01, 12.01);
+        assert_eq!(missed, vec![json!(false); 5]);
+        // --quick runs no 100 000 seeds: not measured, not "met".
+        let quick = verdicts(0.9, 2.0, &[(1_000, 10.0), (5_000, 11.0)], 10.0, 10.0);
+        assert_eq!(quick[2], Value::Null);
+    }
+
+    #[test]
+    fn markdown_names_every_target_and_its_verdict() {
+        let report = json!({
+            "mode": "quick",
+            "targets": [
+                {"target": "a", "result": {"value": 1.0, "met": true}},
+                {"target": "b", "result": {"value": 2.0, "met": false}},
+                {"target": "c", "result": {"value": null, "met": null}},
+            ],
+        });
+        let text = markdown(&report);
+        assert!(text.contains("| a | 1.0 | met |"), "{text}");
+        assert!(text.contains("| b | 2.0 | NOT MET |"), "{text}");
+        assert!(text.contains("| c | - | not measured |"), "{text}");
+    }
 }
