@@ -25,8 +25,11 @@ use crate::summary::ExpectationVerdict;
 pub struct SummaryBuilder {
     stats: Stats,
     metrics: FieldAcc,
-    /// Seed and trace hash, in push order.
-    trace_hashes: Vec<(u64, Hash)>,
+    /// Seed and trace hash (16 hex digits as a number), in push order: 16 bytes a seed.
+    trace_hashes: Vec<(u64, u64)>,
+    /// The rare hashes that are not 16 lowercase hex digits (hand-made outcomes), by their
+    /// position in `trace_hashes`.
+    odd_hashes: BTreeMap<usize, String>,
     last: Option<(u64, String)>,
 }
 
@@ -69,6 +72,7 @@ impl SummaryBuilder {
             stats: Stats::new(),
             metrics: FieldAcc::default(),
             trace_hashes: Vec::new(),
+            odd_hashes: BTreeMap::new(),
             last: None,
         }
     }
@@ -90,8 +94,14 @@ impl SummaryBuilder {
         if let Value::Object(map) = metrics {
             self.metrics.push_object(&map);
         }
-        self.trace_hashes
-            .push((outcome.seed, Hash::of(&outcome.trace_hash)));
+        let hash = match Hash::of(&outcome.trace_hash) {
+            Hash::Hex(value) => value,
+            Hash::Other(text) => {
+                self.odd_hashes.insert(self.trace_hashes.len(), text);
+                0
+            }
+        };
+        self.trace_hashes.push((outcome.seed, hash));
         self.last = Some((outcome.seed, outcome.trace_hash.clone()));
     }
 
@@ -136,7 +146,14 @@ impl SummaryBuilder {
             trace_hashes: self
                 .trace_hashes
                 .iter()
-                .map(|(seed, hash)| (seed.to_string(), hash.text()))
+                .enumerate()
+                .map(|(index, (seed, hash))| {
+                    let text = match self.odd_hashes.get(&index) {
+                        Some(text) => text.clone(),
+                        None => Hash::Hex(*hash).text(),
+                    };
+                    (seed.to_string(), text)
+                })
                 .collect(),
         }
     }
