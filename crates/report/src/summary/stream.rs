@@ -318,6 +318,24 @@ mod tests {
     }
 
     #[test]
+    fn odd_and_canonical_hashes_come_back_as_written() {
+        let scenario = crate::testing::scenario(crate::testing::Spec::default());
+        let mut outcomes: Vec<SeedOutcome> = (0..4)
+            .map(|seed| crate::testing::outcome(seed, &[], None))
+            .collect();
+        outcomes[1].trace_hash = "hand-made".into();
+        outcomes[3].trace_hash = "ABCDEF0123456789".into();
+        let seeds = SeedRange { start: 0, end: 4 };
+        let summary = crate::summary::summarize(&scenario, seeds, &outcomes);
+        for outcome in &outcomes {
+            assert_eq!(
+                summary.trace_hashes[&outcome.seed.to_string()],
+                outcome.trace_hash
+            );
+        }
+    }
+
+    #[test]
     fn hashes_are_kept_compact_and_given_back_as_written() {
         for text in [
             "0123456789abcdef",
