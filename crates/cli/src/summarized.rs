@@ -6,7 +6,7 @@ use std::{collections::BTreeMap, sync::Arc, sync::Mutex};
 use fencesim_check::SeedOutcome;
 use fencesim_report::{Summary, SummaryBuilder};
 use fencesim_scenario::{Scenario, SeedRange};
-use fencesim_sim::runner::{sweep_each, StoreFactory};
+use fencesim_sim::runner::{sweep_each, Components, StoreFactory};
 
 /// The result of [`sweep_summarized`].
 pub struct Swept {
@@ -55,7 +55,8 @@ pub fn sweep_summarized(
         builder: SummaryBuilder::new(),
         failing: Vec::new(),
     });
-    sweep_each(scenario, seeds.iter(), jobs, factory, &|outcome| {
+    let components = Components::with_store(factory);
+    sweep_each(scenario, seeds.iter(), jobs, &components, &|outcome| {
         on_done(&outcome);
         state
             .lock()
