@@ -45,6 +45,7 @@
 pub mod history_file;
 pub mod replay;
 pub mod simulation;
+pub mod summarized;
 
 pub use fencesim_check as check;
 pub use fencesim_model as model;
@@ -70,3 +71,4 @@ pub use history_file::{
 };
 pub use replay::{check_determinism, replay, replay_using, Determinism, Replay};
 pub use simulation::{EnvSeeds, Failure, Simulation, SimulationError, Sweep};
+pub use summarized::{sweep_summarized, Swept};

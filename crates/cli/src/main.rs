@@ -13,6 +13,7 @@ use std::{
     },
 };
 
+mod bench;
 mod check;
 mod outputs;
 mod sensitivity;
@@ -190,6 +191,10 @@ enum Command {
     /// (cargo arguments, test name) that must catch it. Select one with FENCESIM_MUTANT=NAME
     /// in a build with `--features mutants`.
     Mutants,
+    /// Measure what a seed costs against a bare-madsim baseline sending the same messages
+    /// (ratio per message, scaling with duration, workers and --jobs, peak RSS over seeds);
+    /// writes DIR/bench.md and DIR/bench.json and prints whether each target is met.
+    Bench(bench::BenchArgs),
     /// Judge a history recorded by any system (JSON lines in the `replay --trace` format,
     /// reports/README.md) against I1–I5, as far as its events allow: violations with their
     /// proof, metrics; exit 0 none, 1 some, 2 a malformed file.
@@ -390,6 +395,7 @@ fn main() -> ExitCode {
             output: &output,
             skip_mutants,
         }),
+        Command::Bench(args) => bench::bench(&args),
         Command::CheckHistory { file, json } => check_history(&file, json.as_deref()),
     };
     match result {
@@ -463,7 +469,7 @@ fn run(
     let done = AtomicU64::new(0);
     let total = seeds.len();
     let factory: StoreFactory = Arc::new(builtin_store);
-    let outcomes = fencesim_sim::sweep(&scenario, seeds.iter(), jobs, &factory, &|outcome| {
+    let swept = fencesim::sweep_summarized(&scenario, seeds, jobs, &factory, &|outcome| {
         let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(panic) = &outcome.panic {
             eprintln!("seed {}: PANIC {}", outcome.seed, first_line(panic));
@@ -479,14 +485,11 @@ fn run(
             eprintln!("  {finished}/{total} seeds");
         }
     });
-    let summary = fencesim_report::summarize(&scenario, seeds, &outcomes);
+    let summary = swept.summary;
     fencesim_report::write_atomic(&summary_path, &fencesim_report::to_json(&summary))
         .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
 
-    for outcome in outcomes
-        .iter()
-        .filter(|o| o.panic.is_some() || o.runaway || !o.checked.violations.is_empty())
-    {
+    for outcome in &swept.failing {
         let what = match &outcome.panic {
             Some(panic) => format!("panicked: {}", first_line(panic)),
             None if outcome.runaway => format!(

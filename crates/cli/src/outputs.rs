@@ -2,7 +2,7 @@
 //! for minutes and then fails to write, and a bad output path writes nothing at all.
 //!
 //! One check for every command (`run`, `replay`, `check`, `merge`, `shrink`, `explore`,
-//! `tune`): each output's nearest existing ancestor is a directory and a probe file can be
+//! `tune`, `bench`): each output's nearest existing ancestor is a directory and a probe file can be
 //! created and removed in it, no output is a directory, no two outputs share a path, and no
 //! output is one of the command's input files. Paths are compared canonicalized, so `r.json`
 //! and `./dir/../r.json` are the same path. The writes themselves are atomic

@@ -1,8 +1,10 @@
 //! The god's-eye history of one run: every event with its true (virtual) time.
 //!
 //! The simulator records; the checker (`fencesim-check`) and the reports only read. The
-//! trace hash is computed over the serialized events, so two runs are identical exactly when
-//! their hashes match.
+//! trace hash is computed over a compact binary encoding of the events (`encode`), so two
+//! runs are identical exactly when their hashes match (up to hash collisions).
+
+mod encode;
 
 use serde::{Deserialize, Serialize};
 
@@ -414,16 +416,39 @@ impl History {
             .or((self.events.len() != other.events.len()).then_some(common))
     }
 
-    /// FNV-1a 64 over the JSON lines: equal exactly when the serialized histories are equal
-    /// (up to hash collisions). Stable across platforms and releases.
+    /// FNV-1a 64 over the binary encoding of every event (fixed-width little-endian
+    /// integers, floats as their bit patterns, length-prefixed strings, one-byte tags; see
+    /// `history/encode.rs`): equal exactly when the histories are equal (up to hash
+    /// collisions). Stable across platforms and releases. (Until issue 10 it hashed the JSON
+    /// lines; every hash changed once then.)
     pub fn trace_hash(&self) -> String {
-        let mut hash = crate::fnv::Fnv1a::new();
+        let mut hash = TraceHasher::new();
         for event in &self.events {
-            let line = serde_json::to_string(event).expect("events serialize");
-            hash.write(line.as_bytes());
-            hash.write(b"\n");
+            hash.push(event);
         }
         hash.hex()
+    }
+}
+
+/// The trace hash computed incrementally, one event at a time, as a recorder sees them:
+/// after the same events it equals [`History::trace_hash`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TraceHasher(crate::fnv::Fnv1a);
+
+impl TraceHasher {
+    /// A hasher that has seen no event.
+    pub fn new() -> TraceHasher {
+        TraceHasher(crate::fnv::Fnv1a::new())
+    }
+
+    /// Feeds one event.
+    pub fn push(&mut self, event: &Event) {
+        encode::Encoder(&mut self.0).event(event);
+    }
+
+    /// The hash as 16 lowercase hex digits.
+    pub fn hex(self) -> String {
+        self.0.hex()
     }
 }
 
@@ -439,6 +464,83 @@ mod tests {
         assert_eq!(a.trace_hash(), b.trace_hash());
         b.events[0].t_ns = 2;
         assert_ne!(a.trace_hash(), b.trace_hash());
+    }
+
+    #[test]
+    fn hash_is_pinned() {
+        // The encoding is a cross-platform, cross-release contract: these values change only
+        // with a documented break (reports/README.md, "Trace hash").
+        assert_eq!(History::default().trace_hash(), "cbf29ce484222325");
+        let mut h = History::default();
+        h.push(1, "worker-0", EventKind::Crashed);
+        h.push(
+            2_500_000,
+            "coordinator",
+            EventKind::Granted {
+                scope: "job-1".into(),
+                holder: "worker-0".into(),
+                token: 7,
+                expires_mono_ms: 10_000.25,
+            },
+        );
+        h.push(
+            3_000_000,
+            "nemesis",
+            EventKind::PartitionStarted {
+                from: vec!["worker-0".into()],
+                to: vec![],
+                one_way: true,
+            },
+        );
+        assert_eq!(h.trace_hash(), PINNED);
+    }
+
+    // Computed independently (Python: struct.pack("<Q"/"<I"/"<d") and FNV-1a 64).
+    const PINNED: &str = "37c05308abd3843f";
+
+    #[test]
+    fn incremental_equals_whole() {
+        let mut h = History::default();
+        h.push(1, "worker-0", EventKind::Crashed);
+        h.push(2, "worker-0", EventKind::Restarted);
+        let mut incremental = TraceHasher::new();
+        for event in &h.events {
+            incremental.push(event);
+        }
+        assert_eq!(incremental.hex(), h.trace_hash());
+    }
+
+    #[test]
+    fn every_field_kind_changes_the_hash() {
+        let base = |kind| {
+            let mut h = History::default();
+            h.push(5, "storage", kind);
+            h.trace_hash()
+        };
+        let a = base(EventKind::Paused {
+            kind: PauseKind::Gc,
+            planned_ms: 1.5,
+        });
+        let b = base(EventKind::Paused {
+            kind: PauseKind::VmSuspend,
+            planned_ms: 1.5,
+        });
+        let c = base(EventKind::Paused {
+            kind: PauseKind::Gc,
+            planned_ms: 1.25,
+        });
+        assert_ne!(a, b);
+        assert_ne!(a, c);
+        // Length prefixes: moving a byte between adjacent strings changes the hash.
+        let d = base(EventKind::HoldStarted {
+            from: "ab".into(),
+            to: "c".into(),
+        });
+        let e = base(EventKind::HoldStarted {
+            from: "a".into(),
+            to: "bc".into(),
+        });
+        assert_ne!(d, e);
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub use picture::{picture_png, picture_svg, picture_window_ns, PictureError, Pic
 pub use replay_text::{compact_metrics, replay_text, ReplayInput, ReplayTextOptions};
 pub use summary::{
     aggregate_metrics, evaluate, expectation_text, render_summary, summarize, to_json,
-    ExpectationVerdict, SeedsJson, Summary,
+    ExpectationVerdict, SeedsJson, Summary, SummaryBuilder,
 };
 pub use timeline::{
     event_text, render, render_violation, render_with, TimelineOptions, MAX_LINE_CHARS,

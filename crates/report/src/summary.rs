@@ -12,6 +12,9 @@ use fencesim_scenario::{Expect, Outcome, Scenario, SeedRange};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
+mod stream;
+pub use stream::SummaryBuilder;
+
 /// The seed range as it appears in JSON: `[start, end)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeedsJson {
@@ -73,47 +76,14 @@ pub struct Summary {
     pub trace_hashes: BTreeMap<String, String>,
 }
 
-/// Summarizes `outcomes` (in any order) of `scenario` over `seeds`.
+/// Summarizes `outcomes` (in any order) of `scenario` over `seeds`. The same as pushing
+/// them, sorted by seed, into a [`SummaryBuilder`].
 pub fn summarize(scenario: &Scenario, seeds: SeedRange, outcomes: &[SeedOutcome]) -> Summary {
-    let sorted = sorted_by_seed(outcomes);
-    let stats = Stats::of(&sorted);
-    let verdict = evaluate_stats(&scenario.expect, &stats);
-
-    let mut violations = BTreeMap::new();
-    let mut first_violation_seed = BTreeMap::new();
-    for invariant in Invariant::ALL {
-        let seeds = &stats.violating[&invariant];
-        violations.insert(invariant, seeds.len() as u64);
-        first_violation_seed.insert(invariant, seeds.first().copied());
+    let mut builder = SummaryBuilder::new();
+    for outcome in sorted_by_seed(outcomes) {
+        builder.push(outcome);
     }
-
-    let metrics = aggregate_metrics(sorted.iter().map(|outcome| {
-        // Metrics are plain data; failing to serialize them would be a bug in the checker.
-        serde_json::to_value(&outcome.checked.metrics).expect("metrics serialize")
-    }));
-
-    Summary {
-        scenario: scenario.name.clone(),
-        scenario_hash: scenario.hash(),
-        seeds: seeds.into(),
-        runs: sorted.len() as u64,
-        failing_seeds: stats.failing.clone(),
-        panicked_seeds: stats.panicked.iter().map(|(seed, _)| *seed).collect(),
-        runaway_seeds: stats.runaway.clone(),
-        violations,
-        first_violation_seed,
-        expectation: expectation_text(&scenario.expect.outcome),
-        expectation_met: verdict.verdict.is_met(),
-        expectation_detail: verdict.detail,
-        coverage: stats.coverage.clone(),
-        coverage_required: scenario.expect.coverage.clone(),
-        vacuous: verdict.verdict == ExpectationVerdict::Vacuous,
-        metrics,
-        trace_hashes: sorted
-            .iter()
-            .map(|outcome| (outcome.seed.to_string(), outcome.trace_hash.clone()))
-            .collect(),
-    }
+    builder.finish(scenario, seeds)
 }
 
 /// Pretty JSON with a trailing newline; the same summary always gives the same bytes.
@@ -183,59 +153,66 @@ struct Stats {
     coverage: BTreeMap<Coverage, u64>,
     /// Coverage condition → smallest seed that hit it (only conditions hit).
     first_hit: BTreeMap<Coverage, u64>,
+    /// The last seed counted (a repeated seed counts once for coverage).
+    previous_seed: Option<u64>,
 }
 
 impl Stats {
     fn of(sorted: &[&SeedOutcome]) -> Stats {
-        let mut violating: BTreeMap<Invariant, Vec<u64>> = Invariant::ALL
-            .into_iter()
-            .map(|invariant| (invariant, Vec::new()))
-            .collect();
-        let mut panicked = Vec::new();
-        let mut runaway = Vec::new();
-        let mut failing = Vec::new();
-        let mut coverage: BTreeMap<Coverage, u64> =
-            Coverage::ALL.into_iter().map(|name| (name, 0)).collect();
-        let mut first_hit: BTreeMap<Coverage, u64> = BTreeMap::new();
-        let mut previous_seed = None;
+        let mut stats = Stats::new();
         for outcome in sorted {
-            // Outcomes are sorted by seed: a repeated seed (a merge mistake) counts once.
-            if previous_seed != Some(outcome.seed) {
-                for condition in fencesim_check::coverage::hits(&outcome.checked.metrics) {
-                    *coverage.entry(condition).or_insert(0) += 1;
-                    first_hit.entry(condition).or_insert(outcome.seed);
-                }
-            }
-            previous_seed = Some(outcome.seed);
-            let violated = outcome.checked.violated();
-            for invariant in &violated {
-                let seeds = violating
-                    .get_mut(invariant)
-                    .expect("all invariants present");
-                if seeds.last() != Some(&outcome.seed) {
-                    seeds.push(outcome.seed);
-                }
-            }
-            if let Some(message) = &outcome.panic {
-                panicked.push((outcome.seed, message.clone()));
-            }
-            if outcome.runaway && runaway.last() != Some(&outcome.seed) {
-                runaway.push(outcome.seed);
-            }
-            if (!violated.is_empty() || outcome.panic.is_some() || outcome.runaway)
-                && failing.last() != Some(&outcome.seed)
-            {
-                failing.push(outcome.seed);
+            stats.push(outcome);
+        }
+        stats
+    }
+
+    fn new() -> Stats {
+        Stats {
+            runs: 0,
+            violating: Invariant::ALL
+                .into_iter()
+                .map(|invariant| (invariant, Vec::new()))
+                .collect(),
+            panicked: Vec::new(),
+            runaway: Vec::new(),
+            failing: Vec::new(),
+            coverage: Coverage::ALL.into_iter().map(|name| (name, 0)).collect(),
+            first_hit: BTreeMap::new(),
+            previous_seed: None,
+        }
+    }
+
+    /// Counts one outcome; outcomes come in ascending seed order.
+    fn push(&mut self, outcome: &SeedOutcome) {
+        self.runs += 1;
+        // Outcomes are sorted by seed: a repeated seed (a merge mistake) counts once.
+        if self.previous_seed != Some(outcome.seed) {
+            for condition in fencesim_check::coverage::hits(&outcome.checked.metrics) {
+                *self.coverage.entry(condition).or_insert(0) += 1;
+                self.first_hit.entry(condition).or_insert(outcome.seed);
             }
         }
-        Stats {
-            runs: sorted.len(),
-            violating,
-            panicked,
-            runaway,
-            failing,
-            coverage,
-            first_hit,
+        self.previous_seed = Some(outcome.seed);
+        let violated = outcome.checked.violated();
+        for invariant in &violated {
+            let seeds = self
+                .violating
+                .get_mut(invariant)
+                .expect("all invariants present");
+            if seeds.last() != Some(&outcome.seed) {
+                seeds.push(outcome.seed);
+            }
+        }
+        if let Some(message) = &outcome.panic {
+            self.panicked.push((outcome.seed, message.clone()));
+        }
+        if outcome.runaway && self.runaway.last() != Some(&outcome.seed) {
+            self.runaway.push(outcome.seed);
+        }
+        if (!violated.is_empty() || outcome.panic.is_some() || outcome.runaway)
+            && self.failing.last() != Some(&outcome.seed)
+        {
+            self.failing.push(outcome.seed);
         }
     }
 

@@ -125,12 +125,12 @@ async fn expiry_timer(world: Arc<World>) {
     }
 }
 
-fn reply(world: &Arc<World>, to: &str, msg: Msg) {
+fn reply(world: &Arc<World>, to: &Arc<str>, msg: Msg) {
     net::send(
         world,
         Envelope {
-            from: COORDINATOR.to_string(),
-            to: to.to_string(),
+            from: world.name(COORDINATOR),
+            to: to.clone(),
             msg,
         },
     );
@@ -151,7 +151,8 @@ fn granted(world: &Arc<World>, lease: Lease) -> u64 {
 
 fn handle(world: &Arc<World>, envelope: Envelope) {
     expire_due(world);
-    let from = envelope.from.as_str();
+    let sender = envelope.from.clone();
+    let from: &str = &sender;
     match envelope.msg {
         Msg::Acquire {
             req,
@@ -191,11 +192,11 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
                 // ends the wait is what matters.
                 Acquire::Denied(_) => None,
             };
-            reply(world, from, Msg::AcquireReply { req, token });
+            reply(world, &sender, Msg::AcquireReply { req, token });
         }
         Msg::Get { req, scope } => {
             let record = lock(&world.lease).record(&scope);
-            reply(world, from, Msg::GetReply { req, record });
+            reply(world, &sender, Msg::GetReply { req, record });
         }
         Msg::Renew { req, scope, token } => {
             let now = world.mono_ns(COORDINATOR);
@@ -231,7 +232,7 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
                     (false, reason)
                 }
             };
-            reply(world, from, Msg::RenewReply { req, ok, reason });
+            reply(world, &sender, Msg::RenewReply { req, ok, reason });
         }
         Msg::Release { req, scope, token } => {
             let released = lock(&world.lease).release(&scope, from, token);
@@ -245,13 +246,13 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
                     },
                 );
             }
-            reply(world, from, Msg::ReleaseReply { req });
+            reply(world, &sender, Msg::ReleaseReply { req });
         }
         Msg::Check { req, scope, token } => {
             let holds = lock(&world.lease)
                 .lease(&scope)
                 .is_some_and(|lease| lease.holder == from && lease.token == token);
-            reply(world, from, Msg::CheckReply { req, holds });
+            reply(world, &sender, Msg::CheckReply { req, holds });
         }
         msg @ (Msg::Write { .. } | Msg::ReadToken { .. } | Msg::Fence { .. }) => {
             storage::handle(world, COORDINATOR, Envelope { msg, ..envelope });

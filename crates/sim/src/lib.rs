@@ -15,6 +15,7 @@ compile_error!(
      A RUSTFLAGS environment variable silently replaces that setting: unset it."
 );
 
+pub mod baseline;
 mod coordinator;
 mod faults;
 mod nemesis;
@@ -28,6 +29,6 @@ mod world;
 
 pub use fencesim_fencing as fencing;
 pub use runner::{
-    run_seed, run_seed_using, sweep, sweep_using, Components, PolicyFactory, RunResult,
+    run_seed, run_seed_using, sweep, sweep_each, sweep_using, Components, PolicyFactory, RunResult,
     StoreFactory, TokenFactory,
 };

@@ -8,7 +8,10 @@
 
 use std::{
     collections::BTreeMap,
-    sync::{Arc, Mutex},
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, Mutex,
+    },
     time::Duration,
 };
 
@@ -24,7 +27,7 @@ use rand::Rng as _;
 
 use crate::{
     protocol::Envelope,
-    world::{lock, sleep_exact, World},
+    world::{lock, World},
 };
 
 /// One active partition: messages from `from` to `to` are dropped (and back, unless one-way).
@@ -60,6 +63,8 @@ pub(crate) struct Net {
     cuts: Mutex<Vec<Cut>>,
     holds: Mutex<BTreeMap<(String, String), Vec<Envelope>>>,
     carrier: Mutex<Option<NodeHandle>>,
+    /// Messages put on the wire (each copy of a duplicate, each released held message).
+    carried: AtomicU64,
 }
 
 impl Net {
@@ -74,6 +79,7 @@ impl Net {
             cuts: Mutex::new(Vec::new()),
             holds: Mutex::new(BTreeMap::new()),
             carrier: Mutex::new(None),
+            carried: AtomicU64::new(0),
         }
     }
 
@@ -119,6 +125,11 @@ impl Net {
         held
     }
 
+    /// Messages carried so far (delivered or in flight; lost and cut ones are not counted).
+    pub fn carried(&self) -> u64 {
+        self.carried.load(Ordering::Relaxed)
+    }
+
     fn delay(&self) -> Duration {
         let mut rng = lock(&self.rng);
         let mut ms = self.spec.latency.base.sample(&mut rng);
@@ -153,9 +164,16 @@ pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
     if lost {
         return;
     }
-    if let Some(held) = lock(&net.holds).get_mut(&(envelope.from.clone(), envelope.to.clone())) {
-        held.push(envelope);
-        return;
+    {
+        let mut holds = lock(&net.holds);
+        // Few links are ever held: a scan, with no key to build per message.
+        if let Some((_, held)) = holds
+            .iter_mut()
+            .find(|((from, to), _)| **from == *envelope.from && **to == *envelope.to)
+        {
+            held.push(envelope);
+            return;
+        }
     }
     if duplicated {
         carry(world, envelope.clone());
@@ -167,14 +185,14 @@ pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
 /// messages being released, and by `send`).
 pub(crate) fn carry(world: &Arc<World>, envelope: Envelope) {
     let delay = world.net.delay();
+    world.net.carried.fetch_add(1, Ordering::Relaxed);
     let carrier = lock(&world.net.carrier)
         .clone()
         .expect("net carrier node set");
     let world = world.clone();
     carrier.spawn(async move {
-        sleep_exact(delay).await;
-        let mailbox = lock(&world.net.mailboxes).get(&envelope.to).cloned();
-        if let Some(mailbox) = mailbox {
+        world.sleep_exact(delay).await;
+        if let Some(mailbox) = lock(&world.net.mailboxes).get(&*envelope.to) {
             // A closed mailbox means the node is down: the message is lost, as on a wire.
             let _ = mailbox.unbounded_send(envelope);
         }

@@ -94,8 +94,8 @@ impl Endpoint {
         net::send(
             &self.world,
             Envelope {
-                from: self.name.clone(),
-                to: to.to_string(),
+                from: self.world.name(&self.name),
+                to: self.world.name(to),
                 msg,
             },
         );

@@ -104,10 +104,10 @@ impl Msg {
     }
 }
 
-/// A message in flight.
+/// A message in flight. Node names are shared (`World::name`), not copied per message.
 #[derive(Clone, Debug)]
 pub(crate) struct Envelope {
-    pub from: String,
-    pub to: String,
+    pub from: std::sync::Arc<str>,
+    pub to: std::sync::Arc<str>,
     pub msg: Msg,
 }

@@ -140,6 +140,8 @@ pub struct RunResult {
     pub history: History,
     /// The fault plan the seed ran.
     pub plan: FaultPlan,
+    /// Messages the network carried (the bench's per-message cost divides by this).
+    pub messages: u64,
 }
 
 /// Runs one seed with the built-in stores.
@@ -195,25 +197,39 @@ pub fn sweep_using(
     components: &Components,
     on_done: &(dyn Fn(&SeedOutcome) + Sync),
 ) -> Vec<SeedOutcome> {
-    let seeds: Vec<u64> = seeds.into_iter().collect();
-    let next = AtomicUsize::new(0);
-    let results = Mutex::new(Vec::with_capacity(seeds.len()));
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
-            scope.spawn(|| {
-                while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let outcome = run_seed_using(scenario, seed, components).outcome;
-                    on_done(&outcome);
-                    lock(&results).push(outcome);
-                }
-            });
-        }
+    let results = Mutex::new(Vec::new());
+    sweep_each(scenario, seeds, jobs, components, &|outcome| {
+        on_done(&outcome);
+        lock(&results).push(outcome);
     });
     let mut results = results
         .into_inner()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     results.sort_by_key(|outcome| outcome.seed);
     results
+}
+
+/// Runs `seeds` on `jobs` threads and hands each outcome to `on_done` as it finishes (any
+/// order), keeping nothing: a caller that summarizes as seeds finish (`report`'s
+/// `SummaryBuilder`) sweeps in memory that does not grow with the seed count.
+pub fn sweep_each(
+    scenario: &Arc<Scenario>,
+    seeds: impl IntoIterator<Item = u64>,
+    jobs: usize,
+    components: &Components,
+    on_done: &(dyn Fn(SeedOutcome) + Sync),
+) {
+    let seeds: Vec<u64> = seeds.into_iter().collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| {
+                while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    on_done(run_seed_using(scenario, seed, components).outcome);
+                }
+            });
+        }
+    });
 }
 
 fn lease_config(scenario: &Scenario) -> LeaseConfig {
@@ -293,6 +309,7 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, components: Components) -> RunRe
     let world = lock(&slot).take().expect("world was built");
     let history = world.take_history();
     let runaway = world.is_runaway();
+    let messages = world.net.carried();
     // A runaway seed unwinds through its nodes; that is not a node's panic.
     let panic = if runaway { None } else { panic };
     drop(world);
@@ -309,6 +326,7 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, components: Components) -> RunRe
         outcome,
         history,
         plan,
+        messages,
     }
 }
 

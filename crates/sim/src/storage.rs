@@ -115,7 +115,7 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
                 EventKind::TokenRead {
                     op,
                     resource,
-                    writer: from.clone(),
+                    writer: from.to_string(),
                     stored,
                 },
             );
@@ -131,7 +131,7 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
                 host,
                 EventKind::Fence {
                     resource,
-                    writer: from.clone(),
+                    writer: from.to_string(),
                     token,
                     verdict: verdict.clone(),
                 },
@@ -143,7 +143,7 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
     net::send(
         world,
         Envelope {
-            from: host.to_string(),
+            from: world.name(host),
             to: from,
             msg: answer,
         },

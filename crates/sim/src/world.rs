@@ -2,7 +2,7 @@
 //! durable state of the coordinator and the storage (which outlives their restarts).
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, BTreeSet},
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
         Arc, Mutex, MutexGuard,
@@ -14,7 +14,7 @@ use fencesim_model::{
     fence::Fence,
     history::{EventKind, History},
     lease::LeaseService,
-    NodeName,
+    nodes, NodeName,
 };
 use fencesim_scenario::{plan::FaultPlan, Scenario};
 use madsim::{
@@ -35,10 +35,16 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The unwinding payload of a seed stopped at its event budget.
 pub(crate) const RUNAWAY: &str = "runaway: event budget exceeded";
 
+/// Events a history reserves room for before the run (a 60 s, 5-worker catalogue seed
+/// records a few thousand); a busier seed grows it as usual.
+const HISTORY_RESERVE: usize = 1 << 15;
+
 pub(crate) struct World {
     pub scenario: Arc<Scenario>,
     pub plan: FaultPlan,
     pub seed: u64,
+    /// The runtime's clock, kept so reading the time is not a thread-local lookup each time.
+    time: TimeHandle,
     start: Instant,
     history: Mutex<History>,
     pub clocks: BTreeMap<NodeName, NodeClock>,
@@ -54,6 +60,8 @@ pub(crate) struct World {
     runaway: AtomicBool,
     /// How many times each node has started (its RNG stream is per incarnation).
     incarnations: Mutex<BTreeMap<NodeName, u32>>,
+    /// Every node's name, shared by the messages that carry it (see [`World::name`]).
+    names: BTreeSet<Arc<str>>,
     /// madsim handles of the simulated nodes, by name.
     pub nodes: Mutex<BTreeMap<NodeName, NodeHandle>>,
 }
@@ -69,12 +77,22 @@ impl World {
         policy: crate::runner::PolicyFactory,
     ) -> Self {
         let net = Net::new(&scenario, seed);
+        let reserve = scenario.event_budget().min(HISTORY_RESERVE);
+        let workers = scenario.workers.count;
+        let time = TimeHandle::current();
+        let start = time.now_instant();
         World {
             scenario,
             plan,
             seed,
-            start: virtual_now(),
-            history: Mutex::new(History::default()),
+            time,
+            start,
+            // Reserved once, up front: growing a history of thousands of events by doubling
+            // copied it a dozen times per seed. Untouched capacity costs address space, not
+            // memory.
+            history: Mutex::new(History {
+                events: Vec::with_capacity(reserve),
+            }),
             clocks,
             net,
             lease: Mutex::new(lease),
@@ -83,13 +101,36 @@ impl World {
             next_op: AtomicU64::new(1),
             runaway: AtomicBool::new(false),
             incarnations: Mutex::new(BTreeMap::new()),
+            names: [
+                nodes::COORDINATOR,
+                nodes::STORAGE,
+                nodes::NET,
+                nodes::NEMESIS,
+            ]
+            .into_iter()
+            .map(str::to_string)
+            .chain((0..workers).map(nodes::worker))
+            .map(Arc::from)
+            .collect(),
             nodes: Mutex::new(BTreeMap::new()),
         }
     }
 
     /// True time since the run began, in nanoseconds.
     pub fn now_ns(&self) -> u64 {
-        virtual_now().duration_since(self.start).as_nanos() as u64
+        self.time
+            .now_instant()
+            .duration_since(self.start)
+            .as_nanos() as u64
+    }
+
+    /// Sleeps exactly `duration` of true time (see [`sleep_exact`]), on this world's clock.
+    pub async fn sleep_exact(&self, duration: std::time::Duration) {
+        let deadline = self.time.now_instant() + duration;
+        let sleep = self.time.sleep(duration);
+        futures::pin_mut!(sleep);
+        sleep.as_mut().reset(deadline);
+        sleep.await;
     }
 
     /// Appends an event; over the seed's event budget, marks the world runaway and unwinds
@@ -113,6 +154,14 @@ impl World {
 
     pub fn take_history(&self) -> History {
         std::mem::take(&mut *lock(&self.history))
+    }
+
+    /// `name` as a shared string: a node's name costs no allocation per message.
+    pub fn name(&self, name: &str) -> Arc<str> {
+        self.names
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(name))
     }
 
     pub fn next_op(&self) -> u64 {
@@ -158,7 +207,8 @@ impl World {
             if wake <= now {
                 return;
             }
-            sleep_exact(std::time::Duration::from_nanos(wake - now)).await;
+            self.sleep_exact(std::time::Duration::from_nanos(wake - now))
+                .await;
         }
     }
 
@@ -166,7 +216,8 @@ impl World {
     pub async fn sleep_until_true(&self, t_ns: u64) {
         let now = self.now_ns();
         if t_ns > now {
-            sleep_exact(std::time::Duration::from_nanos(t_ns - now)).await;
+            self.sleep_exact(std::time::Duration::from_nanos(t_ns - now))
+                .await;
         }
     }
 }

@@ -1,0 +1,100 @@
+//! A sweep summarized as seeds finish: what `fencesim run` does, in memory that grows with
+//! the failing seeds, not with the seed count.
+
+use std::{collections::BTreeMap, sync::Arc, sync::Mutex};
+
+use fencesim_check::SeedOutcome;
+use fencesim_report::{Summary, SummaryBuilder};
+use fencesim_scenario::{Scenario, SeedRange};
+use fencesim_sim::runner::{sweep_each, Components, StoreFactory};
+
+/// The result of [`sweep_summarized`].
+pub struct Swept {
+    /// The summary, byte-identical to `fencesim_report::summarize` over every outcome.
+    pub summary: Summary,
+    /// The outcomes of failing seeds (a violation, a panic or a runaway), in full, by seed.
+    pub failing: Vec<SeedOutcome>,
+}
+
+/// Outcomes finishing in any order, handed to the builder in seed order.
+struct Reorder {
+    /// The next seed the builder expects.
+    next: u64,
+    /// Finished outcomes waiting for an earlier seed (at most about `jobs` of them).
+    waiting: BTreeMap<u64, SeedOutcome>,
+    builder: SummaryBuilder,
+    failing: Vec<SeedOutcome>,
+}
+
+impl Reorder {
+    fn add(&mut self, outcome: SeedOutcome) {
+        self.waiting.insert(outcome.seed, outcome);
+        while let Some(outcome) = self.waiting.remove(&self.next) {
+            self.builder.push(&outcome);
+            if outcome.panic.is_some() || outcome.runaway || !outcome.checked.violations.is_empty()
+            {
+                self.failing.push(outcome);
+            }
+            self.next += 1;
+        }
+    }
+}
+
+/// Runs `seeds` on `jobs` threads and summarizes them as they finish; `on_done` sees each
+/// outcome as it finishes (any order). The result does not depend on `jobs`.
+pub fn sweep_summarized(
+    scenario: &Arc<Scenario>,
+    seeds: SeedRange,
+    jobs: usize,
+    factory: &StoreFactory,
+    on_done: &(dyn Fn(&SeedOutcome) + Sync),
+) -> Swept {
+    let state = Mutex::new(Reorder {
+        next: seeds.start,
+        waiting: BTreeMap::new(),
+        builder: SummaryBuilder::new(),
+        failing: Vec::new(),
+    });
+    let components = Components::with_store(factory);
+    sweep_each(scenario, seeds.iter(), jobs, &components, &|outcome| {
+        on_done(&outcome);
+        state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .add(outcome);
+    });
+    let state = state
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    debug_assert!(state.waiting.is_empty(), "every seed was summarized");
+    Swept {
+        summary: state.builder.finish(scenario, seeds),
+        failing: state.failing,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summarized_as_seeds_finish_equals_summarized_at_the_end() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/gc-pause-textbook-none.toml");
+        let scenario = Arc::new(fencesim_scenario::load(&path).expect("the catalogue loads"));
+        let seeds = SeedRange { start: 3, end: 11 };
+        let factory: StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
+        let outcomes = fencesim_sim::sweep(&scenario, seeds.iter(), 1, &factory, &|_| {});
+        let whole = fencesim_report::summarize(&scenario, seeds, &outcomes);
+        for jobs in [1, 3] {
+            let swept = sweep_summarized(&scenario, seeds, jobs, &factory, &|_| {});
+            assert_eq!(
+                fencesim_report::to_json(&swept.summary),
+                fencesim_report::to_json(&whole)
+            );
+            let failing: Vec<u64> = swept.failing.iter().map(|o| o.seed).collect();
+            assert_eq!(failing, whole.failing_seeds);
+            assert!(!failing.is_empty(), "the textbook failure fails");
+        }
+    }
+}
