@@ -21,6 +21,10 @@ pub const UPDATE_LE_GLOBAL: &str = "UPDATE jobs SET output = ?1, fence_token = ?
 pub const UPDATE_LT_GLOBAL: &str = "UPDATE jobs SET output = ?1, fence_token = ?2 \
      WHERE job_id = ?3 AND (SELECT MAX(fence_token) FROM jobs) < ?4";
 
+/// No condition at all: the `none` mode on a real table (live mode's unfenced SQLite store).
+pub const UPDATE_UNFENCED: &str =
+    "UPDATE jobs SET output = ?1, fence_token = ?2 WHERE job_id = ?3 AND ?4 = ?4";
+
 const CREATE_TABLE: &str = "CREATE TABLE jobs (job_id TEXT PRIMARY KEY, output TEXT NOT NULL, \
      fence_token INTEGER NOT NULL)";
 const DROP_TABLE: &str = "DROP TABLE jobs";
@@ -41,6 +45,8 @@ pub enum SqlVariant {
     /// `fence_token <= ?`, rows affected ignored: always reports Accepted. Broken on purpose,
     /// so the checker's I3 must catch it (`sql-ignore-rows`).
     LeIgnoreRows,
+    /// [`UPDATE_UNFENCED`]: every write lands (live mode's `none` on a real SQLite file).
+    Unfenced,
 }
 
 /// The `jobs` table in an in-memory SQLite database. Durable keeps the database across
@@ -72,6 +78,27 @@ impl SqlFence {
         })
     }
 
+    /// The same table in a SQLite file shared by several processes (live mode): created if
+    /// absent, durable by nature, waiting up to 10 s for another writer's lock.
+    pub fn open_file(
+        path: &std::path::Path,
+        variant: SqlVariant,
+        compare: CompareScope,
+    ) -> rusqlite::Result<Self> {
+        let connection = Connection::open(path)?;
+        connection.busy_timeout(std::time::Duration::from_secs(10))?;
+        connection.execute(
+            &CREATE_TABLE.replacen("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1),
+            [],
+        )?;
+        Ok(SqlFence {
+            variant,
+            durable: true,
+            global: compare == CompareScope::Global,
+            connection,
+        })
+    }
+
     /// The exact statement every write executes.
     pub fn statement(&self) -> &'static str {
         match (self.variant, self.global) {
@@ -79,6 +106,7 @@ impl SqlFence {
             (SqlVariant::Le | SqlVariant::LeIgnoreRows, true) => UPDATE_LE_GLOBAL,
             (SqlVariant::Lt, false) => UPDATE_LT,
             (SqlVariant::Lt, true) => UPDATE_LT_GLOBAL,
+            (SqlVariant::Unfenced, _) => UPDATE_UNFENCED,
         }
     }
 
@@ -121,7 +149,12 @@ impl SqlFence {
         );
 
         let previous = from_sql_token(stored);
-        if rows_affected == 1 || self.variant == SqlVariant::LeIgnoreRows {
+        if rows_affected == 1
+            || matches!(
+                self.variant,
+                SqlVariant::LeIgnoreRows | SqlVariant::Unfenced
+            )
+        {
             return Verdict::Accepted { previous };
         }
         let mut reason = format!(
@@ -144,6 +177,7 @@ impl Fence for SqlFence {
             SqlVariant::Le => "sql",
             SqlVariant::Lt => "sql-strict",
             SqlVariant::LeIgnoreRows => "sql-ignore-rows",
+            SqlVariant::Unfenced => "none",
         }
         .to_string()
     }

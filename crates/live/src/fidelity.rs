@@ -1,0 +1,378 @@
+//! Live vs simulated: the takeover window of every pause, and `reports/fidelity.md`.
+//!
+//! The same function reads a simulated and a live history, so the two sides are measured
+//! the same way.
+
+use std::collections::BTreeSet;
+
+use fencesim_check::Checked;
+use fencesim_model::history::{EventKind, History};
+
+/// One pause of a lease holder that ended in a takeover.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Takeover {
+    /// From the holder's last grant or successful keepalive before its pause to the service's
+    /// expiry of its lease (ms).
+    pub expiry_ms: f64,
+    /// From that last keepalive to the next grant of the scope to another worker (ms): the
+    /// takeover window.
+    pub window_ms: f64,
+    /// The new holder's token minus the paused holder's.
+    pub token_step: i64,
+}
+
+/// The takeovers of `history`: for each `Paused` of a node holding a lease, the lease's
+/// expiry and the next grant of its scope to another worker, measured from the holder's last
+/// keepalive (or grant) before the pause.
+pub fn takeovers(history: &History) -> Vec<Takeover> {
+    let events = &history.events;
+    let ms = |k: usize| events[k].t_ns as f64 / 1e6;
+    let mut out = Vec::new();
+    for (k, event) in events.iter().enumerate() {
+        if !matches!(event.kind, EventKind::Paused { .. }) {
+            continue;
+        }
+        let node = event.node.as_str();
+        // The paused node's newest grant or renewal before the pause, and its lease.
+        let last = events[..k]
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, e)| match &e.kind {
+                EventKind::Granted {
+                    scope,
+                    holder,
+                    token,
+                    ..
+                }
+                | EventKind::Renewed {
+                    scope,
+                    holder,
+                    token,
+                } if holder == node => Some((i, scope.clone(), *token)),
+                _ => None,
+            });
+        let Some((last, scope, token)) = last else {
+            continue;
+        };
+        // Still held at the pause: no end of that tenure in between.
+        let ended_before = events[last..k].iter().any(|e| match &e.kind {
+            EventKind::Expired {
+                scope: s, token: t, ..
+            }
+            | EventKind::Released {
+                scope: s, token: t, ..
+            }
+            | EventKind::Dropped {
+                scope: s, token: t, ..
+            } => *s == scope && *t == token,
+            _ => false,
+        });
+        if ended_before {
+            continue;
+        }
+        let expired = events[k..].iter().position(|e| {
+            matches!(&e.kind, EventKind::Expired { scope: s, token: t, .. } if *s == scope && *t == token)
+        });
+        let grant = events[k..].iter().position(|e| {
+            matches!(&e.kind, EventKind::Granted { scope: s, holder, .. } if *s == scope && holder != node)
+        });
+        if let (Some(expired), Some(grant)) = (expired, grant) {
+            let EventKind::Granted { token: next, .. } = &events[k + grant].kind else {
+                unreachable!("matched a grant")
+            };
+            out.push(Takeover {
+                expiry_ms: ms(k + expired) - ms(last),
+                window_ms: ms(k + grant) - ms(last),
+                token_step: *next as i64 - token as i64,
+            });
+        }
+    }
+    out
+}
+
+/// The invariants a run violated, by name (`I3`, `I4`, ...), sorted.
+pub fn verdict(checked: &Checked) -> BTreeSet<String> {
+    checked
+        .violations
+        .iter()
+        .map(|v| v.invariant.to_string())
+        .collect()
+}
+
+/// Summary statistics of a sample (ms).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Sample size.
+    pub n: usize,
+    /// Smallest.
+    pub min: f64,
+    /// Median (lower middle for an even n).
+    pub p50: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+impl Stats {
+    /// Of `values` (empty: all zero).
+    pub fn of(values: &[f64]) -> Stats {
+        if values.is_empty() {
+            return Stats::default();
+        }
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        Stats {
+            n: sorted.len(),
+            min: sorted[0],
+            p50: sorted[(sorted.len() - 1) / 2],
+            mean: sorted.iter().sum::<f64>() / sorted.len() as f64,
+            max: sorted[sorted.len() - 1],
+        }
+    }
+
+    fn row(&self, label: &str) -> String {
+        format!(
+            "| {label} | {} | {:.0} | {:.0} | {:.0} | {:.0} |\n",
+            self.n, self.min, self.p50, self.mean, self.max
+        )
+    }
+}
+
+/// One side (live or simulated) of one scenario.
+#[derive(Clone, Debug, Default)]
+pub struct Side {
+    /// Runs (live) or seeds (simulated).
+    pub runs: usize,
+    /// Per distinct verdict (violated invariants, "safe" when none), how many runs had it.
+    pub verdicts: std::collections::BTreeMap<String, usize>,
+    /// Every takeover of every run.
+    pub takeovers: Vec<Takeover>,
+}
+
+impl Side {
+    /// Adds one run's history and its check.
+    pub fn add(&mut self, history: &History, checked: &Checked) {
+        self.runs += 1;
+        let violated = verdict(checked);
+        let name = if violated.is_empty() {
+            "safe".to_string()
+        } else {
+            violated.into_iter().collect::<Vec<_>>().join("+")
+        };
+        *self.verdicts.entry(name).or_insert(0) += 1;
+        self.takeovers.extend(takeovers(history));
+    }
+
+    fn verdict_text(&self) -> String {
+        self.verdicts
+            .iter()
+            .map(|(v, n)| format!("{v} ({n}/{})", self.runs))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The verdict every run agreed on, if they did.
+    pub fn unanimous(&self) -> Option<&str> {
+        (self.verdicts.len() == 1).then(|| self.verdicts.keys().next().map(String::as_str))?
+    }
+
+    /// Takeover windows (ms).
+    pub fn windows(&self) -> Vec<f64> {
+        self.takeovers.iter().map(|t| t.window_ms).collect()
+    }
+
+    /// Expiry after the last keepalive (ms).
+    pub fn expiries(&self) -> Vec<f64> {
+        self.takeovers.iter().map(|t| t.expiry_ms).collect()
+    }
+}
+
+/// One scenario compared.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// Scenario name.
+    pub scenario: String,
+    /// Its file, as given.
+    pub file: String,
+    /// Live runs.
+    pub live: Side,
+    /// Simulated seeds.
+    pub sim: Side,
+}
+
+impl Comparison {
+    /// Whether the verdicts agree: both sides unanimous and equal.
+    pub fn verdicts_agree(&self) -> bool {
+        self.live.unanimous().is_some() && self.live.unanimous() == self.sim.unanimous()
+    }
+
+    /// Mean simulated window over mean live window, minus one (0.05 = the sim is 5 % later).
+    pub fn window_difference(&self) -> Option<f64> {
+        let live = Stats::of(&self.live.windows());
+        let sim = Stats::of(&self.sim.windows());
+        (live.n > 0 && sim.n > 0 && live.mean > 0.0).then(|| sim.mean / live.mean - 1.0)
+    }
+}
+
+/// Largest relative difference of the mean takeover windows that counts as a match.
+pub const WINDOW_TOLERANCE: f64 = 0.10;
+
+/// `reports/fidelity.md`. `header` says how it was made (the command, the etcd version);
+/// it holds no wall-clock date, so it changes only when a figure does.
+pub fn markdown(header: &str, comparisons: &[Comparison]) -> String {
+    let mut out = String::from("# Fidelity: live etcd vs the simulation\n\n");
+    out.push_str(header);
+    out.push_str("\n\n| scenario | live verdict | simulated verdict | agree | mean window live | mean window sim | difference |\n|---|---|---|---|---|---|---|\n");
+    for c in comparisons {
+        let live = Stats::of(&c.live.windows());
+        let sim = Stats::of(&c.sim.windows());
+        let diff = c
+            .window_difference()
+            .map_or("-".to_string(), |d| format!("{:+.1} %", d * 100.0));
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {:.0} ms | {:.0} ms | {} |\n",
+            c.scenario,
+            c.live.verdict_text(),
+            c.sim.verdict_text(),
+            if c.verdicts_agree() { "yes" } else { "**no**" },
+            live.mean,
+            sim.mean,
+            diff
+        ));
+    }
+    for c in comparisons {
+        out.push_str(&format!("\n## {}\n\n`{}`\n\n", c.scenario, c.file));
+        out.push_str("Takeover window: from the paused holder's last keepalive to the next grant to another worker (ms).\n\n");
+        out.push_str("| side | n | min | p50 | mean | max |\n|---|---|---|---|---|---|\n");
+        out.push_str(&Stats::of(&c.live.windows()).row("live"));
+        out.push_str(&Stats::of(&c.sim.windows()).row("simulated"));
+        out.push_str("\nLease expiry (the key's delete) after the last keepalive (ms).\n\n");
+        out.push_str("| side | n | min | p50 | mean | max |\n|---|---|---|---|---|---|\n");
+        out.push_str(&Stats::of(&c.live.expiries()).row("live"));
+        out.push_str(&Stats::of(&c.sim.expiries()).row("simulated"));
+        let steps = |side: &Side| {
+            let set: BTreeSet<i64> = side.takeovers.iter().map(|t| t.token_step).collect();
+            set.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        out.push_str(&format!(
+            "\nToken step at takeover: live {{{}}}, simulated {{{}}}.\n",
+            steps(&c.live),
+            steps(&c.sim)
+        ));
+        match c.window_difference() {
+            Some(d) => out.push_str(&format!(
+                "\nThe simulated mean window is {:+.1} % of the live one ({}).\n",
+                d * 100.0,
+                if d.abs() <= WINDOW_TOLERANCE {
+                    "within 10 %"
+                } else {
+                    "**outside 10 %**"
+                }
+            )),
+            None => out.push_str("\nNo takeover on one side: nothing to compare.\n"),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fencesim_model::history::PauseKind;
+
+    fn granted(h: &mut History, t: u64, holder: &str, token: u64) {
+        h.push(
+            t,
+            "coordinator",
+            EventKind::Granted {
+                scope: "job-1".into(),
+                holder: holder.into(),
+                token,
+                expires_mono_ms: 0.0,
+            },
+        );
+    }
+
+    #[test]
+    fn a_paused_holders_takeover_is_measured_from_its_last_keepalive() {
+        let ms = 1_000_000;
+        let mut h = History::default();
+        granted(&mut h, 0, "worker-0", 1);
+        h.push(
+            600 * ms,
+            "coordinator",
+            EventKind::Renewed {
+                scope: "job-1".into(),
+                holder: "worker-0".into(),
+                token: 1,
+            },
+        );
+        h.push(
+            1_000 * ms,
+            "worker-0",
+            EventKind::Paused {
+                kind: PauseKind::Gc,
+                planned_ms: 5_000.0,
+            },
+        );
+        h.push(
+            2_900 * ms,
+            "coordinator",
+            EventKind::Expired {
+                scope: "job-1".into(),
+                holder: "worker-0".into(),
+                token: 1,
+            },
+        );
+        granted(&mut h, 2_910 * ms, "worker-1", 3);
+        let found = takeovers(&h);
+        assert_eq!(
+            found,
+            vec![Takeover {
+                expiry_ms: 2_300.0,
+                window_ms: 2_310.0,
+                token_step: 2
+            }]
+        );
+        // A pause of a node holding nothing is no takeover.
+        let mut idle = History::default();
+        idle.push(
+            0,
+            "worker-0",
+            EventKind::Paused {
+                kind: PauseKind::Gc,
+                planned_ms: 1.0,
+            },
+        );
+        assert!(takeovers(&idle).is_empty());
+    }
+
+    #[test]
+    fn stats_and_the_tolerance() {
+        let s = Stats::of(&[3.0, 1.0, 2.0, 10.0]);
+        assert_eq!((s.n, s.min, s.p50, s.mean, s.max), (4, 1.0, 2.0, 4.0, 10.0));
+        let mut c = Comparison {
+            scenario: "x".into(),
+            file: "x.toml".into(),
+            live: Side::default(),
+            sim: Side::default(),
+        };
+        c.live.takeovers.push(Takeover {
+            expiry_ms: 0.0,
+            window_ms: 2_000.0,
+            token_step: 2,
+        });
+        c.sim.takeovers.push(Takeover {
+            expiry_ms: 0.0,
+            window_ms: 2_300.0,
+            token_step: 2,
+        });
+        assert!((c.window_difference().unwrap() - 0.15).abs() < 1e-9);
+        assert!(markdown("h", &[c]).contains("**outside 10 %**"));
+    }
+}
