@@ -514,4 +514,39 @@ WHERE job_id = :job_id
             .expect("formatted panic message");
         assert!(message.contains("exceeds i64::MAX"), "{message}");
     }
+
+    fn request(token: Token) -> WriteRequest {
+        WriteRequest {
+            op: token,
+            resource: "job-1".into(),
+            lease_scope: "job-1".into(),
+            writer: "worker-0".into(),
+            token,
+            payload: format!("by {token}"),
+        }
+    }
+
+    /// Live mode: two processes' connections on one file. `sql` rejects the stale token the
+    /// other connection's newer write superseded; `Unfenced` (live `none`) overwrites it.
+    #[test]
+    fn a_shared_file_fences_across_connections_and_unfenced_does_not() {
+        let dir = std::env::temp_dir().join(format!("fencesim-sql-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (variant, stale_lands) in [(SqlVariant::Le, false), (SqlVariant::Unfenced, true)] {
+            let path = dir.join(format!("{variant:?}.sqlite"));
+            let _ = std::fs::remove_file(&path);
+            let mut old = SqlFence::open_file(&path, variant, CompareScope::PerResource).unwrap();
+            let mut new = SqlFence::open_file(&path, variant, CompareScope::PerResource).unwrap();
+            assert!(old.write(&request(1), None).is_accepted());
+            assert_eq!(
+                new.write(&request(3), None),
+                Verdict::Accepted { previous: Some(1) }
+            );
+            let stale = old.write(&request(1), None);
+            assert_eq!(stale.is_accepted(), stale_lands, "{variant:?}: {stale:?}");
+            let stored = new.row("job-1").unwrap().1;
+            assert_eq!(stored, if stale_lands { 1 } else { 3 }, "{variant:?}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

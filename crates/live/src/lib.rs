@@ -237,6 +237,46 @@ fn signal(pid: u32, signal: &str) -> Result<(), LiveError> {
     }
 }
 
+/// Takes `name`'s step lock (waiting for the step in progress, at most 3 s, then going on
+/// without it), runs `f`, and releases the lock. See [`worker::step_lock_path`].
+fn between_steps<T>(dir: &Path, name: &str, f: impl FnOnce() -> T) -> T {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(worker::step_lock_path(dir, name));
+    let mut locked = None;
+    if let Ok(file) = file {
+        for _ in 0..3_000 {
+            if file.try_lock().is_ok() {
+                locked = Some(file);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    let result = f();
+    if let Some(file) = locked {
+        let _ = file.unlock();
+    }
+    result
+}
+
+/// Waits (up to 1 s) until `pid` is in the stopped state, so the worker cannot start a new
+/// step between the signal and its delivery.
+fn wait_stopped(pid: u32) {
+    for _ in 0..1_000 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next());
+        if matches!(state, Some("T" | "t") | None) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 /// The run's context for starting workers.
 struct Run<'a> {
     scenario: &'a Scenario,
@@ -286,6 +326,7 @@ impl Run<'_> {
             db: self.dir.join("store.sqlite"),
             events: events.clone(),
             supervisor_pid: std::process::id(),
+            step_lock: worker::step_lock_path(&self.dir, name),
         };
         let config_path = self.dir.join(format!("{name}-{incarnation}.json"));
         let stderr_path = self.dir.join(format!("{name}-{incarnation}.stderr"));
@@ -498,15 +539,19 @@ fn drive(
                 let Some(pid) = workers.pid(node) else {
                     continue;
                 };
-                log.record(
-                    node,
-                    EventKind::Paused {
-                        kind: *kind,
-                        planned_ms: *ms,
-                    },
-                    None,
-                );
-                signal(pid, "STOP")?;
+                between_steps(&run.dir, node, || {
+                    log.record(
+                        node,
+                        EventKind::Paused {
+                            kind: *kind,
+                            planned_ms: *ms,
+                        },
+                        None,
+                    );
+                    let sent = signal(pid, "STOP");
+                    wait_stopped(pid);
+                    sent
+                })?;
             }
             (Action::Pause { node, kind, .. }, false) => {
                 let Some(pid) = workers.pid(node) else {
@@ -516,8 +561,10 @@ fn drive(
                 log.record(node, EventKind::Resumed { kind: *kind }, None);
             }
             (Action::Crash { node, .. }, true) => {
-                workers.kill(node);
-                log.record(node, EventKind::Crashed, None);
+                between_steps(&run.dir, node, || {
+                    workers.kill(node);
+                    log.record(node, EventKind::Crashed, None);
+                });
             }
             (Action::Crash { node, .. }, false) => {
                 run.start_worker(workers, node)?;

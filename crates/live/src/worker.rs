@@ -81,6 +81,18 @@ pub struct WorkerConfig {
     pub events: PathBuf,
     /// The supervisor's process id: the worker exits when it is gone.
     pub supervisor_pid: u32,
+    /// The step lock file (see [`step_lock_path`]).
+    pub step_lock: PathBuf,
+}
+
+/// The file a worker holds an exclusive lock on (`flock`) during each step that talks to the
+/// lease service or the store and logs what it got, and that the supervisor takes before it
+/// stops or kills the worker. So a pause or a crash falls between two such steps, never
+/// between a decision (a grant, a commit) and the line that stamps it: the simulator's
+/// storage and coordinator are other processes, which a worker's pause cannot split, while
+/// live SQLite runs inside the worker. The fault waits for the step in progress (a few ms).
+pub fn step_lock_path(dir: &std::path::Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.step"))
 }
 
 struct Belief {
@@ -92,6 +104,7 @@ struct Belief {
 
 struct Worker {
     config: WorkerConfig,
+    step_lock: Mutex<std::fs::File>,
     client: Client,
     log: Log,
     store: Mutex<Store>,
@@ -130,7 +143,14 @@ pub fn run(config_path: &std::path::Path) -> Result<(), String> {
             )
         }
     };
+    let step_lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&config.step_lock)
+        .map_err(|error| format!("{}: {error}", config.step_lock.display()))?;
     let worker = Arc::new(Worker {
+        step_lock: Mutex::new(step_lock),
         client: Client { addr: config.etcd },
         log,
         store: Mutex::new(store),
@@ -172,6 +192,18 @@ impl Worker {
         &self.config.name
     }
 
+    /// Runs `f` holding the step lock (see [`step_lock_path`]).
+    fn step<T>(&self, f: impl FnOnce() -> T) -> T {
+        let file = lock(&self.step_lock);
+        // Without the lock (an I/O error), the step runs unprotected rather than not at all.
+        let locked = file.lock().is_ok();
+        let result = f();
+        if locked {
+            let _ = file.unlock();
+        }
+        result
+    }
+
     /// The supervisor is gone (killed without its clean-up): stop, never linger.
     fn exit_if_orphaned(&self) {
         if std::os::unix::process::parent_id() != self.config.supervisor_pid {
@@ -182,6 +214,10 @@ impl Worker {
     /// Grant a lease, then put-if-absent the lock key with it. The token is the key's create
     /// revision (the `etcd` preset's `token_source = "revision"`).
     fn acquire(&self, scope: &str) -> Option<(Token, i64)> {
+        self.step(|| self.acquire_step(scope))
+    }
+
+    fn acquire_step(&self, scope: &str) -> Option<(Token, i64)> {
         let (lease, _ttl) = self
             .client
             .grant(self.config.ttl_s)
@@ -295,6 +331,11 @@ impl Worker {
             }
         }
         self.end(&belief, BeliefEnd::Released);
+        self.step(|| self.release(scope, token, lease));
+        let _ = renewer.join();
+    }
+
+    fn release(&self, scope: &str, token: Token, lease: i64) {
         if let Ok(revision) = self.client.revoke(lease) {
             self.log.record(
                 COORDINATOR,
@@ -306,7 +347,6 @@ impl Worker {
                 Some(revision),
             );
         }
-        let _ = renewer.join();
     }
 
     /// Keepalive every `renew_every_ms`; a failed one ends the belief when
@@ -333,25 +373,8 @@ impl Worker {
             if Self::ended(belief) {
                 return;
             }
-            let sent = now_unix_ns();
-            next = sent + self.config.renew_every_ms * NS_PER_MS;
-            let failure = match self.client.keepalive(lease) {
-                Ok(ttl) if ttl > 0 => {
-                    lock(belief).deadline_ns = sent + self.config.renew_deadline_ms * NS_PER_MS;
-                    self.log.record(
-                        COORDINATOR,
-                        EventKind::Renewed {
-                            scope: scope.clone(),
-                            holder: self.name().to_string(),
-                            token,
-                        },
-                        None,
-                    );
-                    None
-                }
-                Ok(_) => Some("lease not found (TTL 0)".to_string()),
-                Err(error) => Some(error.to_string()),
-            };
+            next = now_unix_ns() + self.config.renew_every_ms * NS_PER_MS;
+            let failure = self.step(|| self.keepalive_step(belief, lease, &scope, token));
             if let Some(reason) = failure {
                 self.log.record(
                     self.name(),
@@ -370,8 +393,43 @@ impl Worker {
         }
     }
 
+    /// One keepalive and its log line; the failure's reason, if it failed.
+    fn keepalive_step(
+        &self,
+        belief: &Mutex<Belief>,
+        lease: i64,
+        scope: &str,
+        token: Token,
+    ) -> Option<String> {
+        {
+            let sent = now_unix_ns();
+            let failure = match self.client.keepalive(lease) {
+                Ok(ttl) if ttl > 0 => {
+                    lock(belief).deadline_ns = sent + self.config.renew_deadline_ms * NS_PER_MS;
+                    self.log.record(
+                        COORDINATOR,
+                        EventKind::Renewed {
+                            scope: scope.to_string(),
+                            holder: self.name().to_string(),
+                            token,
+                        },
+                        None,
+                    );
+                    None
+                }
+                Ok(_) => Some("lease not found (TTL 0)".to_string()),
+                Err(error) => Some(error.to_string()),
+            };
+            failure
+        }
+    }
+
     /// One write with the token; false when the store rejected it.
     fn write(&self, scope: &str, resource: &str, token: Token) -> bool {
+        self.step(|| self.write_step(scope, resource, token))
+    }
+
+    fn write_step(&self, scope: &str, resource: &str, token: Token) -> bool {
         let op = {
             let mut next = lock(&self.next_op);
             *next += 1;
