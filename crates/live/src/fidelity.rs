@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use fencesim_check::Checked;
 use fencesim_model::history::{EventKind, History};
 
-/// One pause of a lease holder that ended in a takeover.
+/// One pause or crash of a lease holder that ended in a takeover.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Takeover {
     /// From the holder's last grant or successful keepalive before its pause to the service's
@@ -21,15 +21,17 @@ pub struct Takeover {
     pub token_step: i64,
 }
 
-/// The takeovers of `history`: for each `Paused` of a node holding a lease, the lease's
-/// expiry and the next grant of its scope to another worker, measured from the holder's last
-/// keepalive (or grant) before the pause.
+/// The takeovers of `history`: for each `Paused` or `Crashed` of a worker holding a lease,
+/// the lease's expiry and the next grant of its scope to another worker, measured from the
+/// holder's last keepalive (or grant) before the fault.
 pub fn takeovers(history: &History) -> Vec<Takeover> {
     let events = &history.events;
     let ms = |k: usize| events[k].t_ns as f64 / 1e6;
     let mut out = Vec::new();
     for (k, event) in events.iter().enumerate() {
-        if !matches!(event.kind, EventKind::Paused { .. }) {
+        let fault = matches!(event.kind, EventKind::Paused { .. })
+            || (matches!(event.kind, EventKind::Crashed) && event.node.starts_with("worker-"));
+        if !fault {
             continue;
         }
         let node = event.node.as_str();
@@ -244,7 +246,7 @@ pub fn markdown(header: &str, comparisons: &[Comparison]) -> String {
     }
     for c in comparisons {
         out.push_str(&format!("\n## {}\n\n`{}`\n\n", c.scenario, c.file));
-        out.push_str("Takeover window: from the paused holder's last keepalive to the next grant to another worker (ms).\n\n");
+        out.push_str("Takeover window: from the paused or crashed holder's last keepalive to the next grant to another worker (ms).\n\n");
         out.push_str("| side | n | min | p50 | mean | max |\n|---|---|---|---|---|---|\n");
         out.push_str(&Stats::of(&c.live.windows()).row("live"));
         out.push_str(&Stats::of(&c.sim.windows()).row("simulated"));

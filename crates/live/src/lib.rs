@@ -287,6 +287,7 @@ struct Run<'a> {
     etcd: std::net::SocketAddr,
     incarnations: BTreeMap<String, u32>,
     logs: Vec<PathBuf>,
+    epoch: u64,
 }
 
 impl Run<'_> {
@@ -326,6 +327,7 @@ impl Run<'_> {
             db: self.dir.join("store.sqlite"),
             events: events.clone(),
             supervisor_pid: std::process::id(),
+            epoch_unix_ns: self.epoch,
             step_lock: worker::step_lock_path(&self.dir, name),
         };
         let config_path = self.dir.join(format!("{name}-{incarnation}.json"));
@@ -440,6 +442,7 @@ pub fn run_live(
         etcd: client.addr,
         incarnations: BTreeMap::new(),
         logs: vec![supervisor_log_path],
+        epoch: 0,
     };
     let mut workers = Workers::default();
     let result = drive(
@@ -492,6 +495,7 @@ fn drive(
     stop: &AtomicBool,
 ) -> Result<(u64, u64), LiveError> {
     let epoch = now_unix_ns();
+    run.epoch = epoch;
     let at = |ms: f64| epoch + (ms.max(0.0) * NS_PER_MS as f64) as u64;
     log.record_at(
         epoch,

@@ -81,6 +81,8 @@ pub struct WorkerConfig {
     pub events: PathBuf,
     /// The supervisor's process id: the worker exits when it is gone.
     pub supervisor_pid: u32,
+    /// When the run began (Unix ns): the clock fields of its events count from here.
+    pub epoch_unix_ns: u64,
     /// The step lock file (see [`step_lock_path`]).
     pub step_lock: PathBuf,
 }
@@ -192,6 +194,11 @@ impl Worker {
         &self.config.name
     }
 
+    /// A real-time reading as the history's clock fields give it: ms since the run began.
+    fn mono_ms(&self, unix_ns: u64) -> f64 {
+        ms(unix_ns.saturating_sub(self.config.epoch_unix_ns))
+    }
+
     /// Runs `f` holding the step lock (see [`step_lock_path`]).
     fn step<T>(&self, f: impl FnOnce() -> T) -> T {
         let file = lock(&self.step_lock);
@@ -234,7 +241,7 @@ impl Worker {
                         scope: scope.to_string(),
                         holder: self.name().to_string(),
                         token,
-                        expires_mono_ms: ms(now) + (self.config.ttl_s * 1_000) as f64,
+                        expires_mono_ms: self.mono_ms(now) + (self.config.ttl_s * 1_000) as f64,
                     },
                     Some(revision),
                 );
@@ -264,7 +271,7 @@ impl Worker {
                 scope: belief.scope.clone(),
                 token: belief.token,
                 why,
-                local_mono_ms: ms(now_unix_ns()),
+                local_mono_ms: self.mono_ms(now_unix_ns()),
             },
             None,
         );
@@ -292,7 +299,7 @@ impl Worker {
             EventKind::BeliefStarted {
                 scope: scope.to_string(),
                 token,
-                local_deadline_mono_ms: ms(deadline_ns),
+                local_deadline_mono_ms: self.mono_ms(deadline_ns),
             },
             None,
         );
