@@ -14,7 +14,7 @@ use fencesim_live::{
 };
 use fencesim_scenario::{Outcome, Override, Scenario, SeedRange};
 
-use crate::{default_jobs, parse_seeds, shown, InputError};
+use crate::{parse_seeds, shown, InputError};
 
 /// What `fencesim live` was asked.
 pub(crate) struct LiveArgs {
@@ -148,7 +148,6 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
             };
             let mut sim_side = Side::default();
             let factory: StoreFactory = Arc::new(builtin_store);
-            let _ = default_jobs();
             for seed in seeds.start..seeds.end {
                 let result = fencesim::run_seed_with(scenario, seed, &factory);
                 let checked = fencesim_check::check(&result.history);
