@@ -119,14 +119,13 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
                 })
                 .collect();
             let ok = verdict == want;
-            all_ok &= ok;
             println!(
                 "  run {}: {verdict}{} ({} events){}",
                 run + 1,
                 if ok {
                     ""
                 } else {
-                    "  <-- NOT the expected verdict"
+                    "  (not the scenario's verdict)"
                 },
                 result.history.events.len(),
                 if takeovers.is_empty() {
@@ -136,6 +135,17 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
                 }
             );
         }
+        let met = live_side.verdict() == want;
+        all_ok &= met;
+        println!(
+            "  live verdict {} (invariants violated in at least one run): {}",
+            live_side.verdict(),
+            if met {
+                "as expected"
+            } else {
+                "NOT the expected verdict"
+            }
+        );
         let windows = Stats::of(&live_side.windows());
         println!(
             "  live takeover window: n={} min {:.0} p50 {:.0} mean {:.0} max {:.0} ms",
@@ -189,8 +199,9 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
             "Made by `cargo run --release -p fencesim -- live {} --runs {} --compare --sim-seeds {seeds}` \
              against {version} on loopback (one member, default election timeout), real worker \
              processes (SIGSTOP/SIGCONT for pauses) and a real SQLite file. Live figures vary \
-             from run to run; the simulated ones are deterministic. Verdict: the invariants \
-             violated per run (`safe`: none), counted over runs or seeds.",
+             from run to run; the simulated ones are deterministic. A scenario's verdict is \
+             the invariants violated in at least one run or seed (as `[expect]` and the \
+             catalogue judge it); the counts per distinct verdict follow it.",
             files.join(" "),
             args.runs
         );

@@ -151,6 +151,9 @@ pub struct Side {
     pub verdicts: std::collections::BTreeMap<String, usize>,
     /// Every takeover of every run.
     pub takeovers: Vec<Takeover>,
+    /// The invariants violated in at least one run: the scenario's verdict, as `[expect]`
+    /// and the catalogue judge it.
+    pub violated: BTreeSet<String>,
 }
 
 impl Side {
@@ -158,6 +161,7 @@ impl Side {
     pub fn add(&mut self, history: &History, checked: &Checked) {
         self.runs += 1;
         let violated = verdict(checked);
+        self.violated.extend(violated.iter().cloned());
         let name = if violated.is_empty() {
             "safe".to_string()
         } else {
@@ -175,9 +179,13 @@ impl Side {
             .join(", ")
     }
 
-    /// The verdict every run agreed on, if they did.
-    pub fn unanimous(&self) -> Option<&str> {
-        (self.verdicts.len() == 1).then(|| self.verdicts.keys().next().map(String::as_str))?
+    /// The scenario's verdict: the invariants violated in at least one run, `safe` if none.
+    pub fn verdict(&self) -> String {
+        if self.violated.is_empty() {
+            "safe".to_string()
+        } else {
+            self.violated.iter().cloned().collect::<Vec<_>>().join("+")
+        }
     }
 
     /// Takeover windows (ms).
@@ -205,9 +213,10 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Whether the verdicts agree: both sides unanimous and equal.
+    /// Whether the verdicts agree: the same invariants violated in at least one run (the
+    /// catalogue's judgement of a scenario), on both sides.
     pub fn verdicts_agree(&self) -> bool {
-        self.live.unanimous().is_some() && self.live.unanimous() == self.sim.unanimous()
+        self.live.runs > 0 && self.live.violated == self.sim.violated
     }
 
     /// Mean simulated window over mean live window, minus one (0.05 = the sim is 5 % later).
@@ -226,7 +235,7 @@ pub const WINDOW_TOLERANCE: f64 = 0.10;
 pub fn markdown(header: &str, comparisons: &[Comparison]) -> String {
     let mut out = String::from("# Fidelity: live etcd vs the simulation\n\n");
     out.push_str(header);
-    out.push_str("\n\n| scenario | live verdict | simulated verdict | agree | mean window live | mean window sim | difference |\n|---|---|---|---|---|---|---|\n");
+    out.push_str("\n\n| scenario | live verdict (per run) | simulated verdict (per seed) | agree | mean window live | mean window sim | difference |\n|---|---|---|---|---|---|---|\n");
     for c in comparisons {
         let live = Stats::of(&c.live.windows());
         let sim = Stats::of(&c.sim.windows());
@@ -234,9 +243,11 @@ pub fn markdown(header: &str, comparisons: &[Comparison]) -> String {
             .window_difference()
             .map_or("-".to_string(), |d| format!("{:+.1} %", d * 100.0));
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.0} ms | {:.0} ms | {} |\n",
+            "| {} | {}: {} | {}: {} | {} | {:.0} ms | {:.0} ms | {} |\n",
             c.scenario,
+            c.live.verdict(),
             c.live.verdict_text(),
+            c.sim.verdict(),
             c.sim.verdict_text(),
             if c.verdicts_agree() { "yes" } else { "**no**" },
             live.mean,
