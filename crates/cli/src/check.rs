@@ -15,7 +15,7 @@ use fencesim::{builtin_store, StoreFactory};
 use fencesim_report::{definitely_failed, replay_command, CheckReport, ScenarioResult, Shard};
 use fencesim_scenario::Scenario;
 
-use crate::InputError;
+use crate::{outputs::Output, InputError};
 
 /// Where `check` and `merge` write their files (all optional, all written atomically).
 pub(crate) struct Outputs {
@@ -51,61 +51,28 @@ fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     Ok(files)
 }
 
-/// Checks every output path can be written before any simulation runs (nothing half-done).
-/// Every output checked before the first seed runs (issue 9): not a directory, its parent a
-/// directory, no two outputs on one path, and no output on an input (`inputs`).
+impl Outputs {
+    /// Every file these options will write, for [`crate::outputs::preflight`].
+    fn files(&self) -> Vec<Output> {
+        let mut files = Vec::new();
+        if let Some(json) = &self.json {
+            files.push(Output::new("--json", json));
+        }
+        if let Some(junit) = &self.junit {
+            files.push(Output::new("--junit", junit));
+        }
+        if let Some(dir) = &self.matrix {
+            files.push(Output::new("--matrix", dir.join("matrix.md")));
+            files.push(Output::new("--matrix", dir.join("matrix.json")));
+        }
+        files
+    }
+}
+
+/// Every output checked before the first seed runs (issue 9), `inputs` included.
 fn check_outputs(outputs: &Outputs, inputs: &[PathBuf]) -> Result<(), InputError> {
-    // Canonical where the file exists, else its canonical parent joined with its name.
-    let canonical = |path: &Path| -> PathBuf {
-        path.canonicalize().unwrap_or_else(|_| {
-            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-            let parent = parent.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-            let parent = parent.canonicalize().unwrap_or(parent);
-            parent.join(path.file_name().unwrap_or_default())
-        })
-    };
-    let inputs: Vec<PathBuf> = inputs.iter().map(|input| canonical(input)).collect();
-    let mut seen: Vec<PathBuf> = Vec::new();
-    for file in [&outputs.json, &outputs.junit].into_iter().flatten() {
-        if file.is_dir() {
-            return Err(InputError(format!(
-                "{}: expected a file path, got a directory",
-                file.display()
-            )));
-        }
-        if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if parent.exists() && !parent.is_dir() {
-                return Err(InputError(format!(
-                    "{}: expected a path inside a directory, but {} is not a directory",
-                    file.display(),
-                    parent.display()
-                )));
-            }
-        }
-        let path = canonical(file);
-        if inputs.contains(&path) {
-            return Err(InputError(format!(
-                "{}: expected an output path that is not an input file",
-                file.display()
-            )));
-        }
-        if seen.contains(&path) {
-            return Err(InputError(format!(
-                "{}: expected each output on its own path, got the same path twice",
-                file.display()
-            )));
-        }
-        seen.push(path);
-    }
-    if let Some(dir) = &outputs.matrix {
-        if dir.exists() && !dir.is_dir() {
-            return Err(InputError(format!(
-                "--matrix {}: expected a directory",
-                dir.display()
-            )));
-        }
-    }
-    Ok(())
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    crate::outputs::preflight(&outputs.files(), &inputs)
 }
 
 fn write(path: &Path, contents: &str) -> Result<(), InputError> {
@@ -240,7 +207,6 @@ pub(crate) fn check(
     let progress = Progress {
         live: std::io::stderr().is_terminal(),
     };
-    println!("{HEADER}");
     // Two files with one scenario name would give duplicate JUnit cases and matrix rows.
     for (index, (file, scenario)) in scenarios.iter().enumerate() {
         if let Some((first, _)) = scenarios[..index]
@@ -255,6 +221,7 @@ pub(crate) fn check(
             )));
         }
     }
+    println!("{HEADER}");
     let mut results = Vec::with_capacity(scenarios.len());
     let mut wall_seconds = BTreeMap::new();
     for (file, scenario) in &scenarios {
@@ -284,6 +251,18 @@ pub(crate) fn check(
             None => result.summary.verdict().table_label(),
         };
         println!("{}", row(&result, shown, Some(wall)));
+        // One line per contained panic; the full message is in `replay` (issue 9).
+        for outcome in &result.outcomes {
+            if let Some(panic) = &outcome.panic {
+                println!(
+                    "    seed {}: panicked: {} (replay: {}{})",
+                    outcome.seed,
+                    crate::first_line(panic),
+                    replay_command(&result.file, outcome.seed),
+                    crate::set_args(set)
+                );
+            }
+        }
         wall_seconds.insert(scenario.name.clone(), wall);
         results.push(result);
     }

@@ -47,6 +47,14 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
             args.runs
         )));
     }
+    if args.compare {
+        // Refuse an unwritable report before an hour of live runs, not after.
+        let inputs: Vec<&Path> = args.scenarios.iter().map(PathBuf::as_path).collect();
+        crate::outputs::preflight(
+            &[crate::outputs::Output::new("--report", &args.report)],
+            &inputs,
+        )?;
+    }
     let mut loaded = Vec::new();
     for path in &args.scenarios {
         let scenario = fencesim_scenario::load_with(path, &args.set)?;
@@ -211,12 +219,14 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
     Ok(all_ok)
 }
 
+/// Whole or not at all (`fencesim_report::fs::write_atomic`), directories created.
 fn write_report(path: &Path, text: &str) -> Result<(), InputError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|error| InputError(format!("{}: {error}", dir.display())))?;
     }
-    std::fs::write(path, text).map_err(|error| InputError(format!("{}: {error}", path.display())))
+    fencesim_report::fs::write_atomic(path, text)
+        .map_err(|error| InputError(format!("--report {}: {error}", path.display())))
 }
 
 /// The hidden worker role.

@@ -15,6 +15,7 @@ use std::{
 
 mod check;
 mod live;
+mod outputs;
 mod shrink;
 mod tune;
 
@@ -205,6 +206,7 @@ pub(crate) fn default_jobs() -> usize {
 }
 
 /// A usage or input error: printed, exit code 2.
+#[derive(Debug)]
 pub(crate) struct InputError(pub(crate) String);
 
 impl<E: std::fmt::Display> From<E> for InputError {
@@ -213,8 +215,70 @@ impl<E: std::fmt::Display> From<E> for InputError {
     }
 }
 
+/// On SIGINT, SIGTERM or SIGHUP: remove the temp files of unfinished writes, say so, and exit
+/// 128 + the signal (130, 143, 129). Files already renamed into place are whole; nothing
+/// half-written stays behind. (A SIGKILL cannot be caught: its temps are removed by the next
+/// write of the same file, see `fencesim_report::fs`.)
+fn remove_temps_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return; // Default handling: killed, temps left for the next run to remove.
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let removed = fencesim_report::fs::remove_pending_temps();
+            let name = match signal {
+                SIGINT => "SIGINT",
+                SIGTERM => "SIGTERM",
+                _ => "SIGHUP",
+            };
+            eprintln!("\ninterrupted by {name}; {removed} unfinished output file(s) removed");
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+/// Test hook: `FENCESIM_TEST_WRITE_PAUSE_MS=N` holds every output write open for N ms
+/// between its temp file and its rename, so the interrupt tests can signal inside it.
+fn test_write_pause() {
+    if let Some(ms) = std::env::var("FENCESIM_TEST_WRITE_PAUSE_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        fencesim_report::fs::set_write_pause_ms(ms);
+    }
+}
+
+/// Panics of simulated nodes are contained: the runner records them and the commands print
+/// one line per seed. So the default hook's `thread 'seed-N' panicked at …` text is kept
+/// off stderr for seed threads; `replay` keeps the default hook and shows it in full. Any
+/// other thread's panic (a bug in fencesim itself) is printed as usual.
+fn quiet_seed_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let seed_thread = std::thread::current()
+            .name()
+            .is_some_and(|name| name.starts_with("seed-"));
+        if !seed_thread {
+            default(info);
+        }
+    }));
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Live mode catches SIGINT/SIGTERM itself: it must stop etcd and its workers and remove
+    // its temp directory before exiting, which an exit from this handler would skip.
+    if !matches!(
+        cli.command,
+        Command::Live { .. } | Command::LiveWorker { .. }
+    ) {
+        remove_temps_on_signals();
+    }
+    test_write_pause();
+    if !matches!(cli.command, Command::Replay { .. }) {
+        quiet_seed_panics();
+    }
     let result = match cli.command {
         Command::Live {
             scenarios,
@@ -387,6 +451,8 @@ fn run(
             "--jobs: expected a positive number of threads, got 0".into(),
         ));
     }
+    let summary_path = out.join(&scenario.name).join("summary.json");
+    outputs::preflight(&[outputs::Output::new("--out", &summary_path)], &[path])?;
     println!(
         "fencesim run {} ({}), scenario hash {}, seeds {seeds}, {jobs} jobs",
         scenario.name,
@@ -413,7 +479,6 @@ fn run(
         }
     });
     let summary = fencesim_report::summarize(&scenario, seeds, &outcomes);
-    let summary_path = out.join(&scenario.name).join("summary.json");
     fencesim_report::write_atomic(&summary_path, &fencesim_report::to_json(&summary))
         .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
 
@@ -521,6 +586,16 @@ fn replay(
             )));
         }
     }
+    let planned: Vec<outputs::Output> = [
+        ("--svg", &files.svg),
+        ("--png", &files.png),
+        ("--perfetto", &files.perfetto),
+        ("--trace", &files.trace),
+    ]
+    .into_iter()
+    .filter_map(|(flag, file)| file.as_ref().map(|file| outputs::Output::new(flag, file)))
+    .collect();
+    outputs::preflight(&planned, &[path])?;
     let factory: StoreFactory = Arc::new(builtin_store);
     let replay = fencesim::replay(&scenario, seed, &factory);
     let text_options = fencesim_report::ReplayTextOptions {
@@ -570,6 +645,6 @@ fn replay(
 }
 
 /// The first line of a contained panic's message: the full text stays in `replay`.
-fn first_line(message: &str) -> &str {
+pub(crate) fn first_line(message: &str) -> &str {
     message.lines().next().unwrap_or(message)
 }

@@ -25,7 +25,7 @@ pub(crate) fn shrink(
     set: &[fencesim_scenario::Override],
 ) -> Result<bool, InputError> {
     let scenario = fencesim_scenario::load_with(path, set)?;
-    check_output(output)?;
+    check_output(path, &scenario, seed, output)?;
     if max_runs == 0 {
         return Err(InputError(
             "--max-runs: expected a positive number, got 0".into(),
@@ -64,7 +64,7 @@ pub(crate) fn explore(
     set: &[fencesim_scenario::Override],
 ) -> Result<bool, InputError> {
     let scenario = fencesim_scenario::load_with(path, set)?;
-    check_output(output)?;
+    check_output(path, &scenario, scenario.seeds.start, output)?;
     if cases == 0 {
         return Err(InputError(
             "--cases: expected a positive number, got 0".into(),
@@ -113,22 +113,28 @@ pub(crate) fn explore(
     save(&shrunk, output)
 }
 
-/// Fails before any simulation if FILE cannot be written later.
-fn check_output(output: Option<&Path>) -> Result<(), InputError> {
-    let Some(output) = output else {
-        return Ok(());
-    };
-    let parent = output
-        .parent()
-        .filter(|parent| !parent.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if output.file_name().is_none() || !parent.is_dir() {
-        return Err(InputError(format!(
-            "-o: expected a file in an existing directory, got `{}`",
-            output.display()
-        )));
-    }
-    Ok(())
+/// The file `save` writes: `-o FILE`, else `./<name>-shrunk-seed-<N>.toml` (the shrunk
+/// scenario's name).
+fn output_file(
+    scenario: &fencesim_scenario::Scenario,
+    seed: u64,
+    output: Option<&Path>,
+) -> PathBuf {
+    output.map_or_else(
+        || PathBuf::from(format!("{}-shrunk-seed-{seed}.toml", scenario.name)),
+        Path::to_path_buf,
+    )
+}
+
+/// Fails before any simulation if the output cannot be written later.
+fn check_output(
+    input: &Path,
+    scenario: &fencesim_scenario::Scenario,
+    seed: u64,
+    output: Option<&Path>,
+) -> Result<(), InputError> {
+    let file = output_file(scenario, seed, output);
+    crate::outputs::preflight(&[crate::outputs::Output::new("-o", file)], &[input])
 }
 
 /// Prints the result, writes the scenario file, and confirms it by loading the written file

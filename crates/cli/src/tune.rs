@@ -78,6 +78,11 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     };
     let sweep = fencesim_tune::prepare(&text, &file, &set, &varies, seeds, targets)?;
     let dir = args.out.join(&sweep.base.name).join("tune");
+    let planned: Vec<crate::outputs::Output> = FILES
+        .iter()
+        .map(|file| crate::outputs::Output::new("--out", dir.join(file)))
+        .collect();
+    crate::outputs::preflight(&planned, &[&args.scenario])?;
     println!(
         "fencesim tune {} ({file}), base hash {}, {} settings × seeds {} ({} runs), {} jobs",
         sweep.base.name,
@@ -120,6 +125,17 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), InputError> {
     fencesim_report::write_atomic_bytes(path, bytes)
         .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))
 }
+
+/// The files `write_outputs` writes into DIR/<scenario>/tune/.
+const FILES: [&str; 7] = [
+    "tune.csv",
+    "tune.json",
+    "tune.md",
+    "metrics.svg",
+    "metrics.png",
+    "tradeoff.svg",
+    "tradeoff.png",
+];
 
 fn write_outputs(dir: &Path, report: &TuneReport) -> Result<(), InputError> {
     write(&dir.join("tune.csv"), tune_csv(report).as_bytes())?;

@@ -60,7 +60,8 @@ fn a_passing_seed_exits_1_and_bad_input_exits_2_writing_nothing() {
             "--seed",
             "0",
             "-o",
-            "missing-dir/out.toml",
+            // Missing directories are created; an unwritable one is refused up front.
+            "/proc/fencesim-missing/out.toml",
         ],
         &[
             "shrink",

@@ -285,7 +285,10 @@ pub fn shrink(
         names(&violated),
         scenario.description.trim_end()
     );
-    current.name = format!("{}-shrunk-seed-{seed}", scenario.name);
+    // Cut to stay a valid name (names are ASCII): a shrunk scenario can be shrunk again.
+    let suffix = format!("-shrunk-seed-{seed}");
+    let keep = (fencesim_scenario::limits::MAX_NAME_LEN - suffix.len()).min(scenario.name.len());
+    current.name = format!("{}{suffix}", &scenario.name[..keep]);
     Ok(Shrunk {
         scenario: current,
         seed,

@@ -141,8 +141,51 @@ pub fn report_to_json(report: &CheckReport) -> String {
 /// Reads a report written by [`report_to_json`]; `file` names the input in the error.
 pub fn report_from_json(text: &str, file: &str) -> Result<CheckReport, String> {
     serde_json::from_str(text).map_err(|error| {
-        format!("{file}: not a fencesim check report (JSON from `fencesim check --json`): {error}")
+        format!(
+            "{file}: not a fencesim check report (JSON from `fencesim check --json`): {}",
+            json_words(&error.to_string())
+        )
     })
+}
+
+/// serde's message in JSON's words: no Rust type names (`struct SeedOutcome`, `u64`,
+/// `sequence`, `map`) in what a user reads (issue 9).
+fn json_words(message: &str) -> String {
+    let mut text = message.to_string();
+    for (rust, json) in [
+        ("struct ", "an object"),
+        ("enum ", "one of the documented values"),
+    ] {
+        while let Some(start) = text.find(rust) {
+            let after = start + rust.len();
+            let mut end = text[after..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(text.len(), |n| after + n);
+            if let Some(rest) = text[end..].strip_prefix(" with ") {
+                if let Some(n) = rest.find(" element") {
+                    let tail = &rest[n + " element".len()..];
+                    end +=
+                        " with ".len() + n + " element".len() + usize::from(tail.starts_with('s'));
+                }
+            }
+            text.replace_range(start..end, json);
+        }
+    }
+    for (rust, json) in [
+        ("a sequence", "an array"),
+        ("sequence", "array"),
+        ("a map", "an object"),
+        ("invalid type: map", "invalid type: object"),
+        ("u64", "a non-negative integer"),
+        ("u32", "a non-negative integer"),
+        ("usize", "a non-negative integer"),
+        ("i64", "an integer"),
+        ("f64", "a number"),
+        ("floating point", "number"),
+    ] {
+        text = text.replace(rust, json);
+    }
+    text
 }
 
 /// Most seeds an error message lists.
@@ -150,23 +193,33 @@ const SEEDS_LISTED_MAX: usize = 10;
 
 /// Combines the partial reports of a sharded run into the report the unsharded run gives.
 ///
-/// The results of one file are combined: their scenario names and hashes must agree, no seed
-/// may appear twice, and together they must hold every seed of the scenario's range, exactly
-/// once (a shard left out would otherwise pass silently with fewer seeds). The union of
+/// The results of one scenario (by name, not by the path as typed) are combined: their hashes
+/// must agree, no seed may appear twice, and together they must hold every seed of the
+/// scenario's range, exactly once (a shard left out would otherwise pass silently with fewer seeds). The union of
 /// outcomes is re-summarized; the result has no `shard`.
 pub fn merge(parts: Vec<CheckReport>) -> Result<CheckReport, String> {
     if parts.is_empty() {
         return Err("merge: no reports to merge".to_string());
     }
-    let mut by_file: BTreeMap<String, Vec<ScenarioResult>> = BTreeMap::new();
+    // Shards are matched by the scenario's name (and must agree on its hash), not by the
+    // path as typed: `catA/x.toml` and `./catA/x.toml` are one scenario (issue 9). Scenarios
+    // keep the order in which the reports first list them (the unsharded run's order).
+    let mut by_name: Vec<(String, Vec<ScenarioResult>)> = Vec::new();
     for part in parts {
         for result in part.scenarios {
-            by_file.entry(result.file.clone()).or_default().push(result);
+            match by_name
+                .iter_mut()
+                .find(|(name, _)| *name == result.scenario.name)
+            {
+                Some((_, results)) => results.push(result),
+                None => by_name.push((result.scenario.name.clone(), vec![result])),
+            }
         }
     }
 
-    let mut merged = Vec::with_capacity(by_file.len());
-    for (file, results) in by_file {
+    let mut merged = Vec::with_capacity(by_name.len());
+    for (_, results) in by_name {
+        let file = results[0].file.clone();
         merged.push(merge_file(&file, results)?);
     }
     Ok(check_report(None, merged))
@@ -202,12 +255,6 @@ fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult
     };
     add(first.outcomes)?;
     for result in results {
-        if result.scenario.name != scenario.name {
-            return Err(format!(
-                "{file}: the reports disagree on the scenario's name: {:?} and {:?}",
-                scenario.name, result.scenario.name
-            ));
-        }
         range_ok(result.scenario.seeds)?;
         if result.summary.scenario_hash != hash {
             return Err(format!(

@@ -30,6 +30,11 @@ pub const MAX_LIST_LEN: usize = 1_000;
 /// Most random-fault occurrences per minute of one `[[faults.random]]` entry.
 pub const MAX_RATE_PER_MIN: f64 = 600.0;
 
+/// Longest scenario name, in bytes. The name becomes file and directory names
+/// (`reports/<name>/`, `<name>-shrunk-seed-<N>.toml`, whose suffix adds up to 38 bytes, and a
+/// shrunk scenario's name is shrunk again); file systems cap a name at 255 bytes.
+pub const MAX_NAME_LEN: usize = 128;
+
 /// Largest scenario file read, in bytes.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
 

@@ -166,11 +166,152 @@ impl Ctx<'_> {
             field,
             // serde's messages already say what was found and what was expected; only its
             // Rust type names are translated.
-            expected: message
-                .replace("expected i64", "expected an integer")
-                .replace("expected f64", "expected a number"),
+            expected: user_message(message),
         }
     }
 }
 
 // ---------------------------------------------------------------------------------------
+
+// ---------------------------------------------------------------------------------------
+// serde's words for TOML's words (issue 9: no Rust type names in messages).
+
+/// serde's message with its Rust type names (`struct RawLease with 15 elements`, `u64`,
+/// `sequence`, `map`) replaced by the file's words (a table and its keys, an array).
+pub(crate) fn user_message(message: &str) -> String {
+    let mut text = message.to_string();
+    // `invalid length 0, expected struct RawLease with 15 elements` (an array where a table
+    // belongs) and `invalid type: integer `3`, expected struct RawLease`.
+    while let Some(start) = text.find("struct Raw") {
+        let name_end = text[start + 7..]
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .map_or(text.len(), |end| start + 7 + end);
+        let name = &text[start + 7..name_end];
+        let mut end = name_end;
+        if let Some(rest) = text[end..].strip_prefix(" with ") {
+            if let Some(elements) = rest.find(" elements") {
+                if rest[..elements].chars().all(|c| c.is_ascii_digit()) {
+                    end += " with ".len() + elements + " elements".len();
+                }
+            }
+        }
+        let table = match table_keys(name) {
+            Some(keys) => format!("a table with keys {}", keys.join(", ")),
+            None => "a table".to_string(),
+        };
+        text.replace_range(start..end, &table);
+    }
+    if let Some(rest) = text.strip_prefix("invalid length ") {
+        if let Some((_, expected)) = rest.split_once(", expected a table") {
+            text = format!("got an array, expected a table{expected}");
+        }
+    }
+    for (rust, toml) in [
+        ("wanted string or table", "expected a string or a table"),
+        (
+            "wanted exactly 1 element, more than 1 element",
+            "expected one value, got an array of tables",
+        ),
+        ("expected i64", "expected an integer"),
+        ("expected i32", "expected an integer"),
+        ("expected u64", "expected a non-negative integer"),
+        ("expected u32", "expected a non-negative integer"),
+        ("expected usize", "expected a non-negative integer"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected an array"),
+        ("invalid type: sequence", "invalid type: array"),
+        ("expected a map", "expected a table"),
+        ("invalid type: map", "invalid type: table"),
+        ("floating point", "number"),
+    ] {
+        text = text.replace(rust, toml);
+    }
+    text
+}
+
+/// The keys of the file's table read into `Raw<name>`, as the derived `Deserialize` names
+/// them (so the list cannot drift from the struct).
+fn table_keys(name: &str) -> Option<&'static [&'static str]> {
+    use super::raw::*;
+    use crate::fault::{RawRandom, RawScheduled};
+    match name {
+        "RawScenario" => fields_of::<RawScenario>(),
+        "RawLease" => fields_of::<RawLease>(),
+        "RawStorage" => fields_of::<RawStorage>(),
+        "RawWorkers" => fields_of::<RawWorkers>(),
+        "RawNetwork" => fields_of::<RawNetwork>(),
+        "RawClocks" => fields_of::<RawClocks>(),
+        "RawClock" => fields_of::<RawClock>(),
+        "RawFaults" => fields_of::<RawFaults>(),
+        "RawExpect" => fields_of::<RawExpect>(),
+        "RawDistTable" => fields_of::<RawDistTable>(),
+        "RawScheduled" => fields_of::<RawScheduled>(),
+        "RawRandom" => fields_of::<RawRandom>(),
+        _ => None,
+    }
+}
+
+/// The field names a derived `Deserialize` passes to `deserialize_struct`.
+fn fields_of<T: serde::de::DeserializeOwned>() -> Option<&'static [&'static str]> {
+    let mut fields = None;
+    let _ = T::deserialize(FieldRecorder(&mut fields));
+    fields
+}
+
+/// A deserializer that records the fields it is asked for and fails.
+struct FieldRecorder<'a>(&'a mut Option<&'static [&'static str]>);
+
+impl<'de> serde::Deserializer<'de> for FieldRecorder<'_> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        *self.0 = Some(fields);
+        Err(serde::de::Error::custom("fields recorded"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+        ignored_any
+    }
+}
+
+#[cfg(test)]
+mod message_tests {
+    use super::user_message;
+
+    #[test]
+    fn rust_type_names_become_the_files_words() {
+        let lease = user_message("invalid length 0, expected struct RawLease with 15 elements");
+        assert!(
+            lease.starts_with("got an array, expected a table with keys "),
+            "{lease}"
+        );
+        assert!(lease.contains("ttl_ms"), "{lease}");
+        let entry = user_message("invalid type: integer `1`, expected struct RawScheduled");
+        assert!(
+            entry.contains("a table with keys at_ms, kind, node"),
+            "{entry}"
+        );
+        for message in [
+            lease,
+            entry,
+            user_message("invalid type: integer `5`, expected a sequence"),
+            user_message("invalid type: map, expected u64"),
+            user_message("wanted string or table"),
+        ] {
+            for rust in ["Raw", "struct", "sequence", "map", "u64", "wanted"] {
+                assert!(!message.contains(rust), "{rust} in {message}");
+            }
+        }
+    }
+}

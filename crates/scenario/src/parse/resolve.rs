@@ -27,6 +27,16 @@ impl Ctx<'_> {
                 format!("expected a name made of [a-z0-9-]+, got {name:?}"),
             ));
         }
+        if name.len() > crate::limits::MAX_NAME_LEN {
+            return Err(self.error(
+                "name",
+                format!(
+                    "expected a name of at most {} bytes (it becomes file names), got {} bytes",
+                    crate::limits::MAX_NAME_LEN,
+                    name.len()
+                ),
+            ));
+        }
         let description = self.required("description", raw.description)?;
         if description.trim().is_empty() {
             return Err(self.error("description", "expected a non-empty description, got \"\""));

@@ -1,0 +1,167 @@
+//! Every file a command writes, checked before its first simulation (issue 9): nothing runs
+//! for minutes and then fails to write, and a bad output path writes nothing at all.
+//!
+//! One check for every command (`run`, `replay`, `check`, `merge`, `shrink`, `explore`,
+//! `tune`): each output's nearest existing ancestor is a directory and a probe file can be
+//! created and removed in it, no output is a directory, no two outputs share a path, and no
+//! output is one of the command's input files. Paths are compared canonicalized, so `r.json`
+//! and `./dir/../r.json` are the same path. The writes themselves are atomic
+//! (`fencesim_report::fs`), and `main` removes their temp files on SIGINT/SIGTERM/SIGHUP.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::InputError;
+
+/// One file a command will write.
+pub(crate) struct Output {
+    /// The option that names it (`--json`, `--out`, …), for the message.
+    pub flag: &'static str,
+    /// The path as given (or as derived from a given directory).
+    pub path: PathBuf,
+}
+
+impl Output {
+    pub(crate) fn new(flag: &'static str, path: impl Into<PathBuf>) -> Output {
+        Output {
+            flag,
+            path: path.into(),
+        }
+    }
+}
+
+/// `path`'s directory, `.` for a bare file name.
+fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The nearest ancestor of `path` that exists, and the components below it.
+fn existing_ancestor(path: &Path) -> (PathBuf, Vec<std::ffi::OsString>) {
+    let mut rest = Vec::new();
+    let mut dir = parent_of(path);
+    if let Some(name) = path.file_name() {
+        rest.push(name.to_os_string());
+    }
+    while !dir.exists() {
+        // The last component, `..` included (`sub/..` with no `sub` yet).
+        match dir.components().next_back() {
+            Some(last @ (Component::Normal(_) | Component::ParentDir | Component::CurDir)) => {
+                rest.push(last.as_os_str().to_os_string());
+            }
+            _ => break,
+        }
+        dir = parent_of(&dir);
+    }
+    rest.reverse();
+    (dir, rest)
+}
+
+/// `path` canonicalized: its nearest existing ancestor resolved (symlinks, `..`), the rest
+/// appended with `.` and `..` applied lexically.
+pub(crate) fn canonical(path: &Path) -> PathBuf {
+    if let Ok(canonical) = path.canonicalize() {
+        return canonical;
+    }
+    let (dir, rest) = existing_ancestor(path);
+    let mut canonical = dir.canonicalize().unwrap_or(dir);
+    for part in rest {
+        match Path::new(&part).components().next() {
+            Some(Component::ParentDir) => {
+                canonical.pop();
+            }
+            Some(Component::CurDir) | None => {}
+            _ => canonical.push(part),
+        }
+    }
+    canonical
+}
+
+/// Checks `outputs` against each other and against `inputs`, and probes that each can be
+/// written, before anything runs. Creates nothing that outlives the check.
+pub(crate) fn preflight(outputs: &[Output], inputs: &[&Path]) -> Result<(), InputError> {
+    let inputs: Vec<PathBuf> = inputs.iter().map(|input| canonical(input)).collect();
+    let mut seen: Vec<(PathBuf, &Output)> = Vec::new();
+    let mut probed: Vec<PathBuf> = Vec::new();
+    for output in outputs {
+        let shown = format!("{} {}", output.flag, output.path.display());
+        if output.path.file_name().is_none() || output.path.is_dir() {
+            return Err(InputError(format!(
+                "{shown}: expected a file path, got a directory"
+            )));
+        }
+        let (dir, _) = existing_ancestor(&output.path);
+        if !dir.is_dir() {
+            return Err(InputError(format!(
+                "{shown}: expected a path inside a directory, but {} is not a directory",
+                dir.display()
+            )));
+        }
+        if !probed.contains(&dir) {
+            fencesim_report::fs::probe_writable(&dir).map_err(|e| {
+                InputError(format!(
+                    "{shown}: expected a writable directory, but {} cannot be written: {e}",
+                    dir.display()
+                ))
+            })?;
+            probed.push(dir);
+        }
+        let path = canonical(&output.path);
+        if inputs.contains(&path) {
+            return Err(InputError(format!(
+                "{shown}: expected an output path that is not an input file"
+            )));
+        }
+        if let Some((_, first)) = seen.iter().find(|(earlier, _)| *earlier == path) {
+            return Err(InputError(format!(
+                "{shown}: expected each output on its own path, got the same path as {} {}",
+                first.flag,
+                first.path.display()
+            )));
+        }
+        seen.push((path, output));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_paths_of_missing_files_apply_dot_and_dot_dot() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        assert_eq!(
+            canonical(&dir.path().join("a/../b/./r.json")),
+            base.join("b/r.json")
+        );
+        std::fs::write(dir.path().join("x"), "").unwrap();
+        assert_eq!(canonical(&dir.path().join("./x")), base.join("x"));
+    }
+
+    #[test]
+    fn a_missing_parent_is_fine_when_its_existing_ancestor_is_writable() {
+        let dir = tempfile::tempdir().unwrap();
+        let outputs = [Output::new("--out", dir.path().join("a/b/summary.json"))];
+        preflight(&outputs, &[]).unwrap();
+        assert!(
+            !dir.path().join("a").exists(),
+            "the check created a directory"
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn the_same_file_twice_is_named_with_both_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let outputs = [
+            Output::new("--json", dir.path().join("r")),
+            Output::new("--junit", dir.path().join("sub/../r")),
+        ];
+        let InputError(message) = preflight(&outputs, &[]).unwrap_err();
+        assert!(message.starts_with("--junit "), "{message}");
+        assert!(message.contains("the same path as --json"), "{message}");
+    }
+}
