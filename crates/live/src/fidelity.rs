@@ -249,10 +249,11 @@ docs/scenario-format.md ("Lease presets").
 - Revision skips: changed. etcd's revision is store-wide, so with `same-store-txn` every data
   write in between raises the next holder's token (live +6 to +10); the simulation stepped +2.
   Accepted same-store-txn writes now move the revision counter.
-- Not modelled: live, a worker's deadline-watch thread races its main thread after SIGCONT
-  and sometimes ends the belief before the stale write is sent (2 of 5 `sql-ignore-rows` runs
-  above; 0 of 13 `none` runs over this and an earlier measurement); the simulation lets the
-  write go first in all but 2 of 200 seeds. The scenario verdicts agree either way.
+- Open: in 2 of the 5 `sql-ignore-rows` runs above no stale write was sent (0 of 13 `none`
+  runs over this and an earlier measurement, 0 of 3 further `sql-ignore-rows` runs); the
+  simulation sends it in all but 2 of 200 seeds. Likely cause, not confirmed from a kept
+  history: after SIGCONT the worker's deadline-watch thread races its main thread and can end
+  the belief first. The scenario verdicts agree either way.
 "#;
 
 /// `reports/fidelity.md`. `header` says how it was made (the command, the etcd version);
