@@ -197,6 +197,16 @@ enum Command {
     /// intervals, recommends a setting against the targets, and writes
     /// DIR/<scenario>/tune/{tune.csv,tune.json,tune.md,*.png,*.svg}.
     Tune(tune::TuneArgs),
+    /// Judge a history recorded by any system (JSON lines in the `replay --trace` format,
+    /// reports/README.md) against I1–I5, as far as its events allow: violations with their
+    /// proof, metrics; exit 0 none, 1 some, 2 a malformed file.
+    CheckHistory {
+        /// The history, one event per line.
+        file: PathBuf,
+        /// Write the verdict, violations with their proof events and the metrics as JSON to FILE.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
 }
 
 pub(crate) fn default_jobs() -> usize {
@@ -390,6 +400,7 @@ fn main() -> ExitCode {
             shrink::explore(&scenario, cases, output.as_deref(), sweep_seeds, &set)
         }),
         Command::Tune(args) => tune::tune(&args),
+        Command::CheckHistory { file, json } => check_history(&file, json.as_deref()),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -647,4 +658,50 @@ fn replay(
 /// The first line of a contained panic's message: the full text stays in `replay`.
 pub(crate) fn first_line(message: &str) -> &str {
     message.lines().next().unwrap_or(message)
+}
+
+/// `fencesim check-history FILE [--json OUT]`.
+fn check_history(path: &Path, json: Option<&Path>) -> Result<bool, InputError> {
+    if let Some(out) = json {
+        outputs::preflight(&[outputs::Output::new("--json", out)], &[path])?;
+    }
+    let history = fencesim::load_history(path)?;
+    let judged = fencesim::judge_history(&history);
+    println!(
+        "fencesim check-history {} ({} events, trace hash {})",
+        shown(path),
+        history.events.len(),
+        history.trace_hash()
+    );
+    for scope in &judged.scope {
+        match &scope.missing {
+            None => println!("  {} judged ({})", scope.invariant, scope.invariant.title()),
+            Some(missing) => println!(
+                "  {} not judged ({}): needs {missing}",
+                scope.invariant,
+                scope.invariant.title()
+            ),
+        }
+    }
+    for violation in &judged.checked.violations {
+        print!("{}", fencesim_report::render_violation(&history, violation));
+    }
+    println!("== metrics (non-zero)");
+    print!("{}", fencesim_report::compact_metrics(&judged.checked));
+    let violated: Vec<String> = judged
+        .checked
+        .violated()
+        .iter()
+        .map(|i| i.to_string())
+        .collect();
+    if violated.is_empty() {
+        println!("verdict: no violation of the invariants judged");
+    } else {
+        println!("verdict: VIOLATED {}", violated.join(", "));
+    }
+    if let Some(out) = json {
+        let text = fencesim::history_report_json(&shown(path), &history, &judged);
+        write_file(out, "JSON report", text.as_bytes())?;
+    }
+    Ok(judged.checked.violations.is_empty())
 }

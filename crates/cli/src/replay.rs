@@ -7,7 +7,7 @@ use std::{io, path::Path, sync::Arc};
 use fencesim_model::{history::Event, nodes};
 use fencesim_report::{PictureError, PictureOptions, ReplayInput, ReplayTextOptions};
 use fencesim_scenario::Scenario;
-use fencesim_sim::runner::{run_seed_with, RunResult, StoreFactory};
+use fencesim_sim::runner::{run_seed_using, Components, RunResult, StoreFactory};
 
 /// One seed of a scenario, run and checked.
 pub struct Replay {
@@ -17,14 +17,23 @@ pub struct Replay {
     pub seed: u64,
     /// What the run produced: outcome (violations, metrics, trace hash), history, fault plan.
     pub run: RunResult,
+    /// The components it ran with (store, worker policy, token source).
+    pub components: Components,
 }
 
-/// Runs `seed` of `scenario` with the store `factory` builds.
+/// Runs `seed` of `scenario` with the built-ins and the store `factory` builds.
 pub fn replay(scenario: &Arc<Scenario>, seed: u64, factory: &StoreFactory) -> Replay {
+    replay_using(scenario, seed, &Components::with_store(factory))
+}
+
+/// Runs `seed` of `scenario` with `components`: a user's store, worker policy and token
+/// source get the same text, pictures and traces as the built-ins.
+pub fn replay_using(scenario: &Arc<Scenario>, seed: u64, components: &Components) -> Replay {
     Replay {
         scenario: scenario.clone(),
         seed,
-        run: run_seed_with(scenario, seed, factory),
+        run: run_seed_using(scenario, seed, components),
+        components: components.clone(),
     }
 }
 
@@ -105,6 +114,19 @@ impl Replay {
     pub fn write_trace(&self, path: &Path) -> io::Result<()> {
         fencesim_report::trace::write_jsonl(&self.run.history, path)
     }
+
+    /// The history as JSON lines (what [`Replay::write_trace`] writes).
+    pub fn trace(&self) -> String {
+        self.run.history.to_jsonl()
+    }
+
+    /// Runs the seed again with the same components and compares the two histories.
+    pub fn check_determinism(&self) -> Determinism {
+        compare(
+            self,
+            &run_seed_using(&self.scenario, self.seed, &self.components),
+        )
+    }
 }
 
 /// What running a seed a second time showed.
@@ -155,9 +177,20 @@ impl std::fmt::Display for Determinism {
     }
 }
 
-/// Runs `replay`'s seed again with `factory` and compares the two histories event by event.
+/// Runs `replay`'s seed again with the store `factory` builds (and the replay's worker
+/// policy and token source) and compares the two histories event by event.
 pub fn check_determinism(replay: &Replay, factory: &StoreFactory) -> Determinism {
-    let again = run_seed_with(&replay.scenario, replay.seed, factory);
+    let components = Components {
+        store: factory.clone(),
+        ..replay.components.clone()
+    };
+    compare(
+        replay,
+        &run_seed_using(&replay.scenario, replay.seed, &components),
+    )
+}
+
+fn compare(replay: &Replay, again: &RunResult) -> Determinism {
     let (first, second) = (&replay.run.history, &again.history);
     match first.first_difference(second) {
         None => Determinism::Same {

@@ -11,10 +11,13 @@
 
 use std::collections::BTreeMap;
 
-use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
-use crate::{rng::Rng, NodeName, Scope, Token};
+use crate::{
+    rng::Rng,
+    tokens::{BuiltinTokens, TokenIssuer, TokenRequest},
+    NodeName, Scope, Token,
+};
 
 /// Where fencing tokens come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -253,17 +256,29 @@ pub struct RestartEffect {
 }
 
 /// The lease service state.
-#[derive(Clone, Debug)]
 pub struct LeaseService {
     config: LeaseConfig,
     leases: BTreeMap<Scope, Lease>,
-    counters: BTreeMap<Scope, u64>,
+    /// Where tokens come from: the built-in `config.token_source`, or a user's issuer.
+    tokens: Box<dyn TokenIssuer>,
     lock_delay_until: BTreeMap<Scope, u64>,
     /// Record versions per scope (bumped by every change of the record).
     versions: BTreeMap<Scope, u64>,
     /// Expiry checks happen at `check_phase_ns + k * expiry_check_ns`.
     check_phase_ns: u64,
-    rng: Rng,
+}
+
+impl std::fmt::Debug for LeaseService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LeaseService")
+            .field("config", &self.config)
+            .field("leases", &self.leases)
+            .field("tokens", &self.tokens.name())
+            .field("lock_delay_until", &self.lock_delay_until)
+            .field("versions", &self.versions)
+            .field("check_phase_ns", &self.check_phase_ns)
+            .finish()
+    }
 }
 
 /// Answers "which token currently holds this scope?" for stores that check writes against
@@ -280,16 +295,22 @@ impl LeaseView for LeaseService {
 }
 
 impl LeaseService {
-    /// `rng` is the service's own stream (used only by `random-id` tokens).
+    /// The service with the built-in token source `config.token_source`; `rng` is the
+    /// service's own stream (used only by `random-id` tokens).
     pub fn new(config: LeaseConfig, rng: Rng) -> Self {
+        let tokens = Box::new(BuiltinTokens::new(config.token_source, rng));
+        LeaseService::with_tokens(config, tokens)
+    }
+
+    /// The service with tokens from `tokens` (`config.token_source` is then not used).
+    pub fn with_tokens(config: LeaseConfig, tokens: Box<dyn TokenIssuer>) -> Self {
         LeaseService {
             config,
             leases: BTreeMap::new(),
-            counters: BTreeMap::new(),
+            tokens,
             lock_delay_until: BTreeMap::new(),
             versions: BTreeMap::new(),
             check_phase_ns: 0,
-            rng,
         }
     }
 
@@ -354,10 +375,8 @@ impl LeaseService {
     /// A delete in the store: the revision counter moves too.
     fn deleted(&mut self, scope: &str) {
         self.bump_version(scope);
-        if self.config.token_source == TokenSource::Revision {
-            let key = self.counter_key(scope);
-            *self.counters.entry(key).or_insert(0) += 1;
-        }
+        let key = self.counter_key(scope);
+        self.tokens.deleted(&key);
     }
 
     /// A data put committed in the lease service's own store (`same-store-txn`): with etcd's
@@ -367,7 +386,8 @@ impl LeaseService {
         if self.config.token_source == TokenSource::Revision
             && self.config.token_scope == TokenScope::Global
         {
-            *self.counters.entry("*".to_string()).or_insert(0) += 1;
+            // A put moves a store-wide revision exactly as a delete does.
+            self.tokens.deleted("*");
         }
     }
 
@@ -489,22 +509,12 @@ impl LeaseService {
     }
 
     fn issue_token(&mut self, scope: &str, wall_ms: i64) -> Token {
-        let key = self.counter_key(scope);
-        match self.config.token_source {
-            TokenSource::DurableCounter | TokenSource::VolatileCounter | TokenSource::Revision => {
-                let counter = self.counters.entry(key).or_insert(0);
-                *counter += 1;
-                *counter
-            }
-            TokenSource::WrappingCounter { bits } => {
-                let counter = self.counters.entry(key).or_insert(0);
-                let modulus = 1u128 << bits;
-                *counter = ((u128::from(*counter) + 1) % modulus) as u64;
-                *counter
-            }
-            TokenSource::WallClock => wall_ms.max(0) as u64,
-            TokenSource::RandomId => u64::from(self.rng.gen::<u32>()),
-        }
+        let counter = self.counter_key(scope);
+        self.tokens.issue(&TokenRequest {
+            scope,
+            counter: &counter,
+            wall_ms,
+        })
     }
 
     /// Extends `holder`'s lease on `scope` if it still holds it under `token`.
@@ -548,11 +558,10 @@ impl LeaseService {
 
     /// Applies a process restart completing at `now`.
     pub fn restart(&mut self, now: u64) -> RestartEffect {
-        let mut effect = RestartEffect::default();
-        if self.config.token_source == TokenSource::VolatileCounter {
-            effect.counters_lost = !self.counters.is_empty();
-            self.counters.clear();
-        }
+        let mut effect = RestartEffect {
+            counters_lost: self.tokens.restart(),
+            ..RestartEffect::default()
+        };
         self.lock_delay_until.clear();
         match self.config.on_restart {
             OnRestart::Drop => {
@@ -738,14 +747,17 @@ mod tests {
         granted(s.acquire("job", "b", 0, None, 115 * MS, 0));
     }
 
+    /// The default test service with `config` changed before it is built (the token source
+    /// is chosen at construction).
     fn with(config: impl FnOnce(&mut LeaseConfig)) -> LeaseService {
-        let mut s = service(
+        let mut c = service(
             TokenSource::DurableCounter,
             TokenScope::PerResource,
             OnRestart::KeepAndExtend,
-        );
-        config(&mut s.config);
-        s
+        )
+        .config;
+        config(&mut c);
+        LeaseService::new(c, stream(1, "coordinator"))
     }
 
     #[test]

@@ -14,7 +14,9 @@ pub mod fence;
 pub mod fnv;
 pub mod history;
 pub mod lease;
+pub mod policy;
 pub mod rng;
+pub mod tokens;
 
 /// A lease scope or a storage resource key, e.g. `"job-1"`.
 pub type Scope = String;

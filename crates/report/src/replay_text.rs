@@ -164,7 +164,7 @@ fn compact_plan(plan: &FaultPlan) -> String {
 
 /// `name=value` for every metric that is not zero (or empty), packed on short lines, in the
 /// order of the metrics' JSON.
-fn compact_metrics(checked: &Checked) -> String {
+pub fn compact_metrics(checked: &Checked) -> String {
     let value = serde_json::to_value(&checked.metrics).expect("metrics serialize");
     let mut items: Vec<String> = Vec::new();
     if let serde_json::Value::Object(fields) = value {

@@ -27,4 +27,7 @@ mod worker;
 mod world;
 
 pub use fencesim_fencing as fencing;
-pub use runner::{run_seed, sweep, RunResult, StoreFactory};
+pub use runner::{
+    run_seed, run_seed_using, sweep, sweep_using, Components, PolicyFactory, RunResult,
+    StoreFactory, TokenFactory,
+};

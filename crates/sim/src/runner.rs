@@ -17,7 +17,9 @@ use fencesim_model::{
     history::{EventKind, History},
     lease::{LeaseConfig, LeaseService},
     nodes,
+    policy::{SpecPolicy, WorkerPolicy},
     rng::stream,
+    tokens::{BuiltinTokens, TokenIssuer},
     NS_PER_MS,
 };
 use fencesim_scenario::{
@@ -36,6 +38,75 @@ use crate::{
 /// Builds the protected store for a scenario. The default maps `storage.fencing` to the
 /// built-in modes; library users pass their own to test their store.
 pub type StoreFactory = Arc<dyn Fn(&Scenario) -> Box<dyn Fence> + Send + Sync>;
+
+/// Builds a worker's lease policy (when to renew, when to stop, what to check before a write)
+/// for each incarnation of the worker named in the second argument. The default,
+/// [`builtin_policy`], is the scenario's `[workers]` fields.
+pub type PolicyFactory = Arc<dyn Fn(&Scenario, &str) -> Arc<dyn WorkerPolicy> + Send + Sync>;
+
+/// Builds the lease service's token source for a seed (the second argument). The default,
+/// [`builtin_tokens`], is the scenario's `lease.token_source`.
+pub type TokenFactory = Arc<dyn Fn(&Scenario, u64) -> Box<dyn TokenIssuer> + Send + Sync>;
+
+/// The components of the system under test a run plugs in: the protected store, the
+/// workers' lease policy and the lease service's token source. `Components::default()` is
+/// the built-ins, exactly as scenario files configure them.
+#[derive(Clone)]
+pub struct Components {
+    /// The protected store.
+    pub store: StoreFactory,
+    /// The workers' lease policy.
+    pub policy: PolicyFactory,
+    /// The lease service's token source.
+    pub tokens: TokenFactory,
+}
+
+impl Default for Components {
+    fn default() -> Self {
+        Components {
+            store: Arc::new(builtin_store),
+            policy: Arc::new(builtin_policy),
+            tokens: Arc::new(builtin_tokens),
+        }
+    }
+}
+
+impl Components {
+    /// The built-ins with the store `factory` builds.
+    pub fn with_store(factory: &StoreFactory) -> Self {
+        Components {
+            store: factory.clone(),
+            ..Components::default()
+        }
+    }
+}
+
+impl std::fmt::Debug for Components {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Components { store, policy, tokens }")
+    }
+}
+
+/// The built-in worker policy: the scenario's `[workers]` fields.
+pub fn builtin_policy(scenario: &Scenario, _worker: &str) -> Arc<dyn WorkerPolicy> {
+    let w = &scenario.workers;
+    Arc::new(SpecPolicy {
+        renew_every_ms: w.renew_every_ms,
+        renew_deadline_ms: w.renew_deadline_ms,
+        stop_on_renew_failure: w.stop_on_renew_failure,
+        recheck_deadline_before_write: w.recheck_deadline_before_write,
+        check_lease_before_write: w.check_lease_before_write,
+    })
+}
+
+/// The built-in token sources: the scenario's `lease.token_source`, drawing (random ids only)
+/// from the coordinator's own stream.
+pub fn builtin_tokens(scenario: &Scenario, seed: u64) -> Box<dyn TokenIssuer> {
+    Box::new(BuiltinTokens::new(
+        scenario.lease.token_source,
+        stream(seed, nodes::COORDINATOR),
+    ))
+}
 
 /// The built-in fencing modes, as named in scenario files.
 pub fn builtin_store(scenario: &Scenario) -> Box<dyn Fence> {
@@ -76,14 +147,19 @@ pub fn run_seed(scenario: &Arc<Scenario>, seed: u64) -> RunResult {
     run_seed_with(scenario, seed, &(Arc::new(builtin_store) as StoreFactory))
 }
 
-/// Runs one seed on a fresh thread with a fresh runtime; a panic in any simulated node is
-/// caught and reported in `outcome.panic`.
+/// Runs one seed with the built-ins and the store `factory` builds (see [`run_seed_using`]).
 pub fn run_seed_with(scenario: &Arc<Scenario>, seed: u64, factory: &StoreFactory) -> RunResult {
+    run_seed_using(scenario, seed, &Components::with_store(factory))
+}
+
+/// Runs one seed with `components` on a fresh thread with a fresh runtime; a panic in any
+/// simulated node is caught and reported in `outcome.panic`.
+pub fn run_seed_using(scenario: &Arc<Scenario>, seed: u64, components: &Components) -> RunResult {
     let scenario = scenario.clone();
-    let factory = factory.clone();
+    let components = components.clone();
     std::thread::Builder::new()
         .name(format!("seed-{seed}"))
-        .spawn(move || simulate(scenario, seed, factory))
+        .spawn(move || simulate(scenario, seed, components))
         .expect("spawn seed thread")
         .join()
         .unwrap_or_else(|payload| {
@@ -91,13 +167,32 @@ pub fn run_seed_with(scenario: &Arc<Scenario>, seed: u64, factory: &StoreFactory
         })
 }
 
-/// Runs `seeds` on `jobs` threads; `on_done` sees each outcome as it finishes (any order).
-/// Returns the outcomes sorted by seed, so the result does not depend on `jobs`.
+/// Runs `seeds` on `jobs` threads with the built-ins and the store `factory` builds (see
+/// [`sweep_using`]).
 pub fn sweep(
     scenario: &Arc<Scenario>,
     seeds: impl IntoIterator<Item = u64>,
     jobs: usize,
     factory: &StoreFactory,
+    on_done: &(dyn Fn(&SeedOutcome) + Sync),
+) -> Vec<SeedOutcome> {
+    sweep_using(
+        scenario,
+        seeds,
+        jobs,
+        &Components::with_store(factory),
+        on_done,
+    )
+}
+
+/// Runs `seeds` on `jobs` threads with `components`; `on_done` sees each outcome as it
+/// finishes (any order). Returns the outcomes sorted by seed, so the result does not depend
+/// on `jobs`.
+pub fn sweep_using(
+    scenario: &Arc<Scenario>,
+    seeds: impl IntoIterator<Item = u64>,
+    jobs: usize,
+    components: &Components,
     on_done: &(dyn Fn(&SeedOutcome) + Sync),
 ) -> Vec<SeedOutcome> {
     let seeds: Vec<u64> = seeds.into_iter().collect();
@@ -107,7 +202,7 @@ pub fn sweep(
         for _ in 0..jobs.max(1) {
             scope.spawn(|| {
                 while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let outcome = run_seed_with(scenario, seed, factory).outcome;
+                    let outcome = run_seed_using(scenario, seed, components).outcome;
                     on_done(&outcome);
                     lock(&results).push(outcome);
                 }
@@ -153,11 +248,15 @@ fn clocks(plan: &FaultPlan) -> BTreeMap<String, NodeClock> {
     clocks
 }
 
-fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunResult {
+fn simulate(scenario: Arc<Scenario>, seed: u64, components: Components) -> RunResult {
     let plan = plan(&scenario, seed);
     let clocks = clocks(&plan);
-    let lease = LeaseService::new(lease_config(&scenario), stream(seed, nodes::COORDINATOR));
-    let store = factory(&scenario);
+    let lease = LeaseService::with_tokens(
+        lease_config(&scenario),
+        (components.tokens)(&scenario, seed),
+    );
+    let store = (components.store)(&scenario);
+    let policy = components.policy.clone();
     let runtime = Runtime::with_seed_and_config(seed, madsim::Config::default());
     let slot: Arc<Mutex<Option<Arc<World>>>> = Arc::new(Mutex::new(None));
     let run_slot = slot.clone();
@@ -172,6 +271,7 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, factory: StoreFactory) -> RunRes
                 clocks,
                 lease,
                 store,
+                policy,
             ));
             *lock(&run_slot) = Some(world.clone());
             world.record(

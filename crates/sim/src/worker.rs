@@ -15,6 +15,7 @@ use fencesim_model::{
     lease::{ExpiredBy, Observation},
     ms_to_ns,
     nodes::{worker, COORDINATOR, STORAGE},
+    policy::{Gate, LeaseState, RenewFailure, WorkerPolicy},
     rng::{stream, Rng},
     OpId, Scope, Token, NS_PER_MS,
 };
@@ -41,6 +42,8 @@ struct Worker {
     world: Arc<World>,
     endpoint: Arc<Endpoint>,
     spec: WorkerSpec,
+    /// When to renew, when to stop, what to check before the work and the write.
+    policy: Arc<dyn WorkerPolicy>,
     /// Where writes go: the storage, or the coordinator for a lease-checking store.
     store_node: &'static str,
     protocol: ClientProtocol,
@@ -61,8 +64,10 @@ pub(crate) async fn run(world: Arc<World>, index: usize) {
         let store = lock(&world.store);
         (store.checks_lease_state(), store.protocol())
     };
+    let policy = (world.policy)(&world.scenario, &name);
     let me = Arc::new(Worker {
         endpoint: Endpoint::open(&world, &name),
+        policy,
         spec: world.scenario.workers.clone(),
         store_node: if checks_lease { COORDINATOR } else { STORAGE },
         protocol,
@@ -110,6 +115,43 @@ impl Worker {
         match self.spec.deadline_from {
             DeadlineFrom::RequestSent => sent_mono,
             DeadlineFrom::ReplyReceived => self.mono(),
+        }
+    }
+
+    /// The local deadline after a grant or renewal requested at `sent_mono`: the policy's
+    /// belief period from the deadline base; `u64::MAX` when the policy has none.
+    fn deadline_after(&self, sent_mono: u64) -> u64 {
+        match self.policy.local_deadline_ms() {
+            Some(ms) => self
+                .deadline_base(sent_mono)
+                .saturating_add(ms.saturating_mul(NS_PER_MS)),
+            None => u64::MAX,
+        }
+    }
+
+    fn state(&self, belief: &Mutex<Belief>) -> LeaseState {
+        LeaseState {
+            now_mono_ns: self.mono(),
+            deadline_mono_ns: lock(belief).deadline_mono_ns,
+        }
+    }
+
+    /// Carries out the policy's answer at a gate; false when the worker must stop.
+    async fn pass(&self, gate: Gate, belief: &Mutex<Belief>, scope: &str, token: Token) -> bool {
+        match gate {
+            Gate::Go => true,
+            Gate::Stop(why) => {
+                self.end(belief, why);
+                false
+            }
+            Gate::AskLease => {
+                if self.check(scope, token).await {
+                    true
+                } else {
+                    self.end(belief, BeliefEnd::CheckFailed);
+                    false
+                }
+            }
         }
     }
 
@@ -169,11 +211,7 @@ impl Worker {
         match reply {
             Some(Msg::AcquireReply {
                 token: Some(token), ..
-            }) => Some((
-                token,
-                self.deadline_base(sent)
-                    + fencesim_model::whole_ms_to_ns(self.spec.renew_deadline_ms),
-            )),
+            }) => Some((token, self.deadline_after(sent))),
             _ => None,
         }
     }
@@ -215,10 +253,10 @@ impl Worker {
         }
     }
 
-    /// Whether the belief ends exactly at the local deadline: clients that keep retrying
-    /// renewals (`stop_on_renew_failure = false`) give up at their deadline.
+    /// Whether the belief ends exactly at the local deadline (the built-in policy: clients
+    /// that keep retrying renewals, `stop_on_renew_failure = false`, give up at it).
     fn watches_deadline(&self) -> bool {
-        !self.spec.stop_on_renew_failure
+        self.policy.ends_at_deadline()
     }
 
     fn deadline_passed(&self, belief: &Mutex<Belief>) -> bool {
@@ -252,7 +290,8 @@ impl Worker {
         spawn_guarded(&self.world, &self.name, async move {
             renewer.renew_loop(renew_belief).await
         });
-        if self.watches_deadline() {
+        // A deadline that never comes needs no timer.
+        if self.watches_deadline() && deadline_mono_ns != u64::MAX {
             let watcher = self.clone();
             let watched = belief.clone();
             spawn_guarded(&self.world, &self.name, async move {
@@ -261,7 +300,7 @@ impl Worker {
         }
 
         if self.protocol == ClientProtocol::FenceThenWrite
-            && !self.fence(&belief, &resource, token).await
+            && !self.fence(&belief, &scope, &resource, token).await
         {
             self.release(&belief, &scope, token).await;
             return;
@@ -270,8 +309,8 @@ impl Worker {
             if self.ended(&belief) {
                 break;
             }
-            if self.deadline_passed(&belief) {
-                self.end(&belief, BeliefEnd::DeadlinePassed);
+            let gate = self.policy.before_work(&self.state(&belief));
+            if !self.pass(gate, &belief, &scope, token).await {
                 break;
             }
             let op = self.world.next_op();
@@ -292,12 +331,8 @@ impl Worker {
             if self.ended(&belief) {
                 break;
             }
-            if self.spec.recheck_deadline_before_write && self.deadline_passed(&belief) {
-                self.end(&belief, BeliefEnd::DeadlinePassed);
-                break;
-            }
-            if self.spec.check_lease_before_write && !self.check(&scope, token).await {
-                self.end(&belief, BeliefEnd::CheckFailed);
+            let gate = self.policy.before_write(&self.state(&belief));
+            if !self.pass(gate, &belief, &scope, token).await {
                 break;
             }
             if !self.write(&belief, op, &scope, token, &resource).await {
@@ -326,10 +361,16 @@ impl Worker {
 
     /// Raises the resource's epoch before the first write; false if the store refused or
     /// the deadline passed while retrying.
-    async fn fence(&self, belief: &Mutex<Belief>, resource: &str, token: Token) -> bool {
+    async fn fence(
+        &self,
+        belief: &Mutex<Belief>,
+        scope: &str,
+        resource: &str,
+        token: Token,
+    ) -> bool {
         loop {
-            if self.deadline_passed(belief) {
-                self.end(belief, BeliefEnd::DeadlinePassed);
+            let gate = self.policy.before_work(&self.state(belief));
+            if !self.pass(gate, belief, scope, token).await {
                 return false;
             }
             let resource = resource.to_string();
@@ -478,7 +519,7 @@ impl Worker {
             (belief.scope.clone(), belief.token)
         };
         loop {
-            self.sleep_ms(self.spec.renew_every_ms as f64).await;
+            self.sleep_ms(self.policy.renew_every_ms() as f64).await;
             if self.ended(&belief) {
                 return;
             }
@@ -506,8 +547,7 @@ impl Worker {
             }
             let failure = match reply {
                 Some(Msg::RenewReply { ok: true, .. }) => {
-                    let deadline = self.deadline_base(sent)
-                        + fencesim_model::whole_ms_to_ns(self.spec.renew_deadline_ms);
+                    let deadline = self.deadline_after(sent);
                     let mut belief = lock(&belief);
                     belief.deadline_mono_ns = belief.deadline_mono_ns.max(deadline);
                     None
@@ -524,11 +564,13 @@ impl Worker {
                         reason,
                     },
                 );
-                if self.spec.stop_on_renew_failure {
-                    self.end(&belief, BeliefEnd::RenewFailed);
-                }
-                if refused || self.spec.stop_on_renew_failure {
-                    return;
+                match self.policy.on_renew_failure(refused) {
+                    RenewFailure::KeepRenewing => {}
+                    RenewFailure::StopRenewing => return,
+                    RenewFailure::StopBelieving => {
+                        self.end(&belief, BeliefEnd::RenewFailed);
+                        return;
+                    }
                 }
             }
         }

@@ -47,6 +47,8 @@ pub(crate) struct World {
     pub lease: Mutex<LeaseService>,
     /// The protected store's state: the storage's "disk" (see `Fence::restart`).
     pub store: Mutex<Box<dyn Fence>>,
+    /// Builds each worker incarnation's lease policy.
+    pub policy: crate::runner::PolicyFactory,
     next_op: AtomicU64,
     /// Set once the history reached `Scenario::event_budget`.
     runaway: AtomicBool,
@@ -64,6 +66,7 @@ impl World {
         clocks: BTreeMap<NodeName, NodeClock>,
         lease: LeaseService,
         store: Box<dyn Fence>,
+        policy: crate::runner::PolicyFactory,
     ) -> Self {
         let net = Net::new(&scenario, seed);
         World {
@@ -76,6 +79,7 @@ impl World {
             net,
             lease: Mutex::new(lease),
             store: Mutex::new(store),
+            policy,
             next_op: AtomicU64::new(1),
             runaway: AtomicBool::new(false),
             incarnations: Mutex::new(BTreeMap::new()),
