@@ -15,6 +15,7 @@ use std::{
 
 mod bench;
 mod check;
+mod live;
 mod outputs;
 mod sensitivity;
 mod shrink;
@@ -38,6 +39,39 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run `preset = "etcd"` scenarios live: a real etcd on loopback, one OS process per
+    /// worker, a real SQLite file, the schedule injected with signals; judged by the same
+    /// checker. `--compare` also simulates them and writes the fidelity report.
+    Live {
+        /// Scenario files (TOML) with `[lease] preset = "etcd"`.
+        #[arg(required = true)]
+        scenarios: Vec<PathBuf>,
+        /// Live runs per scenario (each lasts the scenario's full length in real time; at
+        /// most 1000). Run k uses the scenario's k-th seed for its fault plan and work draws.
+        #[arg(long, default_value_t = 3)]
+        runs: u32,
+        /// Keep each run's merged history and etcd log in DIR/<scenario>/run-<k>/.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Also simulate each scenario and write the fidelity report (`--report`).
+        #[arg(long)]
+        compare: bool,
+        /// Where `--compare` writes the report.
+        #[arg(long, default_value = "reports/fidelity.md")]
+        report: PathBuf,
+        /// Seeds `--compare` simulates, `A..B` (default 0..200).
+        #[arg(long)]
+        sim_seeds: Option<String>,
+        /// Override a scenario field (`lease.ttl_ms=8000`); repeatable.
+        #[arg(long = "set", value_name = "FIELD=VALUE")]
+        set: Vec<String>,
+    },
+    /// The worker role of `fencesim live` (started by it; not for direct use).
+    #[command(hide = true)]
+    LiveWorker {
+        /// The worker's JSON configuration, written by `fencesim live`.
+        config: PathBuf,
+    },
     /// Run a scenario over a seed range and check its expectation.
     Run {
         /// Scenario file (TOML).
@@ -275,12 +309,39 @@ fn quiet_seed_panics() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    remove_temps_on_signals();
+    // Live mode catches SIGINT/SIGTERM itself: it must stop etcd and its workers and remove
+    // its temp directory before exiting, which an exit from this handler would skip.
+    if !matches!(
+        cli.command,
+        Command::Live { .. } | Command::LiveWorker { .. }
+    ) {
+        remove_temps_on_signals();
+    }
     test_write_pause();
     if !matches!(cli.command, Command::Replay { .. }) {
         quiet_seed_panics();
     }
     let result = match cli.command {
+        Command::Live {
+            scenarios,
+            runs,
+            out,
+            compare,
+            report,
+            sim_seeds,
+            set,
+        } => overrides(&set).and_then(|set| {
+            live::live(&live::LiveArgs {
+                scenarios,
+                runs,
+                out,
+                compare,
+                report,
+                sim_seeds,
+                set,
+            })
+        }),
+        Command::LiveWorker { config } => live::worker(&config),
         Command::Run {
             scenario,
             seeds,

@@ -25,7 +25,9 @@ pub use none::NoFence;
 pub use proxy::Proxy;
 pub use read_then_write::ReadThenWrite;
 pub use same_store_txn::SameStoreTxn;
-pub use sql::{SqlFence, SqlVariant, UPDATE_LE, UPDATE_LE_GLOBAL, UPDATE_LT, UPDATE_LT_GLOBAL};
+pub use sql::{
+    SqlFence, SqlVariant, UPDATE_LE, UPDATE_LE_GLOBAL, UPDATE_LT, UPDATE_LT_GLOBAL, UPDATE_UNFENCED,
+};
 
 /// Every built-in mode name, as written in scenario files and returned by `Fence::name`.
 pub fn names() -> &'static [&'static str] {

@@ -22,6 +22,10 @@ pub const UPDATE_LE_GLOBAL: &str = "UPDATE jobs SET output = ?1, fence_token = ?
 pub const UPDATE_LT_GLOBAL: &str = "UPDATE jobs SET output = ?1, fence_token = ?2 \
      WHERE job_id = ?3 AND (SELECT MAX(fence_token) FROM jobs) < ?4";
 
+/// No condition at all: the `none` mode on a real table (live mode's unfenced SQLite store).
+pub const UPDATE_UNFENCED: &str =
+    "UPDATE jobs SET output = ?1, fence_token = ?2 WHERE job_id = ?3 AND ?4 = ?4";
+
 const CREATE_TABLE: &str = "CREATE TABLE jobs (job_id TEXT PRIMARY KEY, output TEXT NOT NULL, \
      fence_token INTEGER NOT NULL)";
 const DROP_TABLE: &str = "DROP TABLE jobs";
@@ -42,6 +46,8 @@ pub enum SqlVariant {
     /// `fence_token <= ?`, rows affected ignored: always reports Accepted. Broken on purpose,
     /// so the checker's I3 must catch it (`sql-ignore-rows`).
     LeIgnoreRows,
+    /// [`UPDATE_UNFENCED`]: every write lands (live mode's `none` on a real SQLite file).
+    Unfenced,
 }
 
 /// The `jobs` table in an in-memory SQLite database. Durable keeps the database across
@@ -73,6 +79,27 @@ impl SqlFence {
         })
     }
 
+    /// The same table in a SQLite file shared by several processes (live mode): created if
+    /// absent, durable by nature, waiting up to 10 s for another writer's lock.
+    pub fn open_file(
+        path: &std::path::Path,
+        variant: SqlVariant,
+        compare: CompareScope,
+    ) -> rusqlite::Result<Self> {
+        let connection = Connection::open(path)?;
+        connection.busy_timeout(std::time::Duration::from_secs(10))?;
+        connection.execute(
+            &CREATE_TABLE.replacen("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1),
+            [],
+        )?;
+        Ok(SqlFence {
+            variant,
+            durable: true,
+            global: compare == CompareScope::Global,
+            connection,
+        })
+    }
+
     /// The exact statement every write executes.
     pub fn statement(&self) -> &'static str {
         match (self.variant, self.global) {
@@ -80,6 +107,7 @@ impl SqlFence {
             (SqlVariant::Le | SqlVariant::LeIgnoreRows, true) => UPDATE_LE_GLOBAL,
             (SqlVariant::Lt, false) => UPDATE_LT,
             (SqlVariant::Lt, true) => UPDATE_LT_GLOBAL,
+            (SqlVariant::Unfenced, _) => UPDATE_UNFENCED,
         }
     }
 
@@ -123,7 +151,10 @@ impl SqlFence {
 
         let previous = from_sql_token(stored);
         if rows_affected == 1
-            || self.variant == SqlVariant::LeIgnoreRows
+            || matches!(
+                self.variant,
+                SqlVariant::LeIgnoreRows | SqlVariant::Unfenced
+            )
             || (active(Mutant::SqlIgnoresRowsAffected) && self.variant == SqlVariant::Le)
         {
             return Verdict::Accepted { previous };
@@ -148,6 +179,7 @@ impl Fence for SqlFence {
             SqlVariant::Le => "sql",
             SqlVariant::Lt => "sql-strict",
             SqlVariant::LeIgnoreRows => "sql-ignore-rows",
+            SqlVariant::Unfenced => "none",
         }
         .to_string()
     }
@@ -483,5 +515,40 @@ WHERE job_id = :job_id
             .downcast_ref::<String>()
             .expect("formatted panic message");
         assert!(message.contains("exceeds i64::MAX"), "{message}");
+    }
+
+    fn request(token: Token) -> WriteRequest {
+        WriteRequest {
+            op: token,
+            resource: "job-1".into(),
+            lease_scope: "job-1".into(),
+            writer: "worker-0".into(),
+            token,
+            payload: format!("by {token}"),
+        }
+    }
+
+    /// Live mode: two processes' connections on one file. `sql` rejects the stale token the
+    /// other connection's newer write superseded; `Unfenced` (live `none`) overwrites it.
+    #[test]
+    fn a_shared_file_fences_across_connections_and_unfenced_does_not() {
+        let dir = std::env::temp_dir().join(format!("fencesim-sql-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (variant, stale_lands) in [(SqlVariant::Le, false), (SqlVariant::Unfenced, true)] {
+            let path = dir.join(format!("{variant:?}.sqlite"));
+            let _ = std::fs::remove_file(&path);
+            let mut old = SqlFence::open_file(&path, variant, CompareScope::PerResource).unwrap();
+            let mut new = SqlFence::open_file(&path, variant, CompareScope::PerResource).unwrap();
+            assert!(old.write(&request(1), None).is_accepted());
+            assert_eq!(
+                new.write(&request(3), None),
+                Verdict::Accepted { previous: Some(1) }
+            );
+            let stale = old.write(&request(1), None);
+            assert_eq!(stale.is_accepted(), stale_lands, "{variant:?}: {stale:?}");
+            let stored = new.row("job-1").unwrap().1;
+            assert_eq!(stored, if stale_lands { 1 } else { 3 }, "{variant:?}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -28,6 +28,9 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     table.insert("expiry_check_ms", value(int(lease.expiry_check_ms)));
     table.insert("lock_delay_ms", value(int(lease.lock_delay_ms)));
     table.insert("election_timeout_ms", value(int(lease.election_timeout_ms)));
+    if lease.restart_election_ms > 0 {
+        table.insert("restart_election_ms", value(int(lease.restart_election_ms)));
+    }
     table.insert("token_source", value(file_name(&lease.token_source)));
     if let TokenSource::WrappingCounter { bits } = lease.token_source {
         table.insert("token_bits", value(i64::from(bits)));

@@ -179,6 +179,10 @@ pub enum Preset {
     Consul,
 }
 
+fn is_zero(value: &u64) -> bool {
+    *value == 0
+}
+
 /// The lease service, every value resolved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LeaseSpec {
@@ -201,6 +205,12 @@ pub struct LeaseSpec {
     /// Added to kept leases' TTL after a restart (etcd leader change), and the default
     /// coordinator downtime.
     pub election_timeout_ms: u64,
+    /// After a restart the service serves nothing, and re-extends nothing, until it has won an
+    /// election lasting a duration drawn uniformly from `[restart_election_ms, 2 ×
+    /// restart_election_ms)` (raft's randomized election timeout; etcd: the election timeout).
+    /// 0 = it serves at once. Left out of the resolved form (and so of the hash) while 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub restart_election_ms: u64,
     /// Where tokens come from.
     pub token_source: TokenSource,
     /// Which counter a token comes from.
@@ -492,6 +502,7 @@ impl Scenario {
         let one_cycle = lease.server_ttl_ms()
             + lease.expiry_check_ms
             + lease.election_timeout_ms
+            + 2 * lease.restart_election_ms
             + lease.lock_delay_ms
             + retry_ms
             + workers.work_ms.high().ceil() as u64

@@ -69,6 +69,7 @@ fn minimal_file_resolves_with_every_default_explicit() {
             expiry_check_ms: 0,
             lock_delay_ms: 0,
             election_timeout_ms: 1_000,
+            restart_election_ms: 0,
             token_source: TokenSource::DurableCounter,
             token_scope: TokenScope::PerResource,
             on_restart: OnRestart::KeepAndExtend,
@@ -700,6 +701,9 @@ fn presets_resolve_their_defaults() {
         "",
     ));
     assert_eq!(slow.lease.effective_ttl_ms(), 5_000);
+    // A restarted etcd serves after an election of [1, 2) x the election timeout.
+    assert_eq!(lease.restart_election_ms, 1_000);
+    assert_eq!(slow.lease.restart_election_ms, 3_000);
     // An explicit field overrides the preset.
     let own = parse_ok(&preset(
         "preset = \"etcd\"\nttl_ms = 1_000\nmin_ttl_ms = 0\ntoken_source = \"durable-counter\"\n",
@@ -707,6 +711,11 @@ fn presets_resolve_their_defaults() {
     ));
     assert_eq!(own.lease.effective_ttl_ms(), 1_000);
     assert_eq!(own.lease.token_source, TokenSource::DurableCounter);
+    let serves_at_once = parse_ok(&preset(
+        "preset = \"etcd\"\nttl_ms = 1_000\nrestart_election_ms = 0\n",
+        "",
+    ));
+    assert_eq!(serves_at_once.lease.restart_election_ms, 0);
 
     let client_go = parse_ok(&preset("preset = \"client-go\"\n", ""));
     let (lease, workers) = (&client_go.lease, &client_go.workers);

@@ -27,6 +27,7 @@ pub(crate) async fn run(world: Arc<World>) {
     let me = COORDINATOR;
     let incarnation = world.start_incarnation(me);
     if incarnation > 0 {
+        elect(&world, incarnation).await;
         restarted(&world);
     }
     set_check_phase(&world, incarnation);
@@ -56,6 +57,24 @@ fn set_check_phase(world: &Arc<World>, incarnation: u32) {
     );
     let phase_ns = world.mono_ns(COORDINATOR) + rng.gen_range(0..check_ns);
     lock(&world.lease).set_check_phase(phase_ns);
+}
+
+/// A restarted raft member (etcd) serves only once it has won an election: it waits a
+/// duration drawn from `[restart_election_ms, 2 × restart_election_ms)` (its own stream, per
+/// incarnation) with its mailbox closed, so requests meanwhile are lost and time out, and its
+/// leases are neither expired nor re-extended until it leads.
+async fn elect(world: &Arc<World>, incarnation: u32) {
+    let election_ms = world.scenario.lease.restart_election_ms;
+    if election_ms == 0 {
+        return;
+    }
+    let mut rng = stream(
+        world.seed,
+        &format!("{COORDINATOR}/incarnation-{incarnation}/election"),
+    );
+    let election_ns = fencesim_model::whole_ms_to_ns(election_ms);
+    let wait_ns = election_ns + rng.gen_range(0..election_ns);
+    world.sleep_local(COORDINATOR, wait_ns).await;
 }
 
 fn restarted(world: &Arc<World>) {

@@ -66,8 +66,12 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
                         "a lease-checking store must live with the lease service"
                     );
                     coordinator::expire_due(world);
-                    let lease = lock(&world.lease);
-                    store.write(&request, Some(&*lease as &dyn LeaseView))
+                    let mut lease = lock(&world.lease);
+                    let verdict = store.write(&request, Some(&*lease as &dyn LeaseView));
+                    if verdict.is_accepted() {
+                        lease.data_put();
+                    }
+                    verdict
                 } else {
                     store.write(&request, None)
                 }

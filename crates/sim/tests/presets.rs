@@ -345,7 +345,8 @@ fn a_consul_lock_expires_at_twice_the_ttl_then_waits_out_its_lock_delay() {
 
 #[test]
 fn an_etcd_leader_change_re_extends_the_lease_by_a_full_ttl_plus_election_timeout() {
-    // worker-0 dies at 2 s; the leader changes at 3 s (down 1 s) and re-extends its lease.
+    // worker-0 dies at 2 s; the leader changes at 3 s (down 1 s, then an election) and
+    // re-extends its lease.
     let scenario = with_faults(
         "preset-etcd-takeover-after-pause",
         r#"
@@ -376,6 +377,17 @@ duration_ms = 1_000
             matches!(&e.kind, EventKind::Extended { holder, token: 1, .. } if holder == "worker-0")
         })
         .expect("the new leader keeps the lease");
+        // It leads (and re-extends) only after raft's randomized election timeout, [1, 2) x
+        // the election timeout after it restarted (calibrated live, issue 12).
+        let restarted = first_time(events, |e| {
+            e.node == "coordinator" && matches!(e.kind, EventKind::Restarted)
+        })
+        .expect("the coordinator restarts");
+        assert!(
+            (1_000.0..2_000.0).contains(&(extended - restarted)),
+            "seed {seed}: extended {} ms after the restart",
+            extended - restarted
+        );
         let (granted, token) = first_grant(events, "worker-1");
         // TTL (2 s) + election timeout (1 s) from the promotion, then the next revoke check.
         let waited = granted - extended;

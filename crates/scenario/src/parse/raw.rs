@@ -55,6 +55,7 @@ pub(crate) struct RawLease {
     pub(crate) holder_identity: Option<HolderIdentity>,
     pub(crate) lock_delay_ms: Option<i64>,
     pub(crate) election_timeout_ms: Option<i64>,
+    pub(crate) restart_election_ms: Option<i64>,
     pub(crate) token_source: Option<RawTokenSource>,
     pub(crate) token_bits: Option<i64>,
     pub(crate) token_scope: Option<TokenScope>,

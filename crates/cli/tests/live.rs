@@ -1,0 +1,157 @@
+//! `fencesim live` end to end: Ctrl-C (SIGINT) mid-run leaves no etcd, no worker process and
+//! no temp directory behind; a scenario live mode cannot run is refused before anything
+//! starts. Skipped, with a printed line, when no etcd can be run (`apt-get install
+//! etcd-server`).
+
+use std::{
+    path::Path,
+    process::{Command, Stdio},
+    time::Duration,
+};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fencesim");
+
+fn etcd_or_skip() -> bool {
+    match fencesim_live::etcd::etcd_version() {
+        Ok(_) => true,
+        Err(error) => {
+            println!("SKIPPED: no etcd ({error}); install etcd-server to run this test");
+            false
+        }
+    }
+}
+
+fn scenario(name: &str) -> String {
+    format!("{}/../../scenarios/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every process's `(pid, ppid, command name)` from /proc.
+fn processes() -> Vec<(u32, u32, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid ..." — comm may contain spaces, so split at the last ')'.
+        let Some((head, tail)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let comm = head.split_once('(').map_or("", |(_, c)| c).to_string();
+        let fields: Vec<&str> = tail.split_whitespace().collect();
+        if fields.first() == Some(&"Z") {
+            continue; // a zombie is dead
+        }
+        if let Some(ppid) = fields.get(1).and_then(|p| p.parse().ok()) {
+            out.push((pid, ppid, comm));
+        }
+    }
+    out
+}
+
+fn descendants(root: u32) -> Vec<(u32, String)> {
+    let all = processes();
+    let mut found = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(parent) = frontier.pop() {
+        for (pid, ppid, comm) in &all {
+            if *ppid == parent {
+                found.push((*pid, comm.clone()));
+                frontier.push(*pid);
+            }
+        }
+    }
+    found
+}
+
+fn alive(pid: u32) -> bool {
+    processes().iter().any(|(p, _, _)| *p == pid)
+}
+
+#[test]
+fn ctrl_c_mid_run_leaves_no_process_and_no_temp_directory() {
+    if !etcd_or_skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let child = Command::new(BIN)
+        .args([
+            "live",
+            &scenario("gc-pause-textbook-etcd-none.toml"),
+            "--runs",
+            "1",
+        ])
+        .env("TMPDIR", tmp.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until etcd and both workers run (worker-1 starts at 0.5 s).
+    let mut started = Vec::new();
+    for _ in 0..300 {
+        started = descendants(child.id());
+        let etcd = started.iter().any(|(_, c)| c == "etcd");
+        let workers = started.iter().filter(|(_, c)| c == "fencesim").count();
+        if etcd && workers >= 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        started.iter().any(|(_, c)| c == "etcd")
+            && started.iter().filter(|(_, c)| c == "fencesim").count() >= 2,
+        "etcd and two workers should be running, found {started:?}"
+    );
+    assert_eq!(
+        std::fs::read_dir(tmp.path()).unwrap().count(),
+        1,
+        "one run directory"
+    );
+    std::thread::sleep(Duration::from_millis(1_500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("interrupted"));
+    for (pid, comm) in &started {
+        assert!(!alive(*pid), "{comm} (pid {pid}) survived the interrupt");
+    }
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn a_scenario_live_mode_cannot_run_is_refused_before_anything_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (file, expected) in [
+        ("gc-pause-textbook-none.toml", "preset = \"etcd\""),
+        ("preset-etcd-takeover-after-pause.toml", "storage.fencing"),
+    ] {
+        let output = Command::new(BIN)
+            .args(["live", &scenario(file)])
+            .env("TMPDIR", tmp.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{file}: {stderr}");
+        assert!(
+            stderr.contains(expected) && stderr.contains(file),
+            "{file}: {stderr}"
+        );
+    }
+    assert!(Path::new(tmp.path()).read_dir().unwrap().next().is_none());
+}

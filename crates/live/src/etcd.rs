@@ -1,0 +1,330 @@
+//! etcd 3.4 through its JSON gateway (`/v3/...`), and the etcd server process itself.
+
+use std::{
+    net::{SocketAddr, TcpListener},
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::Duration,
+};
+
+use serde_json::{json, Value};
+
+use crate::http::{base64, post, stream, unbase64, HttpError};
+
+/// Every request but the watch gives up after this long.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The key a lease scope is held under.
+pub fn lock_key(scope: &str) -> String {
+    format!("/fencesim/lock/{scope}")
+}
+
+/// The key a resource's data lives under (`same-store-txn`).
+pub fn data_key(resource: &str) -> String {
+    format!("/fencesim/data/{resource}")
+}
+
+/// A gateway int64/uint64 field (sent as a JSON string), 0 when absent (proto3 default).
+pub fn int(value: &Value, field: &str) -> i64 {
+    match value.get(field) {
+        Some(Value::String(text)) => text.parse().unwrap_or(0),
+        Some(Value::Number(number)) => number.as_i64().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// A base64 field decoded as UTF-8 (lossy), empty when absent.
+pub fn text(value: &Value, field: &str) -> String {
+    value
+        .get(field)
+        .and_then(Value::as_str)
+        .and_then(unbase64)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default()
+}
+
+/// The header revision of a response.
+pub fn revision(response: &Value) -> i64 {
+    response
+        .get("header")
+        .map_or(0, |header| int(header, "revision"))
+}
+
+/// A client of one etcd member.
+#[derive(Clone, Copy, Debug)]
+pub struct Client {
+    /// The member's client address.
+    pub addr: SocketAddr,
+}
+
+/// What a campaign got.
+#[derive(Debug)]
+pub enum Campaign {
+    /// The key was free: it is ours, created at this revision.
+    Won {
+        /// The create revision of the lock key (the token).
+        revision: i64,
+    },
+    /// Someone holds it.
+    Lost {
+        /// Its value (the holder's name).
+        holder: String,
+    },
+}
+
+impl Client {
+    fn call(&self, path: &str, body: Value) -> Result<Value, HttpError> {
+        post(self.addr, path, &body, REQUEST_TIMEOUT)
+    }
+
+    /// `LeaseGrant`: a new lease of `ttl_s` seconds (etcd raises it to its minimum silently);
+    /// returns its ID and the granted TTL.
+    pub fn grant(&self, ttl_s: u64) -> Result<(i64, i64), HttpError> {
+        let response = self.call("/v3/lease/grant", json!({ "TTL": ttl_s.to_string() }))?;
+        Ok((int(&response, "ID"), int(&response, "TTL")))
+    }
+
+    /// One `LeaseKeepAlive` round: the TTL left after it (0 or less: the lease is gone) and
+    /// the header revision.
+    pub fn keepalive(&self, id: i64) -> Result<i64, HttpError> {
+        let response = self.call("/v3/lease/keepalive", json!({ "ID": id.to_string() }))?;
+        let result = response.get("result").unwrap_or(&response);
+        Ok(int(result, "TTL"))
+    }
+
+    /// `LeaseRevoke`: deletes every key attached; returns the header revision (the delete's).
+    pub fn revoke(&self, id: i64) -> Result<i64, HttpError> {
+        let response = self.call("/v3/lease/revoke", json!({ "ID": id.to_string() }))?;
+        Ok(revision(&response))
+    }
+
+    /// Put-if-absent on the lock key with the lease attached (etcd `concurrency.Mutex`'s
+    /// campaign: compare `create_revision == 0`).
+    pub fn campaign(&self, scope: &str, holder: &str, lease: i64) -> Result<Campaign, HttpError> {
+        let key = base64(lock_key(scope).as_bytes());
+        let response = self.call(
+            "/v3/kv/txn",
+            json!({
+                "compare": [{ "key": key, "target": "CREATE", "result": "EQUAL", "create_revision": "0" }],
+                "success": [{ "request_put": { "key": key, "value": base64(holder.as_bytes()), "lease": lease.to_string() } }],
+                "failure": [{ "request_range": { "key": key } }],
+            }),
+        )?;
+        if succeeded(&response) {
+            return Ok(Campaign::Won {
+                revision: revision(&response),
+            });
+        }
+        let holder = first_kv(&response).map_or_else(String::new, |kv| text(kv, "value"));
+        Ok(Campaign::Lost { holder })
+    }
+
+    /// `same-store-txn`: writes `value` to the resource's key only if the lock key still has
+    /// create revision `token`. `Ok(Ok(previous))` when written (the token stored before, if
+    /// any), `Ok(Err(current))` when refused (the lock key's current create revision, if any).
+    pub fn guarded_put(
+        &self,
+        scope: &str,
+        resource: &str,
+        token: i64,
+        value: &str,
+    ) -> Result<Result<Option<i64>, Option<i64>>, HttpError> {
+        let lock = base64(lock_key(scope).as_bytes());
+        let data = base64(data_key(resource).as_bytes());
+        let response = self.call(
+            "/v3/kv/txn",
+            json!({
+                "compare": [{ "key": lock, "target": "CREATE", "result": "EQUAL", "create_revision": token.to_string() }],
+                "success": [
+                    { "request_range": { "key": data } },
+                    { "request_put": { "key": data, "value": base64(value.as_bytes()) } }
+                ],
+                "failure": [{ "request_range": { "key": lock } }],
+            }),
+        )?;
+        let stored_token = |kv: &Value| {
+            text(kv, "value")
+                .split_whitespace()
+                .next()
+                .and_then(|t| t.parse().ok())
+        };
+        if succeeded(&response) {
+            Ok(Ok(first_kv(&response).and_then(stored_token)))
+        } else {
+            Ok(Err(first_kv(&response).map(|kv| int(kv, "create_revision"))))
+        }
+    }
+
+    /// Watches every key under `/fencesim/lock/` from `start_revision`, calling `each` with
+    /// every event (`type`, `kv`, `prev_kv`) until it returns false or the stream ends.
+    pub fn watch_locks(
+        &self,
+        start_revision: i64,
+        mut each: impl FnMut(&Value) -> bool,
+    ) -> Result<(), HttpError> {
+        let prefix = "/fencesim/lock/";
+        let end = "/fencesim/lock0"; // '/' + 1
+        let body = json!({ "create_request": {
+            "key": base64(prefix.as_bytes()),
+            "range_end": base64(end.as_bytes()),
+            "start_revision": start_revision.to_string(),
+            "prev_kv": true,
+        }});
+        stream(self.addr, "/v3/watch", &body, |value| {
+            let events = value
+                .get("result")
+                .and_then(|r| r.get("events"))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            events.iter().all(&mut each)
+        })
+    }
+
+    /// Whether the member answers a range request.
+    pub fn ready(&self) -> bool {
+        self.call("/v3/kv/range", json!({ "key": base64(b"/") }))
+            .is_ok()
+    }
+}
+
+fn succeeded(response: &Value) -> bool {
+    response.get("succeeded").and_then(Value::as_bool) == Some(true)
+}
+
+/// The first key-value of the first range response in a txn's responses.
+fn first_kv(response: &Value) -> Option<&Value> {
+    response
+        .get("responses")?
+        .as_array()?
+        .iter()
+        .find_map(|r| r.get("response_range"))?
+        .get("kvs")?
+        .as_array()?
+        .first()
+}
+
+/// The etcd binary: `$FENCESIM_ETCD`, else `etcd` on the `PATH`.
+pub fn etcd_binary() -> PathBuf {
+    std::env::var_os("FENCESIM_ETCD").map_or_else(|| PathBuf::from("etcd"), PathBuf::from)
+}
+
+/// The etcd binary's version line, or why it cannot be run.
+pub fn etcd_version() -> Result<String, String> {
+    let binary = etcd_binary();
+    let output = Command::new(&binary)
+        .arg("--version")
+        .output()
+        .map_err(|error| format!("cannot run {}: {error}", binary.display()))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    Ok(text.lines().next().unwrap_or("").to_string())
+}
+
+/// A single-member etcd on loopback ports with its own data directory.
+#[derive(Debug)]
+pub struct Server {
+    data_dir: PathBuf,
+    log: PathBuf,
+    client_port: u16,
+    peer_port: u16,
+    child: Option<Child>,
+}
+
+/// Two free loopback ports (bound, then released; etcd binds them right after).
+fn free_ports() -> std::io::Result<(u16, u16)> {
+    let a = TcpListener::bind("127.0.0.1:0")?;
+    let b = TcpListener::bind("127.0.0.1:0")?;
+    Ok((a.local_addr()?.port(), b.local_addr()?.port()))
+}
+
+impl Server {
+    /// Starts etcd with its data under `dir` and waits until it answers (up to 20 s).
+    pub fn start(dir: &Path) -> Result<Server, String> {
+        let (client_port, peer_port) =
+            free_ports().map_err(|error| format!("no free loopback port: {error}"))?;
+        let mut server = Server {
+            data_dir: dir.join("etcd-data"),
+            log: dir.join("etcd.log"),
+            client_port,
+            peer_port,
+            child: None,
+        };
+        server.spawn()?;
+        Ok(server)
+    }
+
+    /// The client to this member.
+    pub fn client(&self) -> Client {
+        Client {
+            addr: SocketAddr::from(([127, 0, 0, 1], self.client_port)),
+        }
+    }
+
+    /// The etcd process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    fn spawn(&mut self) -> Result<(), String> {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .map_err(|error| format!("{}: {error}", self.log.display()))?;
+        let client = format!("http://127.0.0.1:{}", self.client_port);
+        let peer = format!("http://127.0.0.1:{}", self.peer_port);
+        let child = Command::new(etcd_binary())
+            .arg("--name=fencesim")
+            .arg(format!("--data-dir={}", self.data_dir.display()))
+            .arg(format!("--listen-client-urls={client}"))
+            .arg(format!("--advertise-client-urls={client}"))
+            .arg(format!("--listen-peer-urls={peer}"))
+            .arg(format!("--initial-advertise-peer-urls={peer}"))
+            .arg(format!("--initial-cluster=fencesim={peer}"))
+            .arg("--enable-v2=false")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().map_err(|error| error.to_string())?)
+            .stderr(log)
+            .spawn()
+            .map_err(|error| format!("cannot start {}: {error}", etcd_binary().display()))?;
+        self.child = Some(child);
+        for _ in 0..400 {
+            if self.client().ready() {
+                return Ok(());
+            }
+            if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
+                self.child = None;
+                return Err(format!(
+                    "etcd exited ({status}) during start-up; see its log {}",
+                    self.log.display()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.kill();
+        Err(format!(
+            "etcd did not answer within 20 s; see {}",
+            self.log.display()
+        ))
+    }
+
+    /// SIGKILL (a crash) and reap.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts it again on the same data directory and ports.
+    pub fn restart(&mut self) -> Result<(), String> {
+        self.kill();
+        self.spawn()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
