@@ -157,12 +157,6 @@ fn cpu_seconds() -> f64 {
     (user + system) as f64 / 100.0
 }
 
-/// Wall clock: shown and compared only inside the bench, never in a simulation.
-#[allow(clippy::disallowed_methods)]
-fn wall_now() -> std::time::Instant {
-    std::time::Instant::now()
-}
-
 fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|text| {
@@ -228,7 +222,7 @@ fn run_harness(scenario: &Arc<Scenario>, seeds: SeedRange) -> (Batch, Vec<Traffi
     let factory: StoreFactory = Arc::new(builtin_store);
     let mut traffic = Vec::new();
     let mut batch = Batch::default();
-    let (cpu, wall) = (cpu_seconds(), wall_now());
+    let (cpu, wall) = (cpu_seconds(), crate::wall_now());
     for seed in seeds.iter() {
         let result = run_seed_with(scenario, seed, &factory);
         let virtual_ns = result.history.events.last().map_or(0, |e| e.t_ns);
@@ -249,7 +243,7 @@ fn run_harness(scenario: &Arc<Scenario>, seeds: SeedRange) -> (Batch, Vec<Traffi
 
 fn run_bare(traffic: &[Traffic], clients: usize) -> Batch {
     let mut batch = Batch::default();
-    let (cpu, wall) = (cpu_seconds(), wall_now());
+    let (cpu, wall) = (cpu_seconds(), crate::wall_now());
     for t in traffic {
         let result = run_baseline(
             t.seed,
@@ -357,7 +351,7 @@ fn jobs_scaling(reference: &Arc<Scenario>, seeds: u64) -> Value {
     let factory: StoreFactory = Arc::new(builtin_store);
     let mut walls = Vec::new();
     for jobs in [1usize, 2] {
-        let wall = wall_now();
+        let wall = crate::wall_now();
         let outcomes = fencesim::sweep(reference, 0..seeds, jobs, &factory, &|_| {});
         assert_eq!(outcomes.len() as u64, seeds);
         walls.push(wall.elapsed().as_secs_f64());
@@ -391,7 +385,7 @@ fn rss(plan: &Plan) -> Result<Value, InputError> {
         .map_err(|e| InputError(format!("cannot find the fencesim binary: {e}")))?;
     let mut rows = Vec::new();
     for &seeds in plan.rss_counts {
-        let wall = wall_now();
+        let wall = crate::wall_now();
         let output = Command::new(&exe)
             .args(["bench", "--rss-child", &seeds.to_string()])
             .output()

@@ -231,9 +231,7 @@ pub(crate) fn check(
         };
         let total = seeds.len() as u64;
         let done = AtomicU64::new(0);
-        // Wall time is shown to people only; it never enters a simulation or the JSON report.
-        #[allow(clippy::disallowed_methods)]
-        let started = std::time::Instant::now();
+        let started = crate::wall_now();
         let outcomes = fencesim_sim::sweep(scenario, seeds, jobs, &factory, &|_| {
             progress.update(
                 &scenario.name,

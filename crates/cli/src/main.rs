@@ -21,6 +21,14 @@ mod sensitivity;
 mod shrink;
 mod tune;
 
+/// Wall time, for the commands' own timings shown to people (progress, `bench`,
+/// `sensitivity`): the one place the binary reads the real clock. It never enters a simulation
+/// or a deterministic report.
+#[allow(clippy::disallowed_methods)]
+pub(crate) fn wall_now() -> std::time::Instant {
+    std::time::Instant::now()
+}
+
 use clap::{Parser, Subcommand};
 use fencesim::{builtin_store, StoreFactory};
 use fencesim_report::replay_command;

@@ -38,12 +38,6 @@ pub(crate) struct Args<'a> {
     pub skip_mutants: bool,
 }
 
-/// Wall time for people: never enters a simulation.
-#[allow(clippy::disallowed_methods)]
-fn now() -> std::time::Instant {
-    std::time::Instant::now()
-}
-
 struct Detection {
     name: String,
     expected: Vec<String>,
@@ -97,7 +91,7 @@ fn false_positives(
     factory: &StoreFactory,
 ) -> FalsePositives {
     let start = scenario.seeds.start;
-    let started = now();
+    let started = crate::wall_now();
     let outcomes = fencesim_sim::sweep(
         scenario,
         start..start.saturating_add(n),
@@ -171,7 +165,7 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
     }
     let factory: StoreFactory = Arc::new(builtin_store);
     mutant::select(None);
-    let started = now();
+    let started = crate::wall_now();
 
     let mut detections = Vec::new();
     let mut fps = Vec::new();

@@ -94,9 +94,7 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     );
     let live = std::io::stderr().is_terminal();
     let factory: StoreFactory = Arc::new(builtin_store);
-    // Wall time is shown to people only; it never enters a simulation or a report.
-    #[allow(clippy::disallowed_methods)]
-    let started = std::time::Instant::now();
+    let started = crate::wall_now();
     let report = fencesim_tune::run(&sweep, args.jobs, &factory, &|done, total| {
         if live {
             let width = 30;
