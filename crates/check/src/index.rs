@@ -208,6 +208,17 @@ impl<'h> Index<'h> {
         }
     }
 
+    /// Whether the tenure that began with `Granted` event `grant` was still held by the
+    /// service just before event `before` (not yet expired, released, taken over or dropped).
+    /// `false` when `grant` is not a grant.
+    pub fn held_before(&self, grant: usize, before: usize) -> bool {
+        // Tenures are pushed in grant order, so their `grant` indices are sorted.
+        let at = self.tenures.partition_point(|t| t.grant < grant);
+        self.tenures
+            .get(at)
+            .is_some_and(|t| t.grant == grant && t.open_before(before))
+    }
+
     /// The grants on `scope` strictly between events `after` and `before`.
     pub fn grants_between(&self, scope: &str, after: usize, before: usize) -> &[Grant] {
         let Some(grants) = self.grants.get(scope) else {

@@ -46,8 +46,9 @@ pub struct Metrics {
     /// `WriteRejected` events.
     pub stale_write_rejections: u64,
     /// False rejections: `WriteRejected` events whose token's epoch was still current (its
-    /// grant is the newest on its scope at the rejection, judged as in I4), e.g. after a
-    /// volatile counter restart handed out a token below the stored one.
+    /// grant is the newest on its scope at the rejection, judged as in I4) and still held by
+    /// the service (not yet expired, released, taken over or dropped), e.g. after a volatile
+    /// counter restart handed out a token below the stored one.
     pub current_write_rejections: u64,
     /// `WriteAbandoned` events.
     pub writes_abandoned: u64,
@@ -232,11 +233,14 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
                 ..
             } => {
                 m.stale_write_rejections += 1;
-                if matches!(
-                    index.epoch(lease_scope, writer, *token, k),
-                    Epoch::Current { .. }
-                ) || active(Mutant::MetricCurrentRejectionCountsAll)
-                {
+                // A false rejection: the epoch is the newest on its scope and the service
+                // still held it. A write whose lease had already ended (expired, released,
+                // dropped by a restart) is rightly refused by a store that checks liveness.
+                let held = match index.epoch(lease_scope, writer, *token, k) {
+                    Epoch::Current { grant } => index.held_before(grant, k),
+                    _ => false,
+                };
+                if held || active(Mutant::MetricCurrentRejectionCountsAll) {
                     m.current_write_rejections += 1;
                 }
             }

@@ -163,7 +163,8 @@ pub enum Coverage {
     /// A superseded write was accepted between a grant and its fence.
     AcceptedInFenceWindow,
     /// The storage rejected a write whose token's epoch was still current (no newer grant on
-    /// its scope): a false rejection, usually meant as `never` (issue 9.7).
+    /// its scope) and whose lease the service still held: a false rejection, usually meant
+    /// as `never` (issue 9.7).
     CurrentWriteRejected,
 }
 
@@ -227,7 +228,7 @@ impl Coverage {
                 "a superseded write was accepted between a grant and its fence"
             }
             Coverage::CurrentWriteRejected => {
-                "the storage rejected a write whose epoch was still current"
+                "the storage rejected a write whose lease was still current and held"
             }
         }
     }

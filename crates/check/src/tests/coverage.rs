@@ -133,3 +133,37 @@ fn every_condition_is_hit_when_its_event_happened_and_only_then() {
         );
     }
 }
+
+/// A store that checks liveness (`same-store-txn`, `sql-strict`) rightly refuses a write whose
+/// lease the service had already ended, even before any newer grant on the scope: that is
+/// not a false rejection. The same write while the lease is still held is one.
+#[test]
+fn a_rejection_after_the_lease_ended_is_not_a_false_rejection() {
+    let held = h().grant("job", "w0", 1).at(5).reject(1, "job", "w0", 1, 7);
+    assert!(hit(Coverage::CurrentWriteRejected, &metrics(held)));
+    let ended: [H; 4] = [
+        h().grant("job", "w0", 1).at(3).expire("job", "w0", 1),
+        h().grant("job", "w0", 1).at(3).release("job", "w0", 1),
+        h().grant("job", "w0", 1).at(3).drop_lease("job", "w0", 1),
+        h().grant("job", "w0", 1)
+            .at(3)
+            .taken_over("job", "w0", 1, "w1"),
+    ];
+    for history in ended {
+        let history = history.at(5).reject(1, "job", "w0", 1, 7);
+        assert!(
+            !hit(Coverage::CurrentWriteRejected, &metrics(history)),
+            "a rejection after the lease ended counted as false"
+        );
+    }
+    // Re-granted to the same holder with the same token (a retry after a drop) is held again.
+    let regranted = h()
+        .grant("job", "w0", 1)
+        .at(3)
+        .drop_lease("job", "w0", 1)
+        .at(4)
+        .grant("job", "w0", 1)
+        .at(5)
+        .reject(1, "job", "w0", 1, 7);
+    assert!(hit(Coverage::CurrentWriteRejected, &metrics(regranted)));
+}
