@@ -2,16 +2,21 @@
 //! partitions (symmetric or one-way) and hold-then-release, on top of madsim's virtual time.
 //!
 //! madsim's own network has one global latency; fencesim needs per-message draws from its
-//! own RNG stream and a hold buffer, so messages travel as tasks on a dedicated `net` node
-//! that no fault ever touches. Faults are evaluated when a message is sent: a message
-//! already in flight when a partition starts is still delivered, as on a real wire.
+//! own RNG stream and a hold buffer, so messages in flight wait in one queue, ordered by
+//! delivery time and then by send order, emptied by a single task on a dedicated `net` node
+//! that no fault ever touches (no task and no timer per message: the carrier sleeps until
+//! the earliest delivery and is woken early only by a message due before it). Faults are
+//! evaluated when a message is sent: a message already in flight when a partition starts is
+//! still delivered, as on a real wire.
 
 use std::{
-    collections::BTreeMap,
+    cmp::Reverse,
+    collections::{BTreeMap, BinaryHeap},
     sync::{
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
         Arc, Mutex,
     },
+    task::Poll,
     time::Duration,
 };
 
@@ -21,7 +26,11 @@ use fencesim_model::{
     rng::Rng,
 };
 use fencesim_scenario::{NetworkSpec, Scenario};
-use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
+use futures::{
+    channel::mpsc::{UnboundedReceiver, UnboundedSender},
+    task::AtomicWaker,
+    FutureExt,
+};
 use madsim::runtime::NodeHandle;
 use rand::Rng as _;
 
@@ -56,6 +65,42 @@ impl Cut {
     }
 }
 
+/// A message in flight, due at `at_ns` (true time); `seq` orders equal times by send order.
+struct InFlight {
+    at_ns: u64,
+    seq: u64,
+    envelope: Envelope,
+}
+
+impl PartialEq for InFlight {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at_ns, self.seq) == (other.at_ns, other.seq)
+    }
+}
+
+impl Eq for InFlight {}
+
+impl PartialOrd for InFlight {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for InFlight {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.at_ns, self.seq).cmp(&(other.at_ns, other.seq))
+    }
+}
+
+/// The messages in flight and when the carrier will next look at them.
+#[derive(Default)]
+struct Queue {
+    heap: BinaryHeap<Reverse<InFlight>>,
+    next_seq: u64,
+    /// The delivery time the carrier sleeps until (`None`: it waits for a message).
+    armed_ns: Option<u64>,
+}
+
 pub(crate) struct Net {
     spec: NetworkSpec,
     rng: Mutex<Rng>,
@@ -63,6 +108,10 @@ pub(crate) struct Net {
     cuts: Mutex<Vec<Cut>>,
     holds: Mutex<BTreeMap<(String, String), Vec<Envelope>>>,
     carrier: Mutex<Option<NodeHandle>>,
+    queue: Mutex<Queue>,
+    /// Set (and `wake` woken) when a message is due before the carrier's alarm.
+    rearm: AtomicBool,
+    wake: AtomicWaker,
     /// Messages put on the wire (each copy of a duplicate, each released held message).
     carried: AtomicU64,
 }
@@ -79,13 +128,18 @@ impl Net {
             cuts: Mutex::new(Vec::new()),
             holds: Mutex::new(BTreeMap::new()),
             carrier: Mutex::new(None),
+            queue: Mutex::new(Queue::default()),
+            rearm: AtomicBool::new(false),
+            wake: AtomicWaker::new(),
             carried: AtomicU64::new(0),
         }
     }
 
-    /// Sets the node whose tasks carry messages in flight.
-    pub fn set_carrier(&self, node: NodeHandle) {
-        *lock(&self.carrier) = Some(node);
+    /// Sets the node whose task carries messages in flight, and starts that task.
+    pub fn set_carrier(world: &Arc<World>, node: NodeHandle) {
+        let carrier = world.clone();
+        node.spawn(async move { deliver_forever(carrier).await });
+        *lock(&world.net.carrier) = Some(node);
     }
 
     /// (Re)opens `node`'s mailbox; messages to its previous incarnation are lost with it.
@@ -184,19 +238,66 @@ pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
 /// Delivers a message after a fresh delay, ignoring partitions and holds (used for held
 /// messages being released, and by `send`).
 pub(crate) fn carry(world: &Arc<World>, envelope: Envelope) {
-    let delay = world.net.delay();
-    world.net.carried.fetch_add(1, Ordering::Relaxed);
-    let carrier = lock(&world.net.carrier)
-        .clone()
-        .expect("net carrier node set");
-    let world = world.clone();
-    carrier.spawn(async move {
-        world.sleep_exact(delay).await;
-        if let Some(mailbox) = lock(&world.net.mailboxes).get(&*envelope.to) {
-            // A closed mailbox means the node is down: the message is lost, as on a wire.
-            let _ = mailbox.unbounded_send(envelope);
+    let net = &world.net;
+    let delay = net.delay();
+    net.carried.fetch_add(1, Ordering::Relaxed);
+    let at_ns = world.now_ns() + delay.as_nanos() as u64;
+    let mut queue = lock(&net.queue);
+    let seq = queue.next_seq;
+    queue.next_seq += 1;
+    queue.heap.push(Reverse(InFlight {
+        at_ns,
+        seq,
+        envelope,
+    }));
+    if queue.armed_ns.is_none_or(|armed| at_ns < armed) {
+        queue.armed_ns = Some(at_ns);
+        drop(queue);
+        net.rearm.store(true, Ordering::Release);
+        net.wake.wake();
+    }
+}
+
+/// The carrier: delivers every message that is due, then sleeps until the next one (or until
+/// a message due earlier arrives).
+async fn deliver_forever(world: Arc<World>) {
+    let net = &world.net;
+    loop {
+        let now = world.now_ns();
+        let next = {
+            let mut queue = lock(&net.queue);
+            while queue.heap.peek().is_some_and(|top| top.0.at_ns <= now) {
+                let Reverse(due) = queue.heap.pop().expect("peeked");
+                if let Some(mailbox) = lock(&net.mailboxes).get(&*due.envelope.to) {
+                    // A closed mailbox means the node is down: the message is lost, as on a
+                    // wire.
+                    let _ = mailbox.unbounded_send(due.envelope);
+                }
+            }
+            let next = queue.heap.peek().map(|top| top.0.at_ns);
+            queue.armed_ns = next;
+            next
+        };
+        let rearmed = futures::future::poll_fn(|cx| {
+            net.wake.register(cx.waker());
+            if net.rearm.swap(false, Ordering::Acquire) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        });
+        match next {
+            Some(at_ns) => {
+                let sleep = world.sleep_exact(Duration::from_nanos(at_ns - now)).fuse();
+                futures::pin_mut!(sleep, rearmed);
+                futures::select_biased! {
+                    _ = sleep => {},
+                    _ = rearmed.fuse() => {},
+                }
+            }
+            None => rearmed.await,
         }
-    });
+    }
 }
 
 #[cfg(test)]

@@ -333,7 +333,7 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, components: Components) -> RunRe
 fn start_nodes(world: &Arc<World>) {
     let handle = Handle::current();
     let carrier = handle.create_node().name(nodes::NET).build();
-    world.net.set_carrier(carrier.clone());
+    crate::net::Net::set_carrier(world, carrier.clone());
     let mut built = BTreeMap::new();
     built.insert(nodes::NET.to_string(), carrier);
 
