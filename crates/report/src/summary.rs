@@ -72,8 +72,40 @@ pub struct Summary {
     pub vacuous: bool,
     /// Metrics aggregated over seeds (see [`aggregate_metrics`]).
     pub metrics: Value,
-    /// Seed (decimal) → trace hash.
-    pub trace_hashes: BTreeMap<String, String>,
+    /// The combined trace digest of every seed run: 16 hex digits, the wrapping sum over the
+    /// seeds of [`trace_term`]`(seed, hash)`, so the same seeds with the same trace hashes give
+    /// the same digest in any order, with any `--jobs` and across merged `--shard`s.
+    pub trace_digest: String,
+    /// Seed (decimal) → trace hash, for the failing seeds only (any violation, a panic or a
+    /// runaway): the seeds a reader replays. Every seed's hash is in [`Summary::trace_digest`].
+    pub failing_trace_hashes: BTreeMap<String, String>,
+}
+
+/// One seed's term of [`Summary::trace_digest`]: `mix(mix(seed + 0x9e3779b97f4a7c15) ^ h)`
+/// (wrapping), where `mix` is the splitmix64 finalizer and `h` is the trace hash as a number
+/// (its 16 lowercase hex digits; any other text, from a hand-made outcome, is FNV-1a 64 of its
+/// UTF-8 bytes). `mix` is a bijection, so changing one seed's hash always changes the digest.
+pub fn trace_term(seed: u64, trace_hash: &str) -> u64 {
+    mix(mix(seed.wrapping_add(0x9e37_79b9_7f4a_7c15)) ^ hash_number(trace_hash))
+}
+
+/// The splitmix64 finalizer (a bijection on u64).
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A trace hash as a number: 16 lowercase hex digits as written, anything else FNV-1a 64.
+fn hash_number(text: &str) -> u64 {
+    let canonical = text.len() == 16
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    match u64::from_str_radix(text, 16) {
+        Ok(value) if canonical => value,
+        _ => fencesim_model::fnv::hash(text.as_bytes()),
+    }
 }
 
 /// Summarizes `outcomes` (in any order) of `scenario` over `seeds`. The same as pushing

@@ -16,7 +16,8 @@ use fencesim_scenario::{Scenario, SeedRange};
 use serde_json::{Map, Number, Value};
 
 use super::{
-    evaluate_stats, expectation_text, float_value, int_value, number_value, object, Stats, Summary,
+    evaluate_stats, expectation_text, float_value, int_value, number_value, object, trace_term,
+    Stats, Summary,
 };
 use crate::summary::ExpectationVerdict;
 
@@ -25,38 +26,11 @@ use crate::summary::ExpectationVerdict;
 pub struct SummaryBuilder {
     stats: Stats,
     metrics: FieldAcc,
-    /// Seed and trace hash (16 hex digits as a number), in push order: 16 bytes a seed.
-    trace_hashes: Vec<(u64, u64)>,
-    /// The rare hashes that are not 16 lowercase hex digits (hand-made outcomes), by their
-    /// position in `trace_hashes`.
-    odd_hashes: BTreeMap<usize, String>,
+    /// The wrapping sum of every seed's [`trace_term`].
+    trace_digest: u64,
+    /// Failing seed → its trace hash (a repeated seed keeps the later hash).
+    failing_trace_hashes: BTreeMap<u64, String>,
     last: Option<(u64, String)>,
-}
-
-/// A trace hash: 16 hex digits kept in 8 bytes, anything else as given.
-enum Hash {
-    Hex(u64),
-    Other(String),
-}
-
-impl Hash {
-    fn of(text: &str) -> Hash {
-        let canonical = text.len() == 16
-            && text
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-        match u64::from_str_radix(text, 16) {
-            Ok(value) if canonical => Hash::Hex(value),
-            _ => Hash::Other(text.to_string()),
-        }
-    }
-
-    fn text(&self) -> String {
-        match self {
-            Hash::Hex(value) => format!("{value:016x}"),
-            Hash::Other(text) => text.clone(),
-        }
-    }
 }
 
 impl Default for SummaryBuilder {
@@ -71,8 +45,8 @@ impl SummaryBuilder {
         SummaryBuilder {
             stats: Stats::new(),
             metrics: FieldAcc::default(),
-            trace_hashes: Vec::new(),
-            odd_hashes: BTreeMap::new(),
+            trace_digest: 0,
+            failing_trace_hashes: BTreeMap::new(),
             last: None,
         }
     }
@@ -94,14 +68,13 @@ impl SummaryBuilder {
         if let Value::Object(map) = metrics {
             self.metrics.push_object(&map);
         }
-        let hash = match Hash::of(&outcome.trace_hash) {
-            Hash::Hex(value) => value,
-            Hash::Other(text) => {
-                self.odd_hashes.insert(self.trace_hashes.len(), text);
-                0
-            }
-        };
-        self.trace_hashes.push((outcome.seed, hash));
+        self.trace_digest = self
+            .trace_digest
+            .wrapping_add(trace_term(outcome.seed, &outcome.trace_hash));
+        if self.stats.failing.last() == Some(&outcome.seed) {
+            self.failing_trace_hashes
+                .insert(outcome.seed, outcome.trace_hash.clone());
+        }
         self.last = Some((outcome.seed, outcome.trace_hash.clone()));
     }
 
@@ -142,18 +115,11 @@ impl SummaryBuilder {
             } else {
                 Value::Object(self.metrics.object_fields())
             },
-            // Later duplicates of a seed replace earlier ones, as collecting a sorted list does.
-            trace_hashes: self
-                .trace_hashes
+            trace_digest: format!("{:016x}", self.trace_digest),
+            failing_trace_hashes: self
+                .failing_trace_hashes
                 .iter()
-                .enumerate()
-                .map(|(index, (seed, hash))| {
-                    let text = match self.odd_hashes.get(&index) {
-                        Some(text) => text.clone(),
-                        None => Hash::Hex(*hash).text(),
-                    };
-                    (seed.to_string(), text)
-                })
+                .map(|(seed, hash)| (seed.to_string(), hash.clone()))
                 .collect(),
         }
     }
@@ -318,34 +284,70 @@ mod tests {
     }
 
     #[test]
-    fn odd_and_canonical_hashes_come_back_as_written() {
+    fn failing_hashes_come_back_as_written_and_every_hash_is_in_the_digest() {
         let scenario = crate::testing::scenario(crate::testing::Spec::default());
         let mut outcomes: Vec<SeedOutcome> = (0..4)
             .map(|seed| crate::testing::outcome(seed, &[], None))
             .collect();
         outcomes[1].trace_hash = "hand-made".into();
+        outcomes[1].panic = Some("boom".into());
         outcomes[3].trace_hash = "ABCDEF0123456789".into();
+        outcomes[3].runaway = true;
         let seeds = SeedRange { start: 0, end: 4 };
         let summary = crate::summary::summarize(&scenario, seeds, &outcomes);
-        for outcome in &outcomes {
-            assert_eq!(
-                summary.trace_hashes[&outcome.seed.to_string()],
-                outcome.trace_hash
-            );
-        }
+        let failing: Vec<(String, String)> =
+            summary.failing_trace_hashes.clone().into_iter().collect();
+        assert_eq!(
+            failing,
+            [
+                ("1".to_string(), "hand-made".to_string()),
+                ("3".to_string(), "ABCDEF0123456789".to_string())
+            ]
+        );
+        let sum = outcomes.iter().fold(0u64, |sum, outcome| {
+            sum.wrapping_add(trace_term(outcome.seed, &outcome.trace_hash))
+        });
+        assert_eq!(summary.trace_digest, format!("{sum:016x}"));
     }
 
     #[test]
-    fn hashes_are_kept_compact_and_given_back_as_written() {
-        for text in [
-            "0123456789abcdef",
-            "ffffffffffffffff",
-            "ABCDEF0123456789",
-            "short",
-            "",
-        ] {
-            assert_eq!(Hash::of(text).text(), text);
+    fn the_digest_is_independent_of_order_and_changes_with_any_one_hash() {
+        let scenario = crate::testing::scenario(crate::testing::Spec::default());
+        let seeds = SeedRange { start: 0, end: 20 };
+        let outcomes: Vec<SeedOutcome> = (0..20)
+            .map(|seed| crate::testing::outcome(seed, &[], None))
+            .collect();
+        let digest = |outcomes: &[SeedOutcome]| {
+            crate::summary::summarize(&scenario, seeds, outcomes).trace_digest
+        };
+        let reference = digest(&outcomes);
+        let mut shuffled = outcomes.clone();
+        shuffled.reverse();
+        shuffled.rotate_left(7);
+        assert_eq!(digest(&shuffled), reference);
+        for index in 0..outcomes.len() {
+            for flip in [1u64, 1 << 63, 0xffff] {
+                let mut changed = outcomes.clone();
+                let old = u64::from_str_radix(&changed[index].trace_hash, 16).unwrap();
+                changed[index].trace_hash = format!("{:016x}", old ^ flip);
+                assert_ne!(digest(&changed), reference, "seed {index}, flip {flip:x}");
+            }
         }
-        assert!(matches!(Hash::of("00000000000000ff"), Hash::Hex(255)));
+        // The documented formula, recomputed by hand for one seed.
+        let one =
+            crate::summary::summarize(&scenario, SeedRange { start: 7, end: 8 }, &outcomes[7..8]);
+        let mix = |mut z: u64| {
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+            z ^ (z >> 31)
+        };
+        let h = u64::from_str_radix(&outcomes[7].trace_hash, 16).unwrap();
+        assert_eq!(
+            one.trace_digest,
+            format!(
+                "{:016x}",
+                mix(mix(7u64.wrapping_add(0x9e3779b97f4a7c15)) ^ h)
+            )
+        );
     }
 }

@@ -379,8 +379,11 @@ fn summarize_counts_seeds_per_invariant() {
     assert_eq!(summary.expectation, "violates I3, I4");
     assert!(!summary.expectation_met);
     assert!(summary.expectation_detail.contains("seed 5 panicked"));
-    assert_eq!(summary.trace_hashes.len(), 5);
-    assert_eq!(summary.trace_hashes["12"], outcomes[0].trace_hash);
+    // Failing seeds only: 3, 5, 10, 12 (seed 1 is clean).
+    assert_eq!(summary.failing_trace_hashes.len(), 4);
+    assert_eq!(summary.failing_trace_hashes["12"], outcomes[0].trace_hash);
+    assert!(!summary.failing_trace_hashes.contains_key("1"));
+    assert_eq!(summary.trace_digest.len(), 16);
     assert_eq!(summary.seeds, SeedsJson { start: 0, end: 20 });
     assert_eq!(summary.scenario, "gc-pause-textbook-max-token");
     assert_eq!(
@@ -448,7 +451,8 @@ fn json_fields_come_in_declared_order() {
         "\"coverage_required\"",
         "\"vacuous\"",
         "\"metrics\"",
-        "\"trace_hashes\"",
+        "\"trace_digest\"",
+        "\"failing_trace_hashes\"",
     ];
     let positions: Vec<usize> = order.iter().map(|key| json.find(key).unwrap()).collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "{json}");
