@@ -10,10 +10,11 @@ use fencesim_check::SeedOutcome;
 use fencesim_model::{Coverage, Invariant};
 use fencesim_scenario::{Expect, Outcome, Scenario, SeedRange};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
+pub mod numeric;
 mod stream;
-pub use stream::SummaryBuilder;
+pub use stream::{FieldAcc, SummaryBuilder};
 
 /// The seed range as it appears in JSON: `[start, end)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -478,96 +479,25 @@ fn one_line(text: &str, max_chars: usize) -> String {
 /// into one object, key by key in sorted order, judging each key by the values it holds:
 ///
 /// - integers → `{"total": sum, "max_per_seed": max}`
-/// - numbers, some not integers → `{"mean": .., "max": ..}` over the seeds that have the key
+/// - numbers, some not integers → `{"mean": .., "max": ..}` over the seeds that have the key;
+///   the mean is the exact sum ([`numeric::ExactSum`]), correctly rounded, over the count
 /// - arrays of numbers → all seeds' elements together: `{"count", "p50", "p99", "max"}`,
-///   nearest-rank percentiles, null when there are no elements
+///   nearest-rank percentiles from a [`numeric::Histogram`] (within 1/256 of the exact value,
+///   exact when the element's bucket holds one distinct value), null when there are no
+///   elements; `count` and `max` exact
 /// - objects → aggregated recursively
 /// - booleans → `{"seeds_true": n}`
 /// - anything else (strings, mixed shapes) → null: there is no meaningful aggregate.
 ///
 /// Null values (absent options) are skipped. Floats are rounded to 3 decimals.
 pub fn aggregate_metrics(per_seed: impl IntoIterator<Item = Value>) -> Value {
-    let objects: Vec<Map<String, Value>> = per_seed
-        .into_iter()
-        .filter_map(|value| match value {
-            Value::Object(map) => Some(map),
-            _ => None,
-        })
-        .collect();
-    Value::Object(aggregate_objects(&objects.iter().collect::<Vec<_>>()))
-}
-
-fn aggregate_objects(objects: &[&Map<String, Value>]) -> Map<String, Value> {
-    let keys: BTreeSet<&String> = objects.iter().flat_map(|object| object.keys()).collect();
-    let mut out = Map::new();
-    for key in keys {
-        let values: Vec<&Value> = objects
-            .iter()
-            .filter_map(|object| object.get(key))
-            .filter(|v| !v.is_null())
-            .collect();
-        out.insert(key.clone(), aggregate_field(&values));
+    let mut acc = FieldAcc::default();
+    for value in per_seed {
+        if let Value::Object(map) = value {
+            acc.push_object(&map);
+        }
     }
-    out
-}
-
-fn aggregate_field(values: &[&Value]) -> Value {
-    if values.is_empty() {
-        return Value::Null;
-    }
-    if values.iter().all(|v| v.is_i64() || v.is_u64()) {
-        let ints: Vec<i128> = values.iter().map(|v| as_i128(v)).collect();
-        let total: i128 = ints.iter().sum();
-        let max = *ints.iter().max().expect("non-empty");
-        return object([
-            ("total", int_value(total)),
-            ("max_per_seed", int_value(max)),
-        ]);
-    }
-    if values.iter().all(|v| v.is_number()) {
-        let floats: Vec<f64> = values.iter().filter_map(|v| v.as_f64()).collect();
-        let mean = floats.iter().sum::<f64>() / floats.len() as f64;
-        let max = floats.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        return object([("mean", float_value(mean)), ("max", float_value(max))]);
-    }
-    if values
-        .iter()
-        .all(|v| v.as_array().is_some_and(|a| a.iter().all(Value::is_number)))
-    {
-        let mut all: Vec<&Value> = values
-            .iter()
-            .flat_map(|v| v.as_array().expect("array"))
-            .collect();
-        all.sort_by(|a, b| {
-            let (a, b) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
-            a.total_cmp(&b)
-        });
-        let count = all.len() as u64;
-        let rank = |percent: u64| -> Value {
-            if all.is_empty() {
-                return Value::Null;
-            }
-            // Nearest rank: the smallest element with at least `percent`% of elements <= it.
-            let rank = (percent * count).div_ceil(100).max(1);
-            number_value(all[(rank - 1) as usize])
-        };
-        return object([
-            ("count", Value::from(count)),
-            ("p50", rank(50)),
-            ("p99", rank(99)),
-            ("max", all.last().map_or(Value::Null, |v| number_value(v))),
-        ]);
-    }
-    if values.iter().all(|v| v.is_object()) {
-        let objects: Vec<&Map<String, Value>> =
-            values.iter().filter_map(|v| v.as_object()).collect();
-        return Value::Object(aggregate_objects(&objects));
-    }
-    if values.iter().all(|v| v.is_boolean()) {
-        let seeds_true = values.iter().filter(|v| v.as_bool() == Some(true)).count() as u64;
-        return object([("seeds_true", Value::from(seeds_true))]);
-    }
-    Value::Null
+    Value::Object(acc.object_fields())
 }
 
 fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
@@ -579,14 +509,6 @@ fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
     )
 }
 
-fn as_i128(value: &Value) -> i128 {
-    value
-        .as_u64()
-        .map(i128::from)
-        .or_else(|| value.as_i64().map(i128::from))
-        .expect("an integer")
-}
-
 fn int_value(n: i128) -> Value {
     if let Ok(n) = u64::try_from(n) {
         Value::from(n)
@@ -594,15 +516,6 @@ fn int_value(n: i128) -> Value {
         Value::from(n)
     } else {
         float_value(n as f64)
-    }
-}
-
-/// Integers as they are; floats rounded.
-fn number_value(value: &Value) -> Value {
-    if value.is_i64() || value.is_u64() {
-        value.clone()
-    } else {
-        float_value(value.as_f64().unwrap_or(0.0))
     }
 }
 

@@ -13,11 +13,12 @@ use std::collections::BTreeMap;
 
 use fencesim_check::SeedOutcome;
 use fencesim_scenario::{Scenario, SeedRange};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
+use super::numeric::{ExactSum, Histogram};
 use super::{
-    evaluate_stats, expectation_text, float_value, int_value, number_value, object, trace_term,
-    Stats, Summary,
+    evaluate_stats, expectation_text, float_value, int_value, object, trace_term, Stats, Summary,
 };
 use crate::summary::ExpectationVerdict;
 
@@ -126,28 +127,77 @@ impl SummaryBuilder {
 }
 
 /// One metric key's running aggregate over the seeds that have it (see
-/// [`aggregate_metrics`](super::aggregate_metrics) for what each shape becomes).
-#[derive(Default)]
-struct FieldAcc {
+/// [`aggregate_metrics`](super::aggregate_metrics) for what each shape becomes). Merging two
+/// is exact: counts and totals add, maxima take the larger, float sums are exact
+/// ([`ExactSum`]) and samples go to a [`Histogram`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldAcc {
     /// Non-null values seen.
+    #[serde(default, skip_serializing_if = "is_zero")]
     count: u64,
+    /// Integers seen, their sum and their maximum.
+    #[serde(default, skip_serializing_if = "is_zero")]
     ints: u64,
+    #[serde(default, skip_serializing_if = "is_zero_i128")]
     int_total: i128,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     int_max: Option<i128>,
+    /// Numbers seen (integers included), their exact sum and their maximum.
+    #[serde(default, skip_serializing_if = "is_zero")]
     numbers: u64,
-    float_sum: Option<f64>,
+    #[serde(default, skip_serializing_if = "is_empty_sum")]
+    float_sum: ExactSum,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     float_max: Option<f64>,
-    /// Arrays whose elements are all numbers, and their elements pooled in order.
+    /// Arrays whose elements are all numbers, their elements' histogram, and how many of
+    /// those elements were not integers (none: percentiles are written as integers).
+    #[serde(default, skip_serializing_if = "is_zero")]
     arrays: u64,
-    elements: Vec<Number>,
+    #[serde(default, skip_serializing_if = "is_empty_histogram")]
+    elements: Histogram,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    non_integers: u64,
+    /// Objects seen, and their keys' aggregates.
+    #[serde(default, skip_serializing_if = "is_zero")]
     objects: u64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     fields: BTreeMap<String, FieldAcc>,
+    /// Booleans seen, and how many were true.
+    #[serde(default, skip_serializing_if = "is_zero")]
     bools: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
     trues: u64,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_i128(n: &i128) -> bool {
+    *n == 0
+}
+
+fn is_empty_sum(sum: &ExactSum) -> bool {
+    sum.components().is_empty()
+}
+
+fn is_empty_histogram(histogram: &Histogram) -> bool {
+    histogram.count() == 0
+}
+
+/// -0.0 as 0.0, so a state does not depend on which of two equal zeros came first.
+fn no_negative_zero(x: f64) -> f64 {
+    if x == 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
 impl FieldAcc {
-    fn push_object(&mut self, map: &Map<String, Value>) {
+    /// Counts one seed's metrics object.
+    pub fn push_object(&mut self, map: &Map<String, Value>) {
         self.objects += 1;
         for (key, value) in map {
             // A key is listed even when every seed has it null.
@@ -162,28 +212,26 @@ impl FieldAcc {
         self.count += 1;
         match value {
             Value::Number(number) => {
-                if value.is_i64() || value.is_u64() {
-                    let n = number
-                        .as_u64()
-                        .map(i128::from)
-                        .or_else(|| number.as_i64().map(i128::from))
-                        .expect("an integer");
+                if let Some(n) = integer(number) {
                     self.ints += 1;
                     self.int_total += n;
                     self.int_max = Some(self.int_max.map_or(n, |max| max.max(n)));
                 }
-                let x = number.as_f64().unwrap_or(0.0);
+                let x = no_negative_zero(number.as_f64().unwrap_or(0.0));
                 self.numbers += 1;
-                self.float_sum = Some(self.float_sum.map_or(x, |sum| sum + x));
+                self.float_sum.add(x);
                 self.float_max = Some(self.float_max.map_or(x, |max| max.max(x)));
             }
             Value::Array(items) if items.iter().all(Value::is_number) => {
                 self.arrays += 1;
-                self.elements
-                    .extend(items.iter().filter_map(|item| match item {
-                        Value::Number(n) => Some(n.clone()),
-                        _ => None,
-                    }));
+                for item in items {
+                    if let Value::Number(number) = item {
+                        if integer(number).is_none() {
+                            self.non_integers += 1;
+                        }
+                        self.elements.push(number.as_f64().unwrap_or(0.0));
+                    }
+                }
             }
             Value::Object(map) => self.push_object(map),
             Value::Bool(b) => {
@@ -194,7 +242,28 @@ impl FieldAcc {
         }
     }
 
-    fn object_fields(&self) -> Map<String, Value> {
+    /// Adds everything `other` has seen: the aggregate of both sets of seeds.
+    pub fn merge(&mut self, other: &FieldAcc) {
+        self.count += other.count;
+        self.ints += other.ints;
+        self.int_total += other.int_total;
+        self.int_max = max_of(self.int_max, other.int_max, i128::max);
+        self.numbers += other.numbers;
+        self.float_sum.merge(&other.float_sum);
+        self.float_max = max_of(self.float_max, other.float_max, f64::max);
+        self.arrays += other.arrays;
+        self.elements.merge(&other.elements);
+        self.non_integers += other.non_integers;
+        self.objects += other.objects;
+        for (key, field) in &other.fields {
+            self.fields.entry(key.clone()).or_default().merge(field);
+        }
+        self.bools += other.bools;
+        self.trues += other.trues;
+    }
+
+    /// Each key's aggregate, as the summary's `metrics` object.
+    pub fn object_fields(&self) -> Map<String, Value> {
         self.fields
             .iter()
             .map(|(key, field)| (key.clone(), field.aggregate()))
@@ -212,29 +281,36 @@ impl FieldAcc {
             ]);
         }
         if self.numbers == self.count {
-            let mean = self.float_sum.unwrap_or(0.0) / self.numbers as f64;
+            let mean = self.float_sum.value() / self.numbers as f64;
             let max = self.float_max.unwrap_or(f64::NEG_INFINITY);
             return object([("mean", float_value(mean)), ("max", float_value(max))]);
         }
         if self.arrays == self.count {
-            let mut all: Vec<Value> = self.elements.iter().cloned().map(Value::Number).collect();
-            all.sort_by(|a, b| {
-                let (a, b) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
-                a.total_cmp(&b)
-            });
-            let count = all.len() as u64;
+            let histogram = &self.elements;
+            let integers = self.non_integers == 0;
             let rank = |percent: u64| -> Value {
-                if all.is_empty() {
-                    return Value::Null;
+                if integers {
+                    histogram
+                        .percentile_int(percent)
+                        .map_or(Value::Null, int_value)
+                } else {
+                    histogram
+                        .percentile(percent)
+                        .map_or(Value::Null, float_value)
                 }
-                let rank = (percent * count).div_ceil(100).max(1);
-                number_value(&all[(rank - 1) as usize])
             };
+            let max = histogram.max().map_or(Value::Null, |max| {
+                if integers {
+                    int_value(max as i128)
+                } else {
+                    float_value(max)
+                }
+            });
             return object([
-                ("count", Value::from(count)),
+                ("count", Value::from(histogram.count())),
                 ("p50", rank(50)),
                 ("p99", rank(99)),
-                ("max", all.last().map_or(Value::Null, number_value)),
+                ("max", max),
             ]);
         }
         if self.objects == self.count {
@@ -247,6 +323,21 @@ impl FieldAcc {
     }
 }
 
+fn integer(number: &Number) -> Option<i128> {
+    number
+        .as_u64()
+        .map(i128::from)
+        .or_else(|| number.as_i64().map(i128::from))
+}
+
+fn max_of<T: Copy>(a: Option<T>, b: Option<T>, max: impl Fn(T, T) -> T) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(max(a, b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -254,16 +345,16 @@ mod tests {
     use super::*;
     use crate::summary::aggregate_metrics;
 
-    fn streamed(per_seed: &[Value]) -> Value {
+    fn streamed(per_seed: &[Value]) -> FieldAcc {
         let mut acc = FieldAcc::default();
         for value in per_seed {
             acc.push_object(value.as_object().expect("an object"));
         }
-        Value::Object(acc.object_fields())
+        acc
     }
 
     #[test]
-    fn streaming_aggregates_like_aggregate_metrics() {
+    fn each_shape_aggregates_as_documented_and_merges_exactly() {
         let per_seed = vec![
             json!({"n": 3, "f": 1.5, "a": [3, 1.25], "o": {"x": 1, "y": [2]}, "b": true,
                    "s": "text", "mixed": 1, "null": null, "maybe": null, "neg": -4}),
@@ -272,14 +363,51 @@ mod tests {
             json!({"n": 0, "f": 0.1, "a": [10, 0.5, 7], "o": {"y": [1, 5]}, "b": true,
                    "only_here": 1e300, "maybe": 0.5, "neg": -9}),
         ];
-        assert_eq!(streamed(&per_seed), aggregate_metrics(per_seed.clone()));
-        assert_eq!(streamed(&[]), aggregate_metrics(Vec::new()));
-        // And one seed at a time, from one to all.
-        for n in 1..=per_seed.len() {
-            assert_eq!(
-                streamed(&per_seed[..n]),
-                aggregate_metrics(per_seed[..n].to_vec())
-            );
+        let expected = json!({
+            "n": {"total": 10, "max_per_seed": 7},
+            "f": {"mean": 1.2, "max": 2.0},
+            "a": {"count": 5, "p50": 3.0, "p99": 10.0, "max": 10.0},
+            "o": {"x": {"total": 3, "max_per_seed": 2},
+                  "y": {"count": 3, "p50": 2, "p99": 5, "max": 5}},
+            "b": {"seeds_true": 2},
+            "s": null,
+            "mixed": null,
+            "null": null,
+            "maybe": {"mean": 0.375, "max": 0.5},
+            "neg": {"total": -11, "max_per_seed": 2},
+            "only_here": {"mean": 1e300, "max": 1e300},
+        });
+        assert_eq!(Value::Object(streamed(&per_seed).object_fields()), expected);
+        assert_eq!(aggregate_metrics(per_seed.clone()), expected);
+        assert_eq!(aggregate_metrics(Vec::new()), json!({}));
+        // Any split, merged in either order, is the whole; and it survives JSON.
+        let whole = streamed(&per_seed);
+        for split in 0..=per_seed.len() {
+            let (left, right) = (streamed(&per_seed[..split]), streamed(&per_seed[split..]));
+            let mut merged = left.clone();
+            merged.merge(&right);
+            assert_eq!(merged, whole, "split at {split}");
+            let mut merged = right.clone();
+            merged.merge(&left);
+            assert_eq!(merged, whole, "split at {split}, reversed");
+            let json = serde_json::to_string(&merged).unwrap();
+            assert_eq!(json, serde_json::to_string(&whole).unwrap());
+            let back: FieldAcc = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, whole);
+        }
+    }
+
+    #[test]
+    fn a_mean_does_not_depend_on_the_order_of_the_seeds() {
+        let values = [1e300, 1.0, -1e300, 1e-300, 3.0, -1e-300, 0.1];
+        let mut order: Vec<Value> = values.iter().map(|x| json!({ "x": x })).collect();
+        let reference = aggregate_metrics(order.clone());
+        assert_eq!(reference["x"]["mean"], json!(0.586));
+        for _ in 0..values.len() {
+            order.rotate_left(1);
+            assert_eq!(aggregate_metrics(order.clone()), reference);
+            order.reverse();
+            assert_eq!(aggregate_metrics(order.clone()), reference);
         }
     }
 
