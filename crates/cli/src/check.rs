@@ -11,8 +11,10 @@ use std::{
     },
 };
 
-use fencesim::{builtin_store, StoreFactory};
-use fencesim_report::{definitely_failed, replay_command, CheckReport, ScenarioResult, Shard};
+use fencesim::{builtin_store, summarized::sweep_in_seed_order, Components, StoreFactory};
+use fencesim_report::{
+    definitely_failed, replay_command, CheckReport, ScenarioResult, ScenarioResultBuilder, Shard,
+};
 use fencesim_scenario::Scenario;
 
 use crate::{outputs::Output, InputError};
@@ -204,6 +206,7 @@ pub(crate) fn check(
         ));
     }
     let factory: StoreFactory = Arc::new(builtin_store);
+    let components = Components::with_store(&factory);
     let progress = Progress {
         live: std::io::stderr().is_terminal(),
     };
@@ -225,24 +228,44 @@ pub(crate) fn check(
     let mut results = Vec::with_capacity(scenarios.len());
     let mut wall_seconds = BTreeMap::new();
     for (file, scenario) in &scenarios {
-        let seeds: Vec<u64> = match shard {
-            Some(shard) => shard.seeds(scenario.seeds).collect(),
-            None => scenario.seeds.iter().collect(),
+        let total = match shard {
+            Some(shard) => shard.seeds(scenario.seeds).count() as u64,
+            None => scenario.seeds.end - scenario.seeds.start,
         };
-        let total = seeds.len() as u64;
         let done = AtomicU64::new(0);
         let started = crate::wall_now();
-        let outcomes = fencesim_sim::sweep(scenario, seeds, jobs, &factory, &|_| {
+        // Streamed: each outcome is counted as its turn in seed order comes and dropped,
+        // unless the result keeps it in full (a failure); memory does not grow with seeds.
+        let mut builder = ScenarioResultBuilder::new(scenario);
+        let on_done = |_: &fencesim::SeedOutcome| {
             progress.update(
                 &scenario.name,
                 done.fetch_add(1, Ordering::Relaxed) + 1,
                 total,
             );
-        });
+        };
+        let consume = |outcome| builder.push(outcome);
+        match shard {
+            Some(shard) => sweep_in_seed_order(
+                scenario,
+                shard.seeds(scenario.seeds),
+                jobs,
+                &components,
+                &on_done,
+                consume,
+            ),
+            None => sweep_in_seed_order(
+                scenario,
+                scenario.seeds.iter(),
+                jobs,
+                &components,
+                &on_done,
+                consume,
+            ),
+        }
         let wall = started.elapsed().as_secs_f64();
         progress.clear();
-        let result =
-            fencesim_report::scenario_result(&file.display().to_string(), scenario, outcomes);
+        let result = builder.finish(&file.display().to_string(), scenario);
         let shown = match shard {
             Some(_) if definitely_failed(&result) => "FAILED",
             Some(_) => "partial",
@@ -250,16 +273,13 @@ pub(crate) fn check(
         };
         println!("{}", row(&result, shown, Some(wall)));
         // One line per contained panic; the full message is in `replay` (issue 9).
-        for outcome in &result.outcomes {
-            if let Some(panic) = &outcome.panic {
-                println!(
-                    "    seed {}: panicked: {} (replay: {}{})",
-                    outcome.seed,
-                    crate::first_line(panic),
-                    replay_command(&result.file, outcome.seed),
-                    crate::set_args(set)
-                );
-            }
+        for (seed, panic) in result.state.panicked() {
+            println!(
+                "    seed {seed}: panicked: {} (replay: {}{})",
+                crate::first_line(panic),
+                replay_command(&result.file, *seed),
+                crate::set_args(set)
+            );
         }
         wall_seconds.insert(scenario.name.clone(), wall);
         results.push(result);

@@ -16,28 +16,58 @@ pub struct Swept {
     pub failing: Vec<SeedOutcome>,
 }
 
-/// Outcomes finishing in any order, handed to the builder in seed order.
-struct Reorder {
-    /// The next seed the builder expects.
-    next: u64,
+/// Outcomes finishing in any order, handed on in the order of the seeds.
+struct Reorder<I: Iterator<Item = u64>, F: FnMut(SeedOutcome)> {
+    /// The seeds still to hand on, in order; the first is the next one expected.
+    expected: std::iter::Peekable<I>,
     /// Finished outcomes waiting for an earlier seed (at most about `jobs` of them).
     waiting: BTreeMap<u64, SeedOutcome>,
-    builder: SummaryBuilder,
-    failing: Vec<SeedOutcome>,
+    consume: F,
 }
 
-impl Reorder {
+impl<I: Iterator<Item = u64>, F: FnMut(SeedOutcome)> Reorder<I, F> {
     fn add(&mut self, outcome: SeedOutcome) {
         self.waiting.insert(outcome.seed, outcome);
-        while let Some(outcome) = self.waiting.remove(&self.next) {
-            self.builder.push(&outcome);
-            if outcome.panic.is_some() || outcome.runaway || !outcome.checked.violations.is_empty()
-            {
-                self.failing.push(outcome);
-            }
-            self.next += 1;
+        while let Some(&next) = self.expected.peek() {
+            let Some(outcome) = self.waiting.remove(&next) else {
+                break;
+            };
+            (self.consume)(outcome);
+            self.expected.next();
         }
     }
+}
+
+/// Runs `seeds` (ascending, each once) on `jobs` threads and hands each outcome to `consume`
+/// in seed order as soon as every earlier seed has finished, keeping only the outcomes that
+/// wait for an earlier seed; `on_done` sees each outcome as it finishes (any order). What
+/// `consume` sees does not depend on `jobs`.
+pub fn sweep_in_seed_order<I>(
+    scenario: &Arc<Scenario>,
+    seeds: I,
+    jobs: usize,
+    components: &Components,
+    on_done: &(dyn Fn(&SeedOutcome) + Sync),
+    consume: impl FnMut(SeedOutcome) + Send,
+) where
+    I: Iterator<Item = u64> + Clone + Send,
+{
+    let state = Mutex::new(Reorder {
+        expected: seeds.clone().peekable(),
+        waiting: BTreeMap::new(),
+        consume,
+    });
+    sweep_each(scenario, seeds, jobs, components, &|outcome| {
+        on_done(&outcome);
+        state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .add(outcome);
+    });
+    let state = state
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    debug_assert!(state.waiting.is_empty(), "every seed was handed on");
 }
 
 /// Runs `seeds` on `jobs` threads and summarizes them as they finish; `on_done` sees each
@@ -49,27 +79,26 @@ pub fn sweep_summarized(
     factory: &StoreFactory,
     on_done: &(dyn Fn(&SeedOutcome) + Sync),
 ) -> Swept {
-    let state = Mutex::new(Reorder {
-        next: seeds.start,
-        waiting: BTreeMap::new(),
-        builder: SummaryBuilder::new(),
-        failing: Vec::new(),
-    });
+    let mut builder = SummaryBuilder::new();
+    let mut failing = Vec::new();
     let components = Components::with_store(factory);
-    sweep_each(scenario, seeds.iter(), jobs, &components, &|outcome| {
-        on_done(&outcome);
-        state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .add(outcome);
-    });
-    let state = state
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    debug_assert!(state.waiting.is_empty(), "every seed was summarized");
+    sweep_in_seed_order(
+        scenario,
+        seeds.iter(),
+        jobs,
+        &components,
+        on_done,
+        |outcome: SeedOutcome| {
+            builder.push(&outcome);
+            if outcome.panic.is_some() || outcome.runaway || !outcome.checked.violations.is_empty()
+            {
+                failing.push(outcome);
+            }
+        },
+    );
     Swept {
-        summary: state.builder.finish(scenario, seeds),
-        failing: state.failing,
+        summary: builder.finish(scenario, seeds),
+        failing,
     }
 }
 

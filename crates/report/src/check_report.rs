@@ -1,18 +1,22 @@
 //! The report of one `fencesim check` run over many scenarios (`--json`), and `merge`, which
 //! combines the partial reports of `--shard K/N` runs into the report an unsharded run gives.
 //!
-//! A report keeps every seed's outcome, not only the summaries: summaries aggregate (counts,
-//! percentiles, first seeds), so only the outcomes can be merged exactly. The merged report is
-//! re-summarized from the union of outcomes and is byte-identical to the unsharded one.
+//! A report keeps, per scenario, its summary, the [`SummaryState`] the summary was finished
+//! from (counts, seed lists of the failing seeds, coverage, metric aggregates with histograms
+//! and exact sums, the trace digest: what merges exactly), and in full only the outcomes a
+//! reader needs to see a failure ([`ScenarioResult::failures`]), not every seed's outcome: a
+//! report and the memory of `check` do not grow with the passing seeds. `merge` combines the
+//! parts' states and re-finishes the summaries; the merged report is byte-identical to the
+//! unsharded one.
 
 use std::collections::BTreeMap;
 
 use fencesim_check::SeedOutcome;
 use fencesim_model::Invariant;
-use fencesim_scenario::{Outcome, Scenario, SeedRange};
+use fencesim_scenario::{Expect, Outcome, Scenario, SeedRange};
 use serde::{Deserialize, Serialize};
 
-use crate::summary::{summarize, Summary};
+use crate::summary::{Summary, SummaryBuilder, SummaryState};
 
 /// One scenario file's result. Field order is the JSON field order.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -23,8 +27,93 @@ pub struct ScenarioResult {
     pub scenario: Scenario,
     /// The scenario over its seeds.
     pub summary: Summary,
-    /// Every seed's outcome, sorted by seed.
-    pub outcomes: Vec<SeedOutcome>,
+    /// What the summary was finished from, and what `merge` combines.
+    pub state: SummaryState,
+    /// In full, sorted by seed: the outcomes of the seeds that contradict the expectation by
+    /// themselves (see [`contradicts`]) and of the first seed violating each invariant (its
+    /// violations with their evidence). Every other seed is only counted in `state`.
+    pub failures: Vec<SeedOutcome>,
+}
+
+/// Whether `outcome` contradicts `expect` whatever the other seeds did: a panic, a runaway,
+/// a violated invariant the expectation does not list (for `safe`, any), or a `never`
+/// condition it hit.
+pub fn contradicts(expect: &Expect, outcome: &SeedOutcome) -> bool {
+    let allowed: &[Invariant] = match &expect.outcome {
+        Outcome::Safe => &[],
+        Outcome::Violates(list) => list,
+    };
+    outcome.panic.is_some()
+        || outcome.runaway
+        || outcome
+            .checked
+            .violated()
+            .iter()
+            .any(|invariant| !allowed.contains(invariant))
+        || fencesim_check::coverage::hits(&outcome.checked.metrics)
+            .into_iter()
+            .any(|condition| expect.never.contains(&condition))
+}
+
+/// Whether a [`ScenarioResult`] over the seeds counted in `state` keeps `outcome` in full.
+fn kept(expect: &Expect, state: &SummaryState, outcome: &SeedOutcome) -> bool {
+    contradicts(expect, outcome)
+        || outcome
+            .checked
+            .violated()
+            .iter()
+            .any(|invariant| state.violating(*invariant).first() == Some(&outcome.seed))
+}
+
+/// A [`ScenarioResult`] built as seeds finish: outcomes pushed in ascending seed order are
+/// counted and dropped, unless the result keeps them in full (see
+/// [`ScenarioResult::failures`]).
+pub struct ScenarioResultBuilder {
+    expect: Expect,
+    builder: SummaryBuilder,
+    failures: Vec<SeedOutcome>,
+}
+
+impl ScenarioResultBuilder {
+    /// A builder for `scenario`'s result that has seen no outcome.
+    pub fn new(scenario: &Scenario) -> ScenarioResultBuilder {
+        ScenarioResultBuilder {
+            expect: scenario.expect.clone(),
+            builder: SummaryBuilder::new(),
+            failures: Vec::new(),
+        }
+    }
+
+    /// Counts `outcome`; outcomes come in ascending `(seed, trace_hash)` order.
+    pub fn push(&mut self, outcome: SeedOutcome) {
+        let first_violation = outcome
+            .checked
+            .violated()
+            .iter()
+            .any(|invariant| self.builder.state().violating(*invariant).is_empty());
+        self.builder.push(&outcome);
+        if first_violation || contradicts(&self.expect, &outcome) {
+            self.failures.push(outcome);
+        }
+    }
+
+    /// Outcomes pushed so far.
+    pub fn runs(&self) -> u64 {
+        self.builder.runs()
+    }
+
+    /// The result of `scenario` (the one given to [`ScenarioResultBuilder::new`]) from
+    /// `file`, summarized over `scenario.seeds`.
+    pub fn finish(self, file: &str, scenario: &Scenario) -> ScenarioResult {
+        let state = self.builder.into_state();
+        ScenarioResult {
+            file: file.to_string(),
+            scenario: scenario.clone(),
+            summary: state.finish(scenario, scenario.seeds),
+            state,
+            failures: self.failures,
+        }
+    }
 }
 
 /// The result of a `fencesim check` run (or of a merge). Field order is the JSON field order.
@@ -64,7 +153,7 @@ impl Shard {
     }
 
     /// The seeds of `range` in this slice, ascending.
-    pub fn seeds(self, range: SeedRange) -> impl Iterator<Item = u64> {
+    pub fn seeds(self, range: SeedRange) -> impl Iterator<Item = u64> + Clone + Send {
         range
             .iter()
             .filter(move |seed| (seed - range.start) % self.n == self.k - 1)
@@ -103,7 +192,8 @@ pub fn definitely_failed(result: &ScenarioResult) -> bool {
             .any(|(invariant, &seeds)| seeds > 0 && !allowed.contains(invariant))
 }
 
-/// The result of `scenario` over `outcomes` (in any order), summarized over `scenario.seeds`.
+/// The result of `scenario` over `outcomes` (in any order), summarized over `scenario.seeds`:
+/// the same as pushing them, sorted by seed, into a [`ScenarioResultBuilder`].
 pub fn scenario_result(
     file: &str,
     scenario: &Scenario,
@@ -111,12 +201,11 @@ pub fn scenario_result(
 ) -> ScenarioResult {
     // The trace hash breaks ties so even a duplicated seed orders deterministically.
     outcomes.sort_by(|a, b| (a.seed, &a.trace_hash).cmp(&(b.seed, &b.trace_hash)));
-    ScenarioResult {
-        file: file.to_string(),
-        scenario: scenario.clone(),
-        summary: summarize(scenario, scenario.seeds, &outcomes),
-        outcomes,
+    let mut builder = ScenarioResultBuilder::new(scenario);
+    for outcome in outcomes {
+        builder.push(outcome);
     }
+    builder.finish(file, scenario)
 }
 
 /// The report of `results` (in any order): sorted by file, `all_met` computed.
@@ -194,9 +283,11 @@ const SEEDS_LISTED_MAX: usize = 10;
 /// Combines the partial reports of a sharded run into the report the unsharded run gives.
 ///
 /// The results of one scenario (by name, not by the path as typed) are combined: their hashes
-/// must agree, no seed may appear twice, and together they must hold every seed of the
-/// scenario's range, exactly once (a shard left out would otherwise pass silently with fewer seeds). The union of
-/// outcomes is re-summarized; the result has no `shard`.
+/// must agree, each part's state must be consistent ([`SummaryState::check_consistent`]), no
+/// seed may be counted twice, and together they must have counted every seed of the
+/// scenario's range, exactly once (a shard left out would otherwise pass silently with fewer
+/// seeds). The parts' states are merged and the summary finished again from the merged state;
+/// of the parts' kept outcomes, those the whole run keeps are kept. The result has no `shard`.
 pub fn merge(parts: Vec<CheckReport>) -> Result<CheckReport, String> {
     if parts.is_empty() {
         return Err("merge: no reports to merge".to_string());
@@ -226,35 +317,16 @@ pub fn merge(parts: Vec<CheckReport>) -> Result<CheckReport, String> {
 }
 
 fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult, String> {
-    let mut results = results.into_iter();
-    let first = results
-        .next()
-        .expect("a file is grouped with at least one result");
-    let scenario = first.scenario;
-    let hash = first.summary.scenario_hash;
+    let scenario = results[0].scenario.clone();
+    let hash = results[0].summary.scenario_hash.clone();
     // A report is input: its range is re-checked against the limit before anything is
     // allocated or iterated over it (an edited range could otherwise ask for 2^64 seeds).
     let range_ok = |range: SeedRange| {
         SeedRange::parse(&range.to_string())
             .map_err(|expected| format!("{file}: scenario.seeds: {expected}"))
     };
-    range_ok(scenario.seeds)?;
-
-    let mut outcomes: BTreeMap<u64, SeedOutcome> = BTreeMap::new();
-    let mut add = |outcomes_of_part: Vec<SeedOutcome>| -> Result<(), String> {
-        for outcome in outcomes_of_part {
-            let seed = outcome.seed;
-            if outcomes.insert(seed, outcome).is_some() {
-                return Err(format!(
-                    "{file}: seed {seed} appears twice in the reports to merge (are two shards \
-                     the same, or overlapping?)"
-                ));
-            }
-        }
-        Ok(())
-    };
-    add(first.outcomes)?;
-    for result in results {
+    let range = range_ok(scenario.seeds)?;
+    for result in &results {
         range_ok(result.scenario.seeds)?;
         if result.summary.scenario_hash != hash {
             return Err(format!(
@@ -263,46 +335,134 @@ fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult
                 scenario.name, hash, result.summary.scenario_hash
             ));
         }
-        add(result.outcomes)?;
+        result
+            .state
+            .check_consistent()
+            .map_err(|expected| format!("{file}: {expected}"))?;
     }
+    check_seeds_counted_once(file, range, &results)?;
 
-    let range = scenario.seeds;
-    let outside: Vec<u64> = outcomes
-        .keys()
-        .copied()
-        .filter(|seed| !(range.start..range.end).contains(seed))
-        .collect();
-    if !outside.is_empty() {
-        return Err(format!(
-            "{file}: seeds outside the scenario's range {range}: {}",
-            seed_list(&outside)
-        ));
+    let mut state = SummaryState::new();
+    let mut failures: BTreeMap<u64, SeedOutcome> = BTreeMap::new();
+    for result in results {
+        state.merge(&result.state);
+        for outcome in result.failures {
+            failures.insert(outcome.seed, outcome);
+        }
     }
-    let missing: Vec<u64> = range
-        .iter()
-        .filter(|seed| !outcomes.contains_key(seed))
+    state.set_seeds(range);
+    let failures = failures
+        .into_values()
+        .filter(|outcome| kept(&scenario.expect, &state, outcome))
         .collect();
-    if !missing.is_empty() {
-        return Err(format!(
-            "{file}: {} of the scenario's range {range} in none of the reports: {} (was a \
-             shard left out?)",
-            if missing.len() == 1 {
-                "1 seed".to_string()
-            } else {
-                format!("{} seeds", missing.len())
-            },
-            seed_list(&missing)
-        ));
-    }
-
-    Ok(scenario_result(
-        file,
-        &scenario,
-        outcomes.into_values().collect(),
-    ))
+    Ok(ScenarioResult {
+        file: file.to_string(),
+        summary: state.finish(&scenario, range),
+        scenario,
+        state,
+        failures,
+    })
 }
 
-/// `"1, 2, 3"`, at most [`SEEDS_LISTED_MAX`] seeds, then `", … (k more)"`.
+/// Checks that the parts' states together counted each seed of `range` exactly once and no
+/// seed outside it, in time and memory bounded by the range (at most `MAX_SEEDS`: one bit a
+/// seed), however many seeds an edited stride claims.
+fn check_seeds_counted_once(
+    file: &str,
+    range: SeedRange,
+    results: &[ScenarioResult],
+) -> Result<(), String> {
+    let strides: Vec<_> = results
+        .iter()
+        .flat_map(|result| result.state.seed_strides().iter().copied())
+        .collect();
+    // Seeds outside the range, ascending: the first few of each stride, and how many.
+    let mut outside: Vec<u64> = Vec::new();
+    let mut outside_count: u64 = 0;
+    for stride in &strides {
+        let last = stride.last().unwrap_or(stride.first);
+        let below = if stride.first < range.start {
+            let below = (range.start - stride.first).div_ceil(stride.step.max(1));
+            below.min(stride.count)
+        } else {
+            0
+        };
+        let in_or_below = if last >= range.end {
+            if stride.first >= range.end {
+                0
+            } else {
+                (range.end - stride.first).div_ceil(stride.step.max(1))
+            }
+        } else {
+            stride.count
+        };
+        let above = stride.count - in_or_below.min(stride.count);
+        outside_count = outside_count.saturating_add(below).saturating_add(above);
+        let nth = |index: u64| stride.first + index * stride.step;
+        outside.extend((0..below.min(SEEDS_LISTED_MAX as u64)).map(nth));
+        outside.extend((in_or_below..stride.count).take(SEEDS_LISTED_MAX).map(nth));
+    }
+    if outside_count > 0 {
+        outside.sort_unstable();
+        outside.dedup();
+        outside.truncate(SEEDS_LISTED_MAX);
+        let more = outside_count.saturating_sub(outside.len() as u64);
+        let mut listed = seed_list(&outside);
+        if more > 0 {
+            listed.push_str(&format!(", … ({more} more)"));
+        }
+        return Err(format!(
+            "{file}: seeds outside the scenario's range {range}: {listed}"
+        ));
+    }
+    let mut seen = vec![0u64; (range.end - range.start).div_ceil(64) as usize];
+    for stride in &strides {
+        for seed in stride.within(range) {
+            let offset = seed - range.start;
+            let (word, bit) = ((offset / 64) as usize, 1u64 << (offset % 64));
+            if seen[word] & bit != 0 {
+                return Err(format!(
+                    "{file}: seed {seed} appears twice in the reports to merge (are two shards \
+                     the same, or overlapping?)"
+                ));
+            }
+            seen[word] |= bit;
+        }
+    }
+    let mut missing_count: u64 = 0;
+    let mut missing: Vec<u64> = Vec::new();
+    for seed in range.iter() {
+        let offset = seed - range.start;
+        if seen[(offset / 64) as usize] & (1u64 << (offset % 64)) == 0 {
+            missing_count += 1;
+            if missing.len() <= SEEDS_LISTED_MAX {
+                missing.push(seed);
+            }
+        }
+    }
+    if missing_count > 0 {
+        let mut listed = seed_list(&missing[..missing.len().min(SEEDS_LISTED_MAX)]);
+        if missing_count > SEEDS_LISTED_MAX as u64 {
+            listed.push_str(&format!(
+                ", … ({} more)",
+                missing_count - SEEDS_LISTED_MAX as u64
+            ));
+        }
+        return Err(format!(
+            "{file}: {} of the scenario's range {range} in none of the reports: {listed} (was a \
+             shard left out?)",
+            if missing_count == 1 {
+                "1 seed".to_string()
+            } else {
+                format!("{missing_count} seeds")
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// `"1, 2, 3"`, at most [`SEEDS_LISTED_MAX`] seeds, then `", … (k more)"` for the rest of
+/// `seeds`.
 fn seed_list(seeds: &[u64]) -> String {
     let mut out: Vec<String> = seeds
         .iter()

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use fencesim_model::Invariant;
 use fencesim_scenario::Outcome;
 
 use crate::{
@@ -119,25 +120,20 @@ fn failure_text(result: &ScenarioResult) -> String {
 }
 
 /// Seeds, ascending, that contradict the expectation: a panic, or a violated invariant the
-/// expectation does not list (for `safe`, any violation).
+/// expectation does not list (for `safe`, any violation). From the result's state, which
+/// lists every seed that panicked or violated each invariant.
 fn failing_seeds(result: &ScenarioResult) -> Vec<u64> {
     let expected = match &result.scenario.expect.outcome {
         Outcome::Safe => Vec::new(),
         Outcome::Violates(list) => list.clone(),
     };
-    let mut seeds: Vec<u64> = result
-        .outcomes
-        .iter()
-        .filter(|outcome| {
-            outcome.panic.is_some()
-                || outcome
-                    .checked
-                    .violated()
-                    .iter()
-                    .any(|invariant| !expected.contains(invariant))
-        })
-        .map(|outcome| outcome.seed)
-        .collect();
+    let state = &result.state;
+    let mut seeds: Vec<u64> = state.panicked().iter().map(|(seed, _)| *seed).collect();
+    for invariant in Invariant::ALL {
+        if !expected.contains(&invariant) {
+            seeds.extend_from_slice(state.violating(invariant));
+        }
+    }
     seeds.sort_unstable();
     seeds.dedup();
     seeds

@@ -25,8 +25,8 @@ pub mod tune;
 pub mod tune_plot;
 
 pub use check_report::{
-    check_report, definitely_failed, merge, report_from_json, report_to_json, scenario_result,
-    CheckReport, ScenarioResult, Shard,
+    check_report, contradicts, definitely_failed, merge, report_from_json, report_to_json,
+    scenario_result, CheckReport, ScenarioResult, ScenarioResultBuilder, Shard,
 };
 pub use fs::{write_atomic, write_atomic_bytes};
 pub use junit::{junit_xml, replay_command};
@@ -36,7 +36,7 @@ pub use picture::{picture_png, picture_svg, picture_window_ns, PictureError, Pic
 pub use replay_text::{compact_metrics, replay_text, ReplayInput, ReplayTextOptions};
 pub use summary::{
     aggregate_metrics, evaluate, expectation_text, render_summary, summarize, to_json,
-    ExpectationVerdict, SeedsJson, Summary, SummaryBuilder,
+    ExpectationVerdict, SeedsJson, Summary, SummaryBuilder, SummaryState,
 };
 pub use timeline::{
     event_text, render, render_violation, render_with, TimelineOptions, MAX_LINE_CHARS,

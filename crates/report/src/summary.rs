@@ -14,7 +14,7 @@ use serde_json::{Number, Value};
 
 pub mod numeric;
 mod stream;
-pub use stream::{FieldAcc, SummaryBuilder};
+pub use stream::{FieldAcc, SeedStride, SummaryBuilder, SummaryState};
 
 /// The seed range as it appears in JSON: `[start, end)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,6 +157,13 @@ fn sorted_by_seed(outcomes: &[SeedOutcome]) -> Vec<&SeedOutcome> {
     sorted
 }
 
+/// `into` and `other` (both ascending) as one ascending list without duplicates.
+fn merge_sorted(into: &mut Vec<u64>, other: &[u64]) {
+    into.extend_from_slice(other);
+    into.sort_unstable();
+    into.dedup();
+}
+
 fn normalized(list: &[Invariant]) -> Vec<Invariant> {
     let set: BTreeSet<Invariant> = list.iter().copied().collect();
     set.into_iter().collect()
@@ -172,9 +179,12 @@ fn join_invariants(list: &[Invariant]) -> String {
         .join(", ")
 }
 
-/// Per-seed facts the verdict is computed from, over outcomes sorted by seed.
+/// Per-seed facts the verdict is computed from, over outcomes sorted by seed (part of a
+/// [`SummaryState`], so serializable and mergeable).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Stats {
-    runs: usize,
+    runs: u64,
     /// Invariant → seeds violating it, ascending, without duplicates (every invariant present).
     violating: BTreeMap<Invariant, Vec<u64>>,
     /// Seed and panic message, ascending.
@@ -187,7 +197,31 @@ struct Stats {
     /// Coverage condition → smallest seed that hit it (only conditions hit).
     first_hit: BTreeMap<Coverage, u64>,
     /// The last seed counted (a repeated seed counts once for coverage).
+    #[serde(skip)]
     previous_seed: Option<u64>,
+}
+
+/// The counts and seed lists, not the bookkeeping of the last push.
+impl PartialEq for Stats {
+    fn eq(&self, other: &Stats) -> bool {
+        (
+            self.runs,
+            &self.violating,
+            &self.panicked,
+            &self.runaway,
+            &self.failing,
+            &self.coverage,
+            &self.first_hit,
+        ) == (
+            other.runs,
+            &other.violating,
+            &other.panicked,
+            &other.runaway,
+            &other.failing,
+            &other.coverage,
+            &other.first_hit,
+        )
+    }
 }
 
 impl Stats {
@@ -249,6 +283,40 @@ impl Stats {
         }
     }
 
+    /// Adds the counts and seeds of `other`, whose seeds are none of this one's: the stats of
+    /// both sets of seeds (lists stay ascending, every invariant and condition present).
+    fn merge(&mut self, other: &Stats) {
+        self.runs += other.runs;
+        for (invariant, seeds) in &other.violating {
+            merge_sorted(self.violating.entry(*invariant).or_default(), seeds);
+        }
+        self.panicked.extend(other.panicked.iter().cloned());
+        self.panicked.sort();
+        self.panicked.dedup();
+        merge_sorted(&mut self.runaway, &other.runaway);
+        merge_sorted(&mut self.failing, &other.failing);
+        for (condition, seeds) in &other.coverage {
+            *self.coverage.entry(*condition).or_insert(0) += seeds;
+        }
+        for (condition, &seed) in &other.first_hit {
+            let first = self.first_hit.entry(*condition).or_insert(seed);
+            *first = (*first).min(seed);
+        }
+        self.previous_seed = None;
+    }
+
+    /// Every seed the lists name, for checking them against the seeds counted.
+    fn named_seeds(&self) -> impl Iterator<Item = u64> + '_ {
+        self.violating
+            .values()
+            .flatten()
+            .chain(self.panicked.iter().map(|(seed, _)| seed))
+            .chain(&self.runaway)
+            .chain(&self.failing)
+            .chain(self.first_hit.values())
+            .copied()
+    }
+
     /// The conditions of `required` no seed hit, in declared order, without duplicates.
     fn missing_coverage(&self, required: &[Coverage]) -> Vec<Coverage> {
         dedup_in_order(required)
@@ -285,7 +353,7 @@ fn evaluate_stats(expect: &Expect, stats: &Stats) -> Verdict {
         }
     }
     let missing = stats.missing_coverage(&expect.coverage);
-    let seeds_run = plural(stats.runs as u64, "seed");
+    let seeds_run = plural(stats.runs, "seed");
 
     if !problems.is_empty() {
         let mut problems = problems;
@@ -387,7 +455,7 @@ fn invariant_problems(expect: &Outcome, stats: &Stats) -> Vec<String> {
                     problems.push(format!(
                         "{invariant} ({}) was not violated in any of {}",
                         invariant.title(),
-                        plural(stats.runs as u64, "seed")
+                        plural(stats.runs, "seed")
                     ));
                 }
             }

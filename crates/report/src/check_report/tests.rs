@@ -1,6 +1,7 @@
 use fencesim_model::Invariant::{I3, I4};
 
 use super::*;
+use crate::summary::{summarize, SeedStride};
 use crate::testing::{outcome, scenario, Spec};
 
 /// Outcomes of seeds 0..20 of a `violates I4` scenario: I4 in some seeds, I3 in others, one
@@ -32,35 +33,45 @@ fn violating() -> Scenario {
     })
 }
 
+/// Seeds 0..20 of the `safe` scenario, none violating.
+fn clean() -> Vec<SeedOutcome> {
+    (0..20).map(|seed| outcome(seed, &[], None)).collect()
+}
+
+/// Every `n`-th outcome from the `k`-th (0-based): the seeds of shard `k + 1` of `n`.
+fn slice(outcomes: Vec<SeedOutcome>, k: usize, n: usize) -> Vec<SeedOutcome> {
+    outcomes
+        .into_iter()
+        .enumerate()
+        .filter(|(index, _)| index % n == k)
+        .map(|(_, outcome)| outcome)
+        .collect()
+}
+
 /// The report of a whole run: two scenarios over their seeds, given in file order reversed.
 fn whole() -> CheckReport {
-    let clean: Vec<SeedOutcome> = (0..20).map(|seed| outcome(seed, &[], None)).collect();
     check_report(
         None,
         vec![
-            scenario_result("scenarios/safe.toml", &safe(), clean),
             scenario_result("scenarios/violates.toml", &violating(), outcomes()),
+            scenario_result("scenarios/safe.toml", &safe(), clean()),
         ],
     )
 }
 
 /// The partial report of shard `k` of `n` (0-based `k`): every `n`-th outcome of each file.
-fn shard(report: &CheckReport, k: usize, n: usize) -> CheckReport {
-    let results = report
-        .scenarios
-        .iter()
-        .map(|result| {
-            let mine: Vec<SeedOutcome> = result
-                .outcomes
-                .iter()
-                .enumerate()
-                .filter(|(index, _)| index % n == k)
-                .map(|(_, outcome)| outcome.clone())
-                .collect();
-            scenario_result(&result.file, &result.scenario, mine)
-        })
-        .collect();
-    check_report(Some(format!("{}/{n}", k + 1)), results)
+fn shard(k: usize, n: usize) -> CheckReport {
+    check_report(
+        Some(format!("{}/{n}", k + 1)),
+        vec![
+            scenario_result("scenarios/safe.toml", &safe(), slice(clean(), k, n)),
+            scenario_result(
+                "scenarios/violates.toml",
+                &violating(),
+                slice(outcomes(), k, n),
+            ),
+        ],
+    )
 }
 
 /// Writes `report` and reads it back, as the shards' files travel between machines.
@@ -86,7 +97,12 @@ fn report_is_sorted_and_knows_whether_all_were_met() {
     assert!(!violates.summary.expectation_met);
     assert!(!report.all_met);
     assert_eq!(violates.summary.runs, 20);
-    assert!(violates.outcomes.windows(2).all(|w| w[0].seed < w[1].seed));
+    // In full: the panic (13), the unexpected I3 (4, 11, 18) and the first seed violating
+    // I4 (1); the other violations of the allowed I4 (8, 15) are only counted.
+    let kept: Vec<u64> = violates.failures.iter().map(|o| o.seed).collect();
+    assert_eq!(kept, [1, 4, 11, 13, 18]);
+    assert_eq!(violates.summary.failing_seeds, [1, 4, 8, 11, 13, 15, 18]);
+    assert!(safe.failures.is_empty());
 
     let all_safe = check_report(None, vec![report.scenarios[0].clone()]);
     assert!(all_safe.all_met);
@@ -99,8 +115,8 @@ fn scenario_result_sorts_outcomes_and_summarizes_over_the_range() {
     shuffled.reverse();
     shuffled.rotate_left(5);
     let result = scenario_result("v.toml", &violating(), shuffled);
-    let seeds: Vec<u64> = result.outcomes.iter().map(|o| o.seed).collect();
-    assert_eq!(seeds, (0..20).collect::<Vec<_>>());
+    let seeds: Vec<u64> = result.failures.iter().map(|o| o.seed).collect();
+    assert_eq!(seeds, [1, 4, 11, 13, 18]);
     assert_eq!(
         result.summary,
         summarize(&violating(), violating().seeds, &outcomes())
@@ -144,7 +160,7 @@ fn merged_shards_are_byte_identical_to_the_whole_run() {
     let expected = report_to_json(&whole);
     for n in [1, 2, 3, 7, 25] {
         let parts: Vec<CheckReport> = (0..n)
-            .map(|k| through_json(&shard(&whole, k, n), &format!("shard-{k}.json")))
+            .map(|k| through_json(&shard(k, n), &format!("shard-{k}.json")))
             .collect();
         if n > 1 {
             assert_ne!(report_to_json(&parts[0]), expected);
@@ -195,7 +211,7 @@ fn check_merge_error(parts: Vec<CheckReport>, needles: &[&str]) {
 #[test]
 fn merge_refuses_inconsistent_parts() {
     let whole = whole();
-    let (first, second) = (shard(&whole, 0, 2), shard(&whole, 1, 2));
+    let (first, second) = (shard(0, 2), shard(1, 2));
 
     check_merge_error(vec![], &["no reports"]);
 
@@ -222,7 +238,7 @@ fn merge_refuses_inconsistent_parts() {
     let result = &mut changed.scenarios[1];
     let mut scenario = result.scenario.clone();
     scenario.lease.ttl_ms += 1;
-    *result = scenario_result(&result.file, &scenario, result.outcomes.clone());
+    *result = scenario_result(&result.file, &scenario, slice(outcomes(), 1, 2));
     let (old, new) = (
         whole.scenarios[1].summary.scenario_hash.clone(),
         changed.scenarios[1].summary.scenario_hash.clone(),
@@ -254,11 +270,61 @@ fn merge_refuses_inconsistent_parts() {
     );
 
     // A seed outside the range.
-    let mut outside = second;
-    outside.scenarios[0].outcomes.push(outcome(99, &[], None));
+    let mut outside = second.clone();
+    let mut seeds = slice(clean(), 1, 2);
+    seeds.push(outcome(99, &[], None));
+    outside.scenarios[0] = scenario_result("scenarios/safe.toml", &safe(), seeds);
     check_merge_error(
-        vec![first, outside],
+        vec![first.clone(), outside],
         &["scenarios/safe.toml", "outside", "99"],
+    );
+
+    // A state that does not add up: a failing seed it never counted, or a count that is not
+    // the number of seeds.
+    let json = report_to_json(&second);
+    let failing = json.replacen(r#""failing": []"#, r#""failing": [7777]"#, 1);
+    let stats = json.find(r#""stats""#).expect("a state") + r#""stats": {"#.len();
+    let runs = stats + json[stats..].find(r#""runs": "#).unwrap() + r#""runs": "#.len();
+    let runs = format!("{}1{}", &json[..runs], &json[runs..]);
+    for (edited, needle) in [
+        (failing, "names seed 7777"),
+        (runs, "expected runs equal to the number of seeds counted"),
+    ] {
+        assert_ne!(edited, json, "{needle}");
+        let edited = report_from_json(&edited, "edited.json").unwrap();
+        check_merge_error(
+            vec![first.clone(), edited],
+            &["scenarios/safe.toml", needle],
+        );
+    }
+}
+
+#[test]
+fn merged_state_digest_and_kept_outcomes_are_the_whole_runs() {
+    let whole = whole();
+    let merged = merge(vec![shard(2, 3), shard(0, 3), shard(1, 3)]).unwrap();
+    for (merged, whole) in merged.scenarios.iter().zip(&whole.scenarios) {
+        assert_eq!(merged.state, whole.state);
+        assert_eq!(merged.summary.trace_digest, whole.summary.trace_digest);
+        assert_eq!(merged.failures, whole.failures);
+        assert_eq!(
+            merged.state.seed_strides(),
+            [SeedStride {
+                first: 0,
+                step: 1,
+                count: 20
+            }]
+        );
+    }
+    // A shard records its seeds as one stride.
+    let part = shard(1, 3);
+    assert_eq!(
+        part.scenarios[0].state.seed_strides(),
+        [SeedStride {
+            first: 1,
+            step: 3,
+            count: 7
+        }]
     );
 }
 

@@ -1,17 +1,19 @@
-//! Summarizing as seeds finish: [`SummaryBuilder`] takes outcomes one at a time, in seed
-//! order, and keeps only what the summary needs, so a sweep's memory does not grow with the
-//! per-seed metrics it has seen.
+//! Summarizing as seeds finish: [`SummaryState`] is everything a summary is made from, kept
+//! as outcomes are counted one at a time (by [`SummaryBuilder`], in seed order), serializable
+//! and mergeable, so neither a sweep nor a check report grows with the passing seeds.
 //!
-//! What it keeps: counts; the seeds that violated, panicked or ran away (failing seeds, in
-//! full); the coverage counts and first hits; per metric key a running total, maximum, float
-//! sum and shape tally; the elements of array metrics (latency samples: exact percentiles
-//! need every sample); and each seed's trace hash, which the summary lists. The result is
-//! byte-identical to [`summarize`](super::summarize) over the same outcomes (which is built
-//! on it), so `merge` of shards stays exact.
+//! What it keeps: counts; the seeds counted, as arithmetic progressions (one for a whole run
+//! or a `--shard`); the seeds that violated, panicked or ran away (failing seeds) and their
+//! trace hashes; the coverage counts and first hits; per metric key a [`FieldAcc`] (totals,
+//! maxima, exact float sums, histograms of samples); and the combined trace digest. The result
+//! is byte-identical to [`summarize`](super::summarize) over the same outcomes (which is built
+//! on it), and merging the states of disjoint sets of seeds gives exactly the state of their
+//! union, so `merge` of shards stays exact.
 
 use std::collections::BTreeMap;
 
 use fencesim_check::SeedOutcome;
+use fencesim_model::Invariant;
 use fencesim_scenario::{Scenario, SeedRange};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
@@ -22,75 +24,229 @@ use super::{
 };
 use crate::summary::ExpectationVerdict;
 
-/// The summary of outcomes pushed one at a time, in ascending seed order (ties by trace
-/// hash, as [`summarize`](super::summarize) sorts them).
-pub struct SummaryBuilder {
-    stats: Stats,
-    metrics: FieldAcc,
-    /// The wrapping sum of every seed's [`trace_term`].
-    trace_digest: u64,
-    /// Failing seed → its trace hash (a repeated seed keeps the later hash).
-    failing_trace_hashes: BTreeMap<u64, String>,
-    last: Option<(u64, String)>,
+/// Seeds `first, first + step, …` (`count` of them): how a state records the seeds it counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeedStride {
+    /// The first seed.
+    pub first: u64,
+    /// The distance between consecutive seeds (at least 1).
+    pub step: u64,
+    /// How many seeds (at least 1).
+    pub count: u64,
 }
 
-impl Default for SummaryBuilder {
-    fn default() -> Self {
-        SummaryBuilder::new()
+impl SeedStride {
+    /// The last seed, `None` if it would not fit in a u64 (or `step`/`count` are 0).
+    pub fn last(&self) -> Option<u64> {
+        if self.step == 0 || self.count == 0 {
+            return None;
+        }
+        self.step
+            .checked_mul(self.count - 1)
+            .and_then(|span| self.first.checked_add(span))
+    }
+
+    /// Whether `seed` is one of these seeds.
+    pub fn contains(&self, seed: u64) -> bool {
+        seed >= self.first
+            && self.step > 0
+            && (seed - self.first) % self.step == 0
+            && (seed - self.first) / self.step < self.count
+    }
+
+    /// The seeds of this stride within `range`, ascending (computed, not scanned).
+    pub fn within(&self, range: SeedRange) -> impl Iterator<Item = u64> {
+        let step = self.step.max(1);
+        let skip = range.start.saturating_sub(self.first).div_ceil(step);
+        let first = self.first;
+        let count = self.count;
+        (skip..count)
+            .map(move |index| first.saturating_add(index.saturating_mul(step)))
+            .take_while(move |&seed| seed < range.end)
     }
 }
 
-impl SummaryBuilder {
-    /// A builder that has seen no outcome.
-    pub fn new() -> SummaryBuilder {
-        SummaryBuilder {
+/// Everything a [`Summary`] is made from, counted one outcome at a time (see the module doc).
+/// `fencesim check --json` writes it per scenario (`state`) and `merge` combines the parts'.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryState {
+    /// The seeds counted, in the order they came.
+    seeds: Vec<SeedStride>,
+    /// Counts, seed lists, coverage.
+    stats: Stats,
+    /// The wrapping sum of every seed's [`trace_term`], as 16 hex digits.
+    trace_digest: String,
+    /// Failing seed → its trace hash (a repeated seed keeps the later hash).
+    failing_trace_hashes: BTreeMap<u64, String>,
+    /// The seeds' metrics objects, aggregated.
+    metrics: FieldAcc,
+}
+
+impl Default for SummaryState {
+    fn default() -> Self {
+        SummaryState::new()
+    }
+}
+
+impl SummaryState {
+    /// The state of no outcome.
+    pub fn new() -> SummaryState {
+        SummaryState {
+            seeds: Vec::new(),
             stats: Stats::new(),
-            metrics: FieldAcc::default(),
-            trace_digest: 0,
+            trace_digest: format!("{:016x}", 0),
             failing_trace_hashes: BTreeMap::new(),
-            last: None,
+            metrics: FieldAcc::default(),
         }
     }
 
-    /// Counts one outcome. Outcomes must come in ascending `(seed, trace_hash)` order (the
-    /// caller reorders a parallel sweep's outcomes); out of order, the summary would count a
-    /// repeated seed twice.
-    pub fn push(&mut self, outcome: &SeedOutcome) {
-        debug_assert!(
-            self.last
-                .as_ref()
-                .is_none_or(|(seed, hash)| (*seed, hash.as_str())
-                    <= (outcome.seed, outcome.trace_hash.as_str())),
-            "outcomes must be pushed in seed order"
-        );
+    fn digest(&self) -> u64 {
+        u64::from_str_radix(&self.trace_digest, 16).unwrap_or(0)
+    }
+
+    /// Counts one outcome (see [`SummaryBuilder::push`] for the order).
+    fn push(&mut self, outcome: &SeedOutcome) {
         self.stats.push(outcome);
         // Metrics are plain data; failing to serialize them would be a bug in the checker.
         let metrics = serde_json::to_value(&outcome.checked.metrics).expect("metrics serialize");
         if let Value::Object(map) = metrics {
             self.metrics.push_object(&map);
         }
-        self.trace_digest = self
-            .trace_digest
+        let digest = self
+            .digest()
             .wrapping_add(trace_term(outcome.seed, &outcome.trace_hash));
+        self.trace_digest = format!("{digest:016x}");
         if self.stats.failing.last() == Some(&outcome.seed) {
             self.failing_trace_hashes
                 .insert(outcome.seed, outcome.trace_hash.clone());
         }
-        self.last = Some((outcome.seed, outcome.trace_hash.clone()));
+        let seed = outcome.seed;
+        match self.seeds.last_mut() {
+            Some(stride) if stride.count == 1 && seed > stride.first => {
+                stride.step = seed - stride.first;
+                stride.count = 2;
+            }
+            Some(stride)
+                if stride.count >= 2
+                    && stride.last().and_then(|last| last.checked_add(stride.step))
+                        == Some(seed) =>
+            {
+                stride.count += 1;
+            }
+            _ => self.seeds.push(SeedStride {
+                first: seed,
+                step: 1,
+                count: 1,
+            }),
+        }
     }
 
-    /// Outcomes pushed so far.
+    /// Adds everything `other` counted. The two must have counted different seeds (`merge`
+    /// checks that first): the result is then exactly the state of both sets of seeds,
+    /// whatever the order of merging, except for [`SummaryState::seed_strides`], which lists
+    /// both sets' strides until [`SummaryState::set_seeds`] replaces them.
+    pub fn merge(&mut self, other: &SummaryState) {
+        self.seeds.extend_from_slice(&other.seeds);
+        self.stats.merge(&other.stats);
+        self.trace_digest = format!("{:016x}", self.digest().wrapping_add(other.digest()));
+        self.failing_trace_hashes.extend(
+            other
+                .failing_trace_hashes
+                .iter()
+                .map(|(seed, hash)| (*seed, hash.clone())),
+        );
+        self.metrics.merge(&other.metrics);
+    }
+
+    /// The seeds counted, as strides in the order they came.
+    pub fn seed_strides(&self) -> &[SeedStride] {
+        &self.seeds
+    }
+
+    /// Records the seeds counted as exactly `range` (one stride), as a whole run over it
+    /// records them; for `merge`, once it has checked that the parts hold each seed of `range`
+    /// exactly once.
+    pub fn set_seeds(&mut self, range: SeedRange) {
+        self.seeds = if range.end > range.start {
+            vec![SeedStride {
+                first: range.start,
+                step: 1,
+                count: range.end - range.start,
+            }]
+        } else {
+            Vec::new()
+        };
+    }
+
+    /// Outcomes counted.
     pub fn runs(&self) -> u64 {
-        self.stats.runs as u64
+        self.stats.runs
     }
 
-    /// The summary of `scenario` over `seeds` and every outcome pushed.
-    pub fn finish(self, scenario: &Scenario, seeds: SeedRange) -> Summary {
-        let stats = self.stats;
+    /// The seeds violating `invariant`, ascending.
+    pub fn violating(&self, invariant: Invariant) -> &[u64] {
+        self.stats
+            .violating
+            .get(&invariant)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The seeds where a node panicked, with the panic message, ascending.
+    pub fn panicked(&self) -> &[(u64, String)] {
+        &self.stats.panicked
+    }
+
+    /// Checks that a state read from a report is one a run could have written: strides with a
+    /// positive step and count, `runs` their total, and every seed it names (failing,
+    /// violating, panicked, runaway, first hits, failing trace hashes) one of them. The error
+    /// says what was expected.
+    pub fn check_consistent(&self) -> Result<(), String> {
+        let mut total: u64 = 0;
+        for stride in &self.seeds {
+            if stride.last().is_none() {
+                return Err(format!(
+                    "state.seeds: expected strides with a positive step and count whose last                      seed fits in 64 bits, got {{first: {}, step: {}, count: {}}}",
+                    stride.first, stride.step, stride.count
+                ));
+            }
+            total = total.saturating_add(stride.count);
+        }
+        if total != self.stats.runs {
+            return Err(format!(
+                "state: expected runs equal to the number of seeds counted ({total}), got {}",
+                self.stats.runs
+            ));
+        }
+        let named = self
+            .stats
+            .named_seeds()
+            .chain(self.failing_trace_hashes.keys().copied());
+        for seed in named {
+            if !self.seeds.iter().any(|stride| stride.contains(seed)) {
+                return Err(format!(
+                    "state: names seed {seed}, expected only seeds it counted"
+                ));
+            }
+        }
+        if u64::from_str_radix(&self.trace_digest, 16).is_err() || self.trace_digest.len() != 16 {
+            return Err(format!(
+                "state.trace_digest: expected 16 hex digits, got {:?}",
+                self.trace_digest
+            ));
+        }
+        Ok(())
+    }
+
+    /// The summary of `scenario` over `seeds` from everything counted.
+    pub fn finish(&self, scenario: &Scenario, seeds: SeedRange) -> Summary {
+        let mut stats = Stats::new();
+        stats.merge(&self.stats);
         let verdict = evaluate_stats(&scenario.expect, &stats);
         let mut violations = BTreeMap::new();
         let mut first_violation_seed = BTreeMap::new();
-        for invariant in fencesim_model::Invariant::ALL {
+        for invariant in Invariant::ALL {
             let seeds = &stats.violating[&invariant];
             violations.insert(invariant, seeds.len() as u64);
             first_violation_seed.insert(invariant, seeds.first().copied());
@@ -99,7 +255,7 @@ impl SummaryBuilder {
             scenario: scenario.name.clone(),
             scenario_hash: scenario.hash(),
             seeds: seeds.into(),
-            runs: stats.runs as u64,
+            runs: stats.runs,
             failing_seeds: stats.failing.clone(),
             panicked_seeds: stats.panicked.iter().map(|(seed, _)| *seed).collect(),
             runaway_seeds: stats.runaway.clone(),
@@ -116,13 +272,71 @@ impl SummaryBuilder {
             } else {
                 Value::Object(self.metrics.object_fields())
             },
-            trace_digest: format!("{:016x}", self.trace_digest),
+            trace_digest: self.trace_digest.clone(),
             failing_trace_hashes: self
                 .failing_trace_hashes
                 .iter()
                 .map(|(seed, hash)| (seed.to_string(), hash.clone()))
                 .collect(),
         }
+    }
+}
+
+/// The summary of outcomes pushed one at a time, in ascending seed order (ties by trace
+/// hash, as [`summarize`](super::summarize) sorts them): a [`SummaryState`] fed in order.
+pub struct SummaryBuilder {
+    state: SummaryState,
+    last: Option<(u64, String)>,
+}
+
+impl Default for SummaryBuilder {
+    fn default() -> Self {
+        SummaryBuilder::new()
+    }
+}
+
+impl SummaryBuilder {
+    /// A builder that has seen no outcome.
+    pub fn new() -> SummaryBuilder {
+        SummaryBuilder {
+            state: SummaryState::new(),
+            last: None,
+        }
+    }
+
+    /// Counts one outcome. Outcomes must come in ascending `(seed, trace_hash)` order (the
+    /// caller reorders a parallel sweep's outcomes); out of order, the summary would count a
+    /// repeated seed twice.
+    pub fn push(&mut self, outcome: &SeedOutcome) {
+        debug_assert!(
+            self.last
+                .as_ref()
+                .is_none_or(|(seed, hash)| (*seed, hash.as_str())
+                    <= (outcome.seed, outcome.trace_hash.as_str())),
+            "outcomes must be pushed in seed order"
+        );
+        self.state.push(outcome);
+        self.last = Some((outcome.seed, outcome.trace_hash.clone()));
+    }
+
+    /// Outcomes pushed so far.
+    pub fn runs(&self) -> u64 {
+        self.state.runs()
+    }
+
+    /// What has been counted so far.
+    pub fn state(&self) -> &SummaryState {
+        &self.state
+    }
+
+    /// What has been counted, to finish later or merge.
+    pub fn into_state(self) -> SummaryState {
+        self.state
+    }
+
+    /// The summary of `scenario` over `seeds` and every outcome pushed.
+    pub fn finish(self, scenario: &Scenario, seeds: SeedRange) -> Summary {
+        self.state.finish(scenario, seeds)
     }
 }
 
