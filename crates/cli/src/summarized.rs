@@ -126,4 +126,21 @@ mod tests {
             assert!(!failing.is_empty(), "the textbook failure fails");
         }
     }
+
+    #[test]
+    fn a_strided_slice_is_handed_on_in_seed_order_whatever_the_jobs() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/gc-pause-textbook-none.toml");
+        let scenario = Arc::new(fencesim_scenario::load(&path).expect("the catalogue loads"));
+        let factory: StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
+        let components = Components::with_store(&factory);
+        let seeds = (2..23).step_by(4);
+        for jobs in [1, 3] {
+            let mut seen = Vec::new();
+            sweep_in_seed_order(&scenario, seeds.clone(), jobs, &components, &|_| {}, |o| {
+                seen.push(o.seed)
+            });
+            assert_eq!(seen, seeds.clone().collect::<Vec<_>>(), "{jobs} jobs");
+        }
+    }
 }

@@ -157,7 +157,7 @@ impl<'de> Deserialize<'de> for Histogram {
             // A bucket must hold what its key says: an edited report could otherwise make
             // percentiles out of order or outside the values.
             if count == 0
-                || !(min <= max)
+                || min.partial_cmp(&max).is_none_or(|order| order.is_gt())
                 || Histogram::key(min) != key
                 || Histogram::key(max) != key
             {

@@ -51,7 +51,7 @@ impl SeedStride {
     pub fn contains(&self, seed: u64) -> bool {
         seed >= self.first
             && self.step > 0
-            && (seed - self.first) % self.step == 0
+            && (seed - self.first).is_multiple_of(self.step)
             && (seed - self.first) / self.step < self.count
     }
 
@@ -491,7 +491,8 @@ impl FieldAcc {
         if self.ints == self.count {
             return object([
                 ("total", int_value(self.int_total)),
-                ("max_per_seed", int_value(self.int_max.expect("non-empty"))),
+                // Always set when `ints` > 0; an edited report without it reads as null.
+                ("max_per_seed", self.int_max.map_or(Value::Null, int_value)),
             ]);
         }
         if self.numbers == self.count {
