@@ -5,7 +5,8 @@
 //!
 //! CPU time is the process's user + system time from /proc/self/stat (every thread, seed
 //! threads included; clock ticks of 10 ms), so the timed sections run one seed at a time
-//! except the `--jobs` comparison, which is timed by wall clock. Peak RSS is read from
+//! except the `--jobs` comparison, which is timed by wall clock in alternating pairs (median
+//! speedup). Peak RSS is read from
 //! /proc/self/status (`VmHWM`) by child processes (`fencesim bench --rss-child N`), one per
 //! seed count, since a process's peak never goes down.
 
@@ -103,7 +104,7 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
         &[],
         &[Override::parse("workers.count=50").map_err(InputError)?],
     )?;
-    let jobs = jobs_scaling(&reference, plan.jobs_seeds);
+    let jobs = jobs_scaling(&reference, plan.jobs_seeds, plan.reps);
     let rss = rss(plan)?;
     let load_after = loadavg();
 
@@ -346,25 +347,52 @@ fn scaling(
     }))
 }
 
-/// Throughput of `sweep` with 1 and 2 threads (wall clock).
-fn jobs_scaling(reference: &Arc<Scenario>, seeds: u64) -> Value {
+/// Throughput of `sweep` with 1 and 2 threads (wall clock), in `reps` alternating pairs
+/// (1, 2, 1, 2, ...): the speedup is the median of the pairs' speedups, so one burst of
+/// another process's load moves one pair, not the figure.
+fn jobs_scaling(reference: &Arc<Scenario>, seeds: u64, reps: usize) -> Value {
     let factory: StoreFactory = Arc::new(builtin_store);
-    let mut walls = Vec::new();
-    for jobs in [1usize, 2] {
-        let wall = crate::wall_now();
-        let outcomes = fencesim::sweep(reference, 0..seeds, jobs, &factory, &|_| {});
-        assert_eq!(outcomes.len() as u64, seeds);
-        walls.push(wall.elapsed().as_secs_f64());
+    let mut pairs = Vec::new();
+    for _ in 0..reps.max(1) {
+        let mut walls = [0.0; 2];
+        for (slot, jobs) in [1usize, 2].into_iter().enumerate() {
+            let wall = crate::wall_now();
+            let outcomes = fencesim::sweep(reference, 0..seeds, jobs, &factory, &|_| {});
+            assert_eq!(outcomes.len() as u64, seeds);
+            walls[slot] = wall.elapsed().as_secs_f64();
+        }
+        let speedup = per(walls[0], walls[1]);
+        eprintln!(
+            "  --jobs 1 {:.2} s, --jobs 2 {:.2} s: {speedup:.2}x",
+            walls[0], walls[1]
+        );
+        pairs.push((speedup, walls));
     }
-    let speedup = per(walls[0], walls[1]);
-    eprintln!("  --jobs 2: {speedup:.2}x the throughput of --jobs 1");
+    let mut speedups: Vec<f64> = pairs.iter().map(|(speedup, _)| *speedup).collect();
+    let speedup = median(&mut speedups);
+    let min = speedups.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = speedups.iter().copied().fold(0.0, f64::max);
+    // The pair whose speedup is the median (the lower middle one for an even count).
+    let (_, walls) = pairs
+        .iter()
+        .min_by(|a, b| (a.0 - speedup).abs().total_cmp(&(b.0 - speedup).abs()))
+        .copied()
+        .unwrap_or((0.0, [0.0, 0.0]));
+    eprintln!(
+        "  --jobs 2: {speedup:.2}x the throughput of --jobs 1 (median of {} pairs)",
+        pairs.len()
+    );
     json!({
         "seeds": seeds,
+        "pairs": pairs.len(),
         "wall_s_jobs_1": round(walls[0], 3),
         "wall_s_jobs_2": round(walls[1], 3),
         "seeds_per_wall_s_jobs_1": round(per(seeds as f64, walls[0]), 1),
         "seeds_per_wall_s_jobs_2": round(per(seeds as f64, walls[1]), 1),
         "speedup": round(speedup, 3),
+        "speedup_min": round(min, 3),
+        "speedup_max": round(max, 3),
+        "speedups": pairs.iter().map(|(speedup, _)| round(*speedup, 3)).collect::<Vec<_>>(),
     })
 }
 
@@ -555,14 +583,17 @@ fn markdown(report: &Value) -> String {
     }
     let jobs = &report["scaling_jobs"];
     out.push_str(&format!(
-        "\n`--jobs 1` vs `--jobs 2` over {} seeds: {} s vs {} s wall ({} vs {} seeds/s), \
-         speedup {}x.\n",
+        "\n`--jobs 1` vs `--jobs 2` over {} seeds, {} alternating pairs: speedup {}x (median; \
+         min {}, max {}). The median pair: {} s vs {} s wall ({} vs {} seeds/s).\n",
         f(&jobs["seeds"]),
+        f(&jobs["pairs"]),
+        f(&jobs["speedup"]),
+        f(&jobs["speedup_min"]),
+        f(&jobs["speedup_max"]),
         f(&jobs["wall_s_jobs_1"]),
         f(&jobs["wall_s_jobs_2"]),
         f(&jobs["seeds_per_wall_s_jobs_1"]),
-        f(&jobs["seeds_per_wall_s_jobs_2"]),
-        f(&jobs["speedup"])
+        f(&jobs["seeds_per_wall_s_jobs_2"])
     ));
     let rss = &report["peak_rss"];
     out.push_str(&format!(

@@ -5,7 +5,9 @@
 //! The algorithm, to a fixpoint:
 //! 1. ddmin over the faults: remove chunks (halves, quarters, ...) down to single faults;
 //! 2. halve each remaining duration (`duration_ms`; `|delta_ms|` for a clock step) while the
-//!    run still fails, retrying removal after every successful halving;
+//!    run still fails, retrying removal after every successful halving; each fault's size is
+//!    first tried halved all the way down to the floor, so a size that does not matter costs
+//!    one run;
 //! 3. drop the last worker while no remaining fault names it and it is not a proxy bypass;
 //!    drop resources while more than one remains.
 //!
@@ -58,7 +60,8 @@ pub enum Change {
     Start,
     /// These faults were removed.
     Removed(Vec<TimedFault>),
-    /// The fault had its duration (or clock-step size) halved; `before_ms` is the old size.
+    /// The fault had its duration (or clock-step size) halved, once or down to the floor;
+    /// `before_ms` is the old size.
     Halved {
         /// The fault.
         fault: TimedFault,
@@ -93,12 +96,26 @@ impl fmt::Display for Step {
                 let what: Vec<String> = removed.iter().map(describe).collect();
                 write!(f, "removed {}", what.join("; "))?
             }
-            Change::Halved { fault, before_ms } => write!(
-                f,
-                "halved {} (was {})",
-                describe(fault),
-                format_ms(*before_ms)
-            )?,
+            Change::Halved { fault, before_ms } => {
+                let times = fault
+                    .fault
+                    .size_ms()
+                    .filter(|&after| after > 0.0)
+                    .map_or(1, |after| {
+                        (before_ms / after).log2().round().max(1.0) as u32
+                    });
+                let halved = if times == 1 {
+                    "halved".to_string()
+                } else {
+                    format!("halved {times} times")
+                };
+                write!(
+                    f,
+                    "{halved} {} (was {})",
+                    describe(fault),
+                    format_ms(*before_ms)
+                )?
+            }
             Change::DroppedWorker(node) => write!(f, "dropped {node}")?,
             Change::DroppedResource(resource) => write!(f, "dropped resource {resource}")?,
         }
@@ -396,7 +413,26 @@ impl Shrinker<'_> {
         let mut index = 0;
         while index < current.faults.schedule.len() && !self.exhausted {
             let before = current.faults.schedule[index].clone();
-            if let Some(halved) = halved(&before) {
+            // First the size halved all the way down to the floor: a fault whose size does
+            // not matter then costs one run instead of one run (and a removal pass) per
+            // halving. The floor is on the same halving chain, so 1-minimality is unchanged.
+            let once = halved(&before);
+            let floored = once
+                .as_ref()
+                .and_then(|once| halved(once).and_then(|_| floored(&before)));
+            let attempt = match floored {
+                Some(floored) => {
+                    let mut candidate = current.clone();
+                    candidate.faults.schedule[index] = floored.clone();
+                    if self.fails(&candidate) {
+                        Some(floored)
+                    } else {
+                        once
+                    }
+                }
+                None => once,
+            };
+            if let Some(halved) = attempt {
                 let mut candidate = current.clone();
                 candidate.faults.schedule[index] = halved.clone();
                 if self.fails(&candidate) {
@@ -503,6 +539,19 @@ fn without(current: &Scenario, range: std::ops::Range<usize>) -> Scenario {
     let mut candidate = current.clone();
     candidate.faults.schedule.drain(range);
     candidate
+}
+
+/// The fault halved as many times as it can be without going below [`MIN_DURATION_MS`]
+/// (itself when it cannot be halved at all).
+pub(crate) fn floored(timed: &TimedFault) -> Option<TimedFault> {
+    let mut size_ms = timed.fault.size_ms()?;
+    while size_ms / 2.0 >= MIN_DURATION_MS {
+        size_ms /= 2.0;
+    }
+    Some(TimedFault {
+        at_ms: timed.at_ms,
+        fault: timed.fault.with_size_ms(size_ms),
+    })
 }
 
 /// The fault with half its size, unless that would go below [`MIN_DURATION_MS`].

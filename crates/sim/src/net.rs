@@ -11,7 +11,7 @@
 
 use std::{
     cmp::Reverse,
-    collections::{BTreeMap, BinaryHeap},
+    collections::{BTreeMap, BinaryHeap, VecDeque},
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
         Arc, Mutex,
@@ -65,40 +65,50 @@ impl Cut {
     }
 }
 
-/// A message in flight, due at `at_ns` (true time); `seq` orders equal times by send order.
-struct InFlight {
-    at_ns: u64,
-    seq: u64,
-    envelope: Envelope,
-}
-
-impl PartialEq for InFlight {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at_ns, self.seq) == (other.at_ns, other.seq)
-    }
-}
-
-impl Eq for InFlight {}
-
-impl PartialOrd for InFlight {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for InFlight {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.at_ns, self.seq).cmp(&(other.at_ns, other.seq))
-    }
-}
-
 /// The messages in flight and when the carrier will next look at them.
+///
+/// The heap orders small `(due time, send sequence)` keys; the envelopes themselves stay put
+/// in `slots`, indexed by sequence number, so sifting the heap never moves a message.
 #[derive(Default)]
 struct Queue {
-    heap: BinaryHeap<Reverse<InFlight>>,
+    /// `(at_ns, seq)`: due at `at_ns` (true time); `seq` orders equal times by send order.
+    heap: BinaryHeap<Reverse<(u64, u64)>>,
+    /// The envelope sent with sequence number `base + i` at `i`; `None` once delivered.
+    slots: VecDeque<Option<Envelope>>,
+    base: u64,
     next_seq: u64,
     /// The delivery time the carrier sleeps until (`None`: it waits for a message).
     armed_ns: Option<u64>,
+}
+
+impl Queue {
+    fn push(&mut self, at_ns: u64, envelope: Envelope) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.slots.push_back(Some(envelope));
+        self.heap.push(Reverse((at_ns, seq)));
+    }
+
+    /// The next message due at or before `now`, if any.
+    fn pop_due(&mut self, now: u64) -> Option<Envelope> {
+        let &Reverse((at_ns, seq)) = self.heap.peek()?;
+        if at_ns > now {
+            return None;
+        }
+        self.heap.pop();
+        let envelope = self.slots[(seq - self.base) as usize]
+            .take()
+            .expect("each sequence number is delivered once");
+        while matches!(self.slots.front(), Some(None)) {
+            self.slots.pop_front();
+            self.base += 1;
+        }
+        Some(envelope)
+    }
+
+    fn next_due(&self) -> Option<u64> {
+        self.heap.peek().map(|&Reverse((at_ns, _))| at_ns)
+    }
 }
 
 pub(crate) struct Net {
@@ -243,13 +253,7 @@ pub(crate) fn carry(world: &Arc<World>, envelope: Envelope) {
     net.carried.fetch_add(1, Ordering::Relaxed);
     let at_ns = world.now_ns() + delay.as_nanos() as u64;
     let mut queue = lock(&net.queue);
-    let seq = queue.next_seq;
-    queue.next_seq += 1;
-    queue.heap.push(Reverse(InFlight {
-        at_ns,
-        seq,
-        envelope,
-    }));
+    queue.push(at_ns, envelope);
     if queue.armed_ns.is_none_or(|armed| at_ns < armed) {
         queue.armed_ns = Some(at_ns);
         drop(queue);
@@ -266,15 +270,14 @@ async fn deliver_forever(world: Arc<World>) {
         let now = world.now_ns();
         let next = {
             let mut queue = lock(&net.queue);
-            while queue.heap.peek().is_some_and(|top| top.0.at_ns <= now) {
-                let Reverse(due) = queue.heap.pop().expect("peeked");
-                if let Some(mailbox) = lock(&net.mailboxes).get(&*due.envelope.to) {
+            while let Some(envelope) = queue.pop_due(now) {
+                if let Some(mailbox) = lock(&net.mailboxes).get(&*envelope.to) {
                     // A closed mailbox means the node is down: the message is lost, as on a
                     // wire.
-                    let _ = mailbox.unbounded_send(due.envelope);
+                    let _ = mailbox.unbounded_send(envelope);
                 }
             }
-            let next = queue.heap.peek().map(|top| top.0.at_ns);
+            let next = queue.next_due();
             queue.armed_ns = next;
             next
         };

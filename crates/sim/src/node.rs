@@ -3,17 +3,18 @@
 //! by the process's own clock.
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, BTreeSet},
     future::Future,
     panic::AssertUnwindSafe,
     sync::{
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
         Arc, Mutex,
     },
+    task::Poll,
 };
 
 use fencesim_model::{history::EventKind, ms_to_ns};
-use futures::{channel::oneshot, FutureExt, StreamExt};
+use futures::{channel::oneshot, task::AtomicWaker, FutureExt, StreamExt};
 
 use crate::{
     net,
@@ -59,33 +60,58 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// A process's network endpoint for request/reply exchanges.
+///
+/// Timeouts cost no timer per request: every waiting call is listed with its deadline (by
+/// the process's own monotonic clock), and one task per endpoint sleeps until the earliest
+/// deadline and gives up the calls whose time has come (issue 10: no task and no timer per
+/// message where the harness does not need one).
 pub(crate) struct Endpoint {
     pub name: String,
     pub world: Arc<World>,
-    pending: Mutex<BTreeMap<u64, oneshot::Sender<Msg>>>,
+    pending: Mutex<Pending>,
     next_req: AtomicU64,
+    /// Set (and `wake` woken) when a call's deadline is earlier than the timeout task's alarm.
+    rearm: AtomicBool,
+    wake: AtomicWaker,
+}
+
+/// The calls waiting for a reply.
+#[derive(Default)]
+struct Pending {
+    /// Request id → where its reply goes.
+    waiters: BTreeMap<u64, oneshot::Sender<Msg>>,
+    /// (deadline on the process's monotonic clock in ns, request id), earliest first.
+    deadlines: BTreeSet<(u64, u64)>,
+    /// The deadline the timeout task sleeps until (`None`: it waits for a call).
+    armed: Option<u64>,
 }
 
 impl Endpoint {
-    /// Opens `name`'s mailbox and starts routing replies to their waiting callers.
+    /// Opens `name`'s mailbox and starts routing replies to their waiting callers, and the
+    /// task that times them out.
     pub fn open(world: &Arc<World>, name: &str) -> Arc<Endpoint> {
         let mut mailbox = world.net.open_mailbox(name);
         let endpoint = Arc::new(Endpoint {
             name: name.to_string(),
             world: world.clone(),
-            pending: Mutex::new(BTreeMap::new()),
+            pending: Mutex::new(Pending::default()),
             next_req: AtomicU64::new(1),
+            rearm: AtomicBool::new(false),
+            wake: AtomicWaker::new(),
         });
         let router = endpoint.clone();
         spawn_guarded(world, name, async move {
             while let Some(envelope) = mailbox.next().await {
                 if let Some(req) = envelope.msg.reply_to() {
-                    if let Some(waiter) = lock(&router.pending).remove(&req) {
+                    let waiter = lock(&router.pending).waiters.remove(&req);
+                    if let Some(waiter) = waiter {
                         let _ = waiter.send(envelope.msg);
                     }
                 }
             }
         });
+        let timer = endpoint.clone();
+        spawn_guarded(world, name, async move { timer.time_out_forever().await });
         endpoint
     }
 
@@ -111,17 +137,72 @@ impl Endpoint {
     ) -> Option<Msg> {
         let req = self.next_req.fetch_add(1, Ordering::Relaxed);
         let (sender, receiver) = oneshot::channel();
-        lock(&self.pending).insert(req, sender);
+        let deadline = self.world.mono_ns(&self.name) + ms_to_ns(timeout_ms as f64);
+        {
+            let mut pending = lock(&self.pending);
+            pending.waiters.insert(req, sender);
+            pending.deadlines.insert((deadline, req));
+            if pending.armed.is_none_or(|armed| deadline < armed) {
+                pending.armed = Some(deadline);
+                drop(pending);
+                self.rearm.store(true, Ordering::Release);
+                self.wake.wake();
+            }
+        }
         self.send(to, make(req));
-        let timeout = self
-            .world
-            .sleep_local(&self.name, ms_to_ns(timeout_ms as f64));
-        futures::pin_mut!(timeout);
-        let reply = futures::select_biased! {
-            reply = receiver.fuse() => reply.ok(),
-            _ = timeout.fuse() => None,
-        };
-        lock(&self.pending).remove(&req);
+        // The timeout task drops the sender at the deadline: `Canceled` is "no reply in time".
+        let reply = receiver.await.ok();
+        let mut pending = lock(&self.pending);
+        pending.waiters.remove(&req);
+        pending.deadlines.remove(&(deadline, req));
         reply
+    }
+
+    /// Gives up every call whose deadline has passed by this process's clock, then sleeps
+    /// until the next deadline (re-checked after each wake-up, as `World::sleep_local` does,
+    /// so a frozen or stepped clock moves it) or until a call with an earlier one arrives.
+    async fn time_out_forever(&self) {
+        let world = &self.world;
+        let clock = world.clock(&self.name);
+        loop {
+            let now = world.now_ns();
+            let mono = clock.mono_ns(now);
+            let next = {
+                let mut pending = lock(&self.pending);
+                while let Some(&(deadline, req)) = pending.deadlines.first() {
+                    if deadline > mono {
+                        break;
+                    }
+                    pending.deadlines.pop_first();
+                    // Dropping the sender wakes the call with `Canceled`.
+                    pending.waiters.remove(&req);
+                }
+                let next = pending.deadlines.first().map(|&(deadline, _)| deadline);
+                pending.armed = next;
+                next
+            };
+            let rearmed = futures::future::poll_fn(|cx| {
+                self.wake.register(cx.waker());
+                if self.rearm.swap(false, Ordering::Acquire) {
+                    Poll::Ready(())
+                } else {
+                    Poll::Pending
+                }
+            });
+            match next {
+                Some(deadline) => {
+                    let wake = clock.true_time_until_mono(now, deadline).max(now + 1);
+                    let sleep = world
+                        .sleep_exact(std::time::Duration::from_nanos(wake - now))
+                        .fuse();
+                    futures::pin_mut!(sleep, rearmed);
+                    futures::select_biased! {
+                        _ = sleep => {},
+                        _ = rearmed.fuse() => {},
+                    }
+                }
+                None => rearmed.await,
+            }
+        }
     }
 }
