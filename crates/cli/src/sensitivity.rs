@@ -92,21 +92,30 @@ fn false_positives(
 ) -> FalsePositives {
     let start = scenario.seeds.start;
     let started = crate::wall_now();
-    let outcomes = fencesim_sim::sweep(
+    // Streamed (issue 10): only the failing seeds are kept, not every seed's outcome.
+    let counted = std::sync::Mutex::new((0u64, Vec::new()));
+    fencesim_sim::runner::sweep_each(
         scenario,
         start..start.saturating_add(n),
         jobs,
-        factory,
-        &|_| {},
+        &fencesim_sim::runner::Components::with_store(factory),
+        &|o| {
+            let mut counted = counted
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            counted.0 += 1;
+            if o.panic.is_some() || o.runaway || !o.checked.violations.is_empty() {
+                counted.1.push(o.seed);
+            }
+        },
     );
-    let failing = outcomes
-        .iter()
-        .filter(|o| o.panic.is_some() || o.runaway || !o.checked.violations.is_empty())
-        .map(|o| o.seed)
-        .collect();
+    let (seeds, mut failing) = counted
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    failing.sort_unstable();
     FalsePositives {
         name: scenario.name.clone(),
-        seeds: outcomes.len() as u64,
+        seeds,
         failing,
         seconds: started.elapsed().as_secs_f64(),
     }
