@@ -13,7 +13,7 @@ use std::{
     task::Poll,
 };
 
-use fencesim_model::{history::EventKind, ms_to_ns};
+use fencesim_model::{clock::NodeClock, history::EventKind, ms_to_ns};
 use futures::{channel::oneshot, task::AtomicWaker, FutureExt, StreamExt};
 
 use crate::{
@@ -66,8 +66,13 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// deadline and gives up the calls whose time has come (issue 10: no task and no timer per
 /// message where the harness does not need one).
 pub(crate) struct Endpoint {
-    pub name: String,
     pub world: Arc<World>,
+    /// This process's name as the shared string messages carry (looked up once, not per
+    /// message).
+    me: Arc<str>,
+    /// This process's clock (a copy: clocks are fixed for the run), so reading it is not a
+    /// lookup by name.
+    pub clock: NodeClock,
     pending: Mutex<Pending>,
     next_req: AtomicU64,
     /// Set (and `wake` woken) when a call's deadline is earlier than the timeout task's alarm.
@@ -92,8 +97,9 @@ impl Endpoint {
     pub fn open(world: &Arc<World>, name: &str) -> Arc<Endpoint> {
         let mut mailbox = world.net.open_mailbox(name);
         let endpoint = Arc::new(Endpoint {
-            name: name.to_string(),
             world: world.clone(),
+            me: world.name(name),
+            clock: world.clock(name).clone(),
             pending: Mutex::new(Pending::default()),
             next_req: AtomicU64::new(1),
             rearm: AtomicBool::new(false),
@@ -115,12 +121,17 @@ impl Endpoint {
         endpoint
     }
 
+    /// This process's monotonic clock now, in nanoseconds.
+    pub fn mono_ns(&self) -> u64 {
+        self.clock.mono_ns(self.world.now_ns())
+    }
+
     /// Fire and forget.
     pub fn send(&self, to: &str, msg: Msg) {
         net::send(
             &self.world,
             Envelope {
-                from: self.world.name(&self.name),
+                from: self.me.clone(),
                 to: self.world.name(to),
                 msg,
             },
@@ -137,7 +148,7 @@ impl Endpoint {
     ) -> Option<Msg> {
         let req = self.next_req.fetch_add(1, Ordering::Relaxed);
         let (sender, receiver) = oneshot::channel();
-        let deadline = self.world.mono_ns(&self.name) + ms_to_ns(timeout_ms as f64);
+        let deadline = self.mono_ns() + ms_to_ns(timeout_ms as f64);
         {
             let mut pending = lock(&self.pending);
             pending.waiters.insert(req, sender);
@@ -163,7 +174,7 @@ impl Endpoint {
     /// so a frozen or stepped clock moves it) or until a call with an earlier one arrives.
     async fn time_out_forever(&self) {
         let world = &self.world;
-        let clock = world.clock(&self.name);
+        let clock = &self.clock;
         loop {
             let now = world.now_ns();
             let mono = clock.mono_ns(now);

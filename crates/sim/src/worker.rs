@@ -104,7 +104,7 @@ pub(crate) async fn run(world: Arc<World>, index: usize) {
 
 impl Worker {
     fn mono(&self) -> u64 {
-        self.world.mono_ns(&self.name)
+        self.endpoint.mono_ns()
     }
 
     async fn sleep_ms(&self, ms: f64) {
