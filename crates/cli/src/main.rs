@@ -510,6 +510,27 @@ fn shown(path: &Path) -> String {
     path.display().to_string()
 }
 
+/// What a failing seed did, in one line (`None` for a seed that did not fail).
+fn failure_line(scenario: &Scenario, outcome: &fencesim_check::SeedOutcome) -> Option<String> {
+    if let Some(panic) = &outcome.panic {
+        return Some(format!("panicked: {}", first_line(panic)));
+    }
+    if outcome.runaway {
+        return Some(format!(
+            "runaway: exceeded its event budget of {} events and was stopped",
+            scenario.event_budget()
+        ));
+    }
+    let first = outcome.checked.violations.first()?;
+    let names: Vec<String> = outcome
+        .checked
+        .violated()
+        .iter()
+        .map(|i| i.to_string())
+        .collect();
+    Some(format!("violates {} — {}", names.join(", "), first.message))
+}
+
 fn run(
     path: &Path,
     seeds: Option<&str>,
@@ -538,7 +559,7 @@ fn run(
     let done = AtomicU64::new(0);
     let total = seeds.len();
     let factory: StoreFactory = Arc::new(builtin_store);
-    let swept = fencesim::sweep_summarized(&scenario, seeds, jobs, &factory, &|outcome| {
+    let on_done = |outcome: &fencesim_check::SeedOutcome| {
         let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(panic) = &outcome.panic {
             eprintln!("seed {}: PANIC {}", outcome.seed, first_line(panic));
@@ -553,36 +574,32 @@ fn run(
         if finished.is_multiple_of(100) || finished == total {
             eprintln!("  {finished}/{total} seeds");
         }
-    });
-    let summary = swept.summary;
+    };
+    // Summarized in seed order as seeds finish; a failing seed's line is printed then and
+    // nothing of it is kept, so memory stays flat however many seeds fail.
+    let mut builder = fencesim_report::SummaryBuilder::new();
+    fencesim::summarized::sweep_in_seed_order(
+        &scenario,
+        seeds.iter(),
+        jobs,
+        &fencesim::Components::with_store(&factory),
+        &on_done,
+        |outcome| {
+            builder.push(&outcome);
+            if let Some(what) = failure_line(&scenario, &outcome) {
+                println!(
+                    "seed {}: {what}\n    replay: {}{}",
+                    outcome.seed,
+                    replay_command(&shown(path), outcome.seed),
+                    set_args(set)
+                );
+            }
+        },
+    );
+    let summary = builder.finish(&scenario, seeds);
     fencesim_report::write_atomic(&summary_path, &fencesim_report::to_json(&summary))
         .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
 
-    for outcome in &swept.failing {
-        let what = match &outcome.panic {
-            Some(panic) => format!("panicked: {}", first_line(panic)),
-            None if outcome.runaway => format!(
-                "runaway: exceeded its event budget of {} events and was stopped",
-                scenario.event_budget()
-            ),
-            None => {
-                let first = &outcome.checked.violations[0];
-                let names: Vec<String> = outcome
-                    .checked
-                    .violated()
-                    .iter()
-                    .map(|i| i.to_string())
-                    .collect();
-                format!("violates {} — {}", names.join(", "), first.message)
-            }
-        };
-        println!(
-            "seed {}: {what}\n    replay: {}{}",
-            outcome.seed,
-            replay_command(&shown(path), outcome.seed),
-            set_args(set)
-        );
-    }
     println!("{}", fencesim_report::render_summary(&summary));
     println!("summary written to {}", summary_path.display());
     Ok(summary.expectation_met)
