@@ -13,10 +13,9 @@ use std::{
     cmp::Reverse,
     collections::{BTreeMap, BinaryHeap, VecDeque},
     sync::{
-        atomic::{AtomicBool, AtomicU64, Ordering},
+        atomic::{AtomicU64, Ordering},
         Arc, Mutex,
     },
-    task::Poll,
     time::Duration,
 };
 
@@ -26,17 +25,13 @@ use fencesim_model::{
     rng::Rng,
 };
 use fencesim_scenario::{NetworkSpec, Scenario};
-use futures::{
-    channel::mpsc::{UnboundedReceiver, UnboundedSender},
-    task::AtomicWaker,
-    FutureExt,
-};
+use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
 use madsim::runtime::NodeHandle;
 use rand::Rng as _;
 
 use crate::{
     protocol::Envelope,
-    world::{lock, World},
+    world::{lock, Alarm, World},
 };
 
 /// One active partition: messages from `from` to `to` are dropped (and back, unless one-way).
@@ -119,9 +114,8 @@ pub(crate) struct Net {
     holds: Mutex<BTreeMap<(String, String), Vec<Envelope>>>,
     carrier: Mutex<Option<NodeHandle>>,
     queue: Mutex<Queue>,
-    /// Set (and `wake` woken) when a message is due before the carrier's alarm.
-    rearm: AtomicBool,
-    wake: AtomicWaker,
+    /// Rung when a message is due before the time the carrier sleeps until.
+    alarm: Alarm,
     /// Messages put on the wire (each copy of a duplicate, each released held message).
     carried: AtomicU64,
 }
@@ -139,8 +133,7 @@ impl Net {
             holds: Mutex::new(BTreeMap::new()),
             carrier: Mutex::new(None),
             queue: Mutex::new(Queue::default()),
-            rearm: AtomicBool::new(false),
-            wake: AtomicWaker::new(),
+            alarm: Alarm::default(),
             carried: AtomicU64::new(0),
         }
     }
@@ -257,8 +250,7 @@ pub(crate) fn carry(world: &Arc<World>, envelope: Envelope) {
     if queue.armed_ns.is_none_or(|armed| at_ns < armed) {
         queue.armed_ns = Some(at_ns);
         drop(queue);
-        net.rearm.store(true, Ordering::Release);
-        net.wake.wake();
+        net.alarm.ring();
     }
 }
 
@@ -281,25 +273,7 @@ async fn deliver_forever(world: Arc<World>) {
             queue.armed_ns = next;
             next
         };
-        let rearmed = futures::future::poll_fn(|cx| {
-            net.wake.register(cx.waker());
-            if net.rearm.swap(false, Ordering::Acquire) {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        });
-        match next {
-            Some(at_ns) => {
-                let sleep = world.sleep_exact(Duration::from_nanos(at_ns - now)).fuse();
-                futures::pin_mut!(sleep, rearmed);
-                futures::select_biased! {
-                    _ = sleep => {},
-                    _ = rearmed.fuse() => {},
-                }
-            }
-            None => rearmed.await,
-        }
+        net.alarm.sleep_until(&world, now, next).await;
     }
 }
 

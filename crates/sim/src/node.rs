@@ -7,19 +7,18 @@ use std::{
     future::Future,
     panic::AssertUnwindSafe,
     sync::{
-        atomic::{AtomicBool, AtomicU64, Ordering},
+        atomic::{AtomicU64, Ordering},
         Arc, Mutex,
     },
-    task::Poll,
 };
 
 use fencesim_model::{clock::NodeClock, history::EventKind, ms_to_ns};
-use futures::{channel::oneshot, task::AtomicWaker, FutureExt, StreamExt};
+use futures::{channel::oneshot, FutureExt, StreamExt};
 
 use crate::{
     net,
     protocol::{Envelope, Msg},
-    world::{lock, World},
+    world::{lock, Alarm, World},
 };
 
 /// Spawns `future` on the current node; if it panics, the panic is recorded on `node` and
@@ -75,9 +74,8 @@ pub(crate) struct Endpoint {
     pub clock: NodeClock,
     pending: Mutex<Pending>,
     next_req: AtomicU64,
-    /// Set (and `wake` woken) when a call's deadline is earlier than the timeout task's alarm.
-    rearm: AtomicBool,
-    wake: AtomicWaker,
+    /// Rung when a call's deadline is earlier than the one the timeout task sleeps until.
+    alarm: Alarm,
 }
 
 /// The calls waiting for a reply.
@@ -102,8 +100,7 @@ impl Endpoint {
             clock: world.clock(name).clone(),
             pending: Mutex::new(Pending::default()),
             next_req: AtomicU64::new(1),
-            rearm: AtomicBool::new(false),
-            wake: AtomicWaker::new(),
+            alarm: Alarm::default(),
         });
         let router = endpoint.clone();
         spawn_guarded(world, name, async move {
@@ -156,8 +153,7 @@ impl Endpoint {
             if pending.armed.is_none_or(|armed| deadline < armed) {
                 pending.armed = Some(deadline);
                 drop(pending);
-                self.rearm.store(true, Ordering::Release);
-                self.wake.wake();
+                self.alarm.ring();
             }
         }
         self.send(to, make(req));
@@ -192,28 +188,9 @@ impl Endpoint {
                 pending.armed = next;
                 next
             };
-            let rearmed = futures::future::poll_fn(|cx| {
-                self.wake.register(cx.waker());
-                if self.rearm.swap(false, Ordering::Acquire) {
-                    Poll::Ready(())
-                } else {
-                    Poll::Pending
-                }
-            });
-            match next {
-                Some(deadline) => {
-                    let wake = clock.true_time_until_mono(now, deadline).max(now + 1);
-                    let sleep = world
-                        .sleep_exact(std::time::Duration::from_nanos(wake - now))
-                        .fuse();
-                    futures::pin_mut!(sleep, rearmed);
-                    futures::select_biased! {
-                        _ = sleep => {},
-                        _ = rearmed.fuse() => {},
-                    }
-                }
-                None => rearmed.await,
-            }
+            let wake_ns =
+                next.map(|deadline| clock.true_time_until_mono(now, deadline).max(now + 1));
+            self.alarm.sleep_until(world, now, wake_ns).await;
         }
     }
 }

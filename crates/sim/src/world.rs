@@ -7,6 +7,7 @@ use std::{
         atomic::{AtomicBool, AtomicU64, Ordering},
         Arc, Mutex, MutexGuard,
     },
+    task::Poll,
 };
 
 use fencesim_model::{
@@ -17,6 +18,7 @@ use fencesim_model::{
     nodes, NodeName,
 };
 use fencesim_scenario::{plan::FaultPlan, Scenario};
+use futures::{task::AtomicWaker, FutureExt};
 use madsim::{
     runtime::NodeHandle,
     time::{Instant, TimeHandle},
@@ -218,6 +220,50 @@ impl World {
         if t_ns > now {
             self.sleep_exact(std::time::Duration::from_nanos(t_ns - now))
                 .await;
+        }
+    }
+}
+
+/// What a task that sleeps until its next deadline (the net carrier, an endpoint's timeout
+/// task) waits on besides that deadline: rung when a new deadline is earlier than the one it
+/// sleeps until. One alarm and one timer per sleeping task, never one per message.
+#[derive(Default)]
+pub(crate) struct Alarm {
+    rung: AtomicBool,
+    waker: AtomicWaker,
+}
+
+impl Alarm {
+    /// Wakes the sleeper early.
+    pub fn ring(&self) {
+        self.rung.store(true, Ordering::Release);
+        self.waker.wake();
+    }
+
+    /// Sleeps until true time `wake_ns` (`None`: no deadline) or until the alarm rings,
+    /// whichever is first. `now` is the true time the caller read.
+    pub async fn sleep_until(&self, world: &World, now: u64, wake_ns: Option<u64>) {
+        let rung = futures::future::poll_fn(|cx| {
+            self.waker.register(cx.waker());
+            if self.rung.swap(false, Ordering::Acquire) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .fuse();
+        match wake_ns {
+            Some(wake_ns) => {
+                let sleep = world
+                    .sleep_exact(std::time::Duration::from_nanos(wake_ns.saturating_sub(now)))
+                    .fuse();
+                futures::pin_mut!(sleep, rung);
+                futures::select_biased! {
+                    _ = sleep => {},
+                    _ = rung => {},
+                }
+            }
+            None => rung.await,
         }
     }
 }
