@@ -6,9 +6,9 @@
 //! CPU time is the process's user + system time from /proc/self/stat (every thread, seed
 //! threads included; clock ticks of 10 ms), so the timed sections run one seed at a time
 //! except the `--jobs` comparison, which is timed by wall clock in alternating pairs (median
-//! speedup). Peak RSS is read from
-//! /proc/self/status (`VmHWM`) by child processes (`fencesim bench --rss-child N`), one per
-//! seed count, since a process's peak never goes down.
+//! speedup). Peak RSS is read from /proc/self/status (`VmHWM`) by child processes
+//! (`fencesim bench --rss-child N`), one per seed count, since a process's peak never goes
+//! down.
 
 use std::{
     path::{Path, PathBuf},

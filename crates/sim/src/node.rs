@@ -71,7 +71,7 @@ pub(crate) struct Endpoint {
     me: Arc<str>,
     /// This process's clock (a copy: clocks are fixed for the run), so reading it is not a
     /// lookup by name.
-    pub clock: NodeClock,
+    clock: NodeClock,
     pending: Mutex<Pending>,
     next_req: AtomicU64,
     /// Rung when a call's deadline is earlier than the one the timeout task sleeps until.
