@@ -181,7 +181,7 @@ impl Mutant {
             "lease-renew-does-not-extend",
             "lease",
             "model/src/lease.rs: LeaseService::renew",
-            "gc-pause-local-deadline-none",
+            "preset-etcd-partition-local-deadline-none",
             "-p fencesim-model --lib",
             "lease::tests::renew_moves_the_expiry"
         ),
