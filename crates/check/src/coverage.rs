@@ -26,6 +26,7 @@ pub fn hit(condition: Coverage, m: &Metrics) -> bool {
         Coverage::FenceRaised => !m.fence_window_ms.is_empty(),
         Coverage::AcceptedInFenceWindow => m.accepts_in_fence_window > 0,
         Coverage::CurrentWriteRejected => m.current_write_rejections > 0,
+        Coverage::OutageStandDown => m.outage_stand_downs > 0,
     }
 }
 

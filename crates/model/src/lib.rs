@@ -166,11 +166,14 @@ pub enum Coverage {
     /// its scope) and whose lease the service still held: a false rejection, usually meant
     /// as `never` (issue 9.7).
     CurrentWriteRejected,
+    /// A holder stood down because of an outage: its run of failed renewals began while the
+    /// lease service was down or its link to it cut, even if it stood down after the outage.
+    OutageStandDown,
 }
 
 impl Coverage {
     /// Every condition, in the order documentation lists them.
-    pub const ALL: [Coverage; 14] = [
+    pub const ALL: [Coverage; 15] = [
         Coverage::StaleWritePresented,
         Coverage::StaleWriteRejected,
         Coverage::WriteAbandoned,
@@ -185,6 +188,7 @@ impl Coverage {
         Coverage::FenceRaised,
         Coverage::AcceptedInFenceWindow,
         Coverage::CurrentWriteRejected,
+        Coverage::OutageStandDown,
     ];
 
     /// The name as written in scenario files, e.g. `"stale-write-rejected"`.
@@ -204,6 +208,7 @@ impl Coverage {
             Coverage::FenceRaised => "fence-raised",
             Coverage::AcceptedInFenceWindow => "accepted-in-fence-window",
             Coverage::CurrentWriteRejected => "current-write-rejected",
+            Coverage::OutageStandDown => "outage-stand-down",
         }
     }
 
@@ -230,6 +235,7 @@ impl Coverage {
             Coverage::CurrentWriteRejected => {
                 "the storage rejected a write whose lease was still current and held"
             }
+            Coverage::OutageStandDown => "a holder stood down because of an outage",
         }
     }
 

@@ -116,6 +116,30 @@ fn pair(condition: Coverage) -> (H, H) {
             h().grant("job", "w0", 1).at(5).reject(1, "job", "w0", 1, 7),
             superseded().at(20).reject(1, "job", "w0", 1, 2),
         ),
+        // Renewals failing from inside a lease-service outage, the stand-down after it; and
+        // the same stand-down with renewals that began failing before the outage.
+        Coverage::OutageStandDown => (
+            h().grant("job", "w0", 1)
+                .at(10)
+                .crash("coordinator")
+                .at(12)
+                .renew_failed("w0", "job", 1)
+                .at(20)
+                .restart("coordinator")
+                .at(25)
+                .stand_down("w0", "job", 1, BeliefEnd::DeadlinePassed),
+            h().grant("job", "w0", 1)
+                .at(5)
+                .renew_failed("w0", "job", 1)
+                .at(10)
+                .crash("coordinator")
+                .at(12)
+                .renew_failed("w0", "job", 1)
+                .at(20)
+                .restart("coordinator")
+                .at(25)
+                .stand_down("w0", "job", 1, BeliefEnd::DeadlinePassed),
+        ),
     }
 }
 
