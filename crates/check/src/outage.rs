@@ -306,6 +306,9 @@ fn merge(mut outages: Vec<RawOutage<'_>>) -> Vec<RawOutage<'_>> {
     merged
 }
 
+/// A lease as the holder knows it: (worker, scope, token).
+type Lease<'h> = (&'h str, &'h str, Token);
+
 /// Answers "was this caused by an outage?" for events of one history.
 pub(crate) struct Causes<'h> {
     events: &'h [Event],
@@ -314,7 +317,7 @@ pub(crate) struct Causes<'h> {
     /// Per (worker, scope, token): the indices of its `RenewFailed` events (`true`) and of the
     /// service's `Granted` / `Renewed` of that lease (`false`), in history order. (A restart's
     /// `Extended` is not an answer to the holder, so it does not end a run of failures.)
-    renewals: BTreeMap<(&'h str, &'h str, Token), Vec<(usize, bool)>>,
+    renewals: BTreeMap<Lease<'h>, Vec<(usize, bool)>>,
     /// Total time at least one worker was in an outage (ms).
     pub union_ms: f64,
 }
@@ -330,7 +333,7 @@ impl<'h> Causes<'h> {
                 .or_default()
                 .push((outage.start_ns, outage.end_ns));
         }
-        let mut renewals: BTreeMap<(&str, &str, Token), Vec<(usize, bool)>> = BTreeMap::new();
+        let mut renewals: BTreeMap<Lease<'_>, Vec<(usize, bool)>> = BTreeMap::new();
         for (index, event) in events.iter().enumerate() {
             match &event.kind {
                 EventKind::RenewFailed { scope, token, .. } => renewals

@@ -527,7 +527,7 @@ fn faults_outage_parses_validates_and_renders() {
 
 #[test]
 fn the_longest_outage_is_read_from_the_plans() {
-    let none = scenario(&format!("{GC_PAUSES}"));
+    let none = scenario(GC_PAUSES);
     assert_eq!(longest_outage_ms(&none, 0..10), 0.0);
     let restart = scenario(
         "[[faults.schedule]]\nat_ms = 1_000\nkind = \"coordinator-restart\"\nduration_ms = 7_000\n",
@@ -565,7 +565,7 @@ duration_ms = 9_000
 
 #[test]
 fn nominal_counts_are_rate_times_the_safety_phase() {
-    let s = scenario(&format!("{STOPS}"));
+    let s = scenario(STOPS);
     let nominal = nominal_fault_counts(&s);
     assert_eq!(
         nominal,

@@ -106,13 +106,16 @@ impl Queue {
     }
 }
 
+/// How many holds are on a link, and the messages it keeps.
+type Held = (u32, Vec<Envelope>);
+
 pub(crate) struct Net {
     spec: NetworkSpec,
     rng: Mutex<Rng>,
     mailboxes: Mutex<BTreeMap<String, UnboundedSender<Envelope>>>,
     cuts: Mutex<Vec<Cut>>,
     /// Held links: how many holds are on each, and the messages kept.
-    holds: Mutex<BTreeMap<(String, String), (u32, Vec<Envelope>)>>,
+    holds: Mutex<BTreeMap<(String, String), Held>>,
     carrier: Mutex<Option<NodeHandle>>,
     queue: Mutex<Queue>,
     /// Rung when a message is due before the time the carrier sleeps until.

@@ -127,9 +127,12 @@ fn a_link_cut_between_a_worker_and_the_coordinator_is_an_outage_of_that_worker()
     assert_eq!(not, vec![o("w1", 10, 20, OutageCause::LinkCut)]);
 }
 
+/// A step of a hand-written history.
+type Step = fn(H) -> H;
+
 /// An outage of w0 from 10 to 20 (`begin`, `end`); w0's renewals fail from `first_failure`
 /// on, and it stands down at 35 with its lease still held by the service.
-fn stand_down_after(begin: fn(H) -> H, end: fn(H) -> H, first_failure: u64) -> H {
+fn stand_down_after(begin: Step, end: Step, first_failure: u64) -> H {
     let mut history = begin(base().at(10));
     if first_failure < 20 {
         history = history.at(first_failure).renew_failed("w0", "job", 1);
@@ -145,7 +148,7 @@ fn stand_down_after(begin: fn(H) -> H, end: fn(H) -> H, first_failure: u64) -> H
 
 #[test]
 fn a_stand_down_is_outage_caused_when_its_failing_run_began_inside_an_outage() {
-    let forms: [(fn(H) -> H, fn(H) -> H, &str); 2] = [
+    let forms: [(Step, Step, &str); 2] = [
         (|h| h.crash(C), |h| h.restart(C), "service down"),
         (
             |h| h.partition(&["w0"], &[C], false),
