@@ -219,6 +219,13 @@ impl<'h> Index<'h> {
             .is_some_and(|t| t.grant == grant && t.open_before(before))
     }
 
+    /// The tenure that began with `Granted` event `grant`.
+    pub fn tenure_of(&self, grant: usize) -> Option<&Tenure> {
+        // Tenures are pushed in grant order, so their `grant` indices are sorted.
+        let at = self.tenures.partition_point(|t| t.grant < grant);
+        self.tenures.get(at).filter(|t| t.grant == grant)
+    }
+
     /// The grants on `scope` strictly between events `after` and `before`.
     pub fn grants_between(&self, scope: &str, after: usize, before: usize) -> &[Grant] {
         let Some(grants) = self.grants.get(scope) else {

@@ -14,10 +14,12 @@ pub mod coverage;
 mod index;
 mod invariants;
 mod metrics;
+pub mod outage;
 #[cfg(test)]
 mod tests;
 
-pub use metrics::Metrics;
+pub use metrics::{FaultsBegun, Metrics};
+pub use outage::{outages, Outage, OutageCause};
 
 /// One violated invariant, with the events that prove it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -7,12 +7,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use fencesim_model::{
-    history::{BeliefEnd, EventKind, History},
+    history::{BeliefEnd, Event, EventKind, History, PauseKind},
     mutant::{active, Mutant},
+    nodes,
 };
 use serde::{Deserialize, Serialize};
 
-use crate::index::{ns_to_ms, Epoch, FenceStatus, Index};
+use crate::{
+    index::{ns_to_ms, Epoch, FenceStatus, Index},
+    outage::Causes,
+};
 
 /// Counters and latencies of one run. Times are true (god's-eye) times in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -69,8 +73,9 @@ pub struct Metrics {
     /// (Before issue 7 this waited for a grant to a *different* holder, which reported
     /// 135 s for a lease whose restarted owner resumed it 9.5 s after the crash.)
     pub takeover_latency_ms: Vec<f64>,
-    /// Crashes of a node holding a lease after which the scope's next grant went to a
-    /// different holder (the `takeover-after-crash` coverage condition).
+    /// Takeovers (grants to a different holder than the scope's previous grant) whose previous
+    /// holder crashed while the service held its lease (the `takeover-after-crash` coverage
+    /// condition). One per takeover; see `takeovers_after_stall` for how causes add up.
     pub takeovers_after_crash: u64,
     /// Per crash of a node that held a lease in the service's state: time from the crash to
     /// the first accepted write on that scope by a worker whose belief began after the crash
@@ -87,9 +92,49 @@ pub struct Metrics {
     /// open (not expired, released or dropped) — e.g. renewals failing during a lease-service
     /// outage or partition, or a local deadline shorter than the service's TTL.
     pub stand_downs: u64,
-    /// Stand-downs that happened while the lease service was down (between the
-    /// coordinator's `Crashed` and `Restarted`): a holder that did not survive an outage.
+    /// Stand-downs caused by an outage (`crate::outage`: the holder's run of failed renewals
+    /// began inside an outage of that holder, the lease service down or its link to it cut,
+    /// even if the stand-down landed after the outage ended): a holder that did not survive an
+    /// outage. (Until the outage module it counted only stand-downs inside a coordinator
+    /// restart.)
     pub outage_stand_downs: u64,
+    /// Takeovers caused by an outage: the previous holder's run of failed renewals on its
+    /// lease began inside an outage of that holder (with none, its tenure ended inside one),
+    /// whatever else happened to it (`takeovers_after_outage` leaves out those after a crash).
+    #[serde(default)]
+    pub outage_takeovers: u64,
+    /// False expiries (`false_expiries`) caused by an outage of their holder.
+    #[serde(default)]
+    pub outage_false_expiries: u64,
+    /// Rejected current writes (`current_write_rejections`) caused by an outage of the
+    /// writer: its run of failed renewals of that lease began inside one (with none, the
+    /// rejection happened inside one).
+    #[serde(default)]
+    pub outage_current_write_rejections: u64,
+    /// Takeovers whose previous holder stalled (GC pause or VM suspend) between its last
+    /// renewal and the takeover, and lost the lease to time (its tenure expired, was taken
+    /// over, or it stood down and released), without a crash or an outage: the cause of each
+    /// takeover is the first of crash, outage, stall that applies, so
+    /// `takeovers = takeovers_after_crash + takeovers_after_outage + takeovers_after_stall +`
+    /// handoffs with none of these causes (a release after the holder's writes, or a
+    /// stand-down for another reason).
+    #[serde(default)]
+    pub takeovers_after_stall: u64,
+    /// Takeovers caused by an outage (as `outage_takeovers`) whose previous holder did not
+    /// crash while holding the lease.
+    #[serde(default)]
+    pub takeovers_after_outage: u64,
+    /// Total time during which at least one worker was in an outage (`crate::outage`), ms.
+    #[serde(default)]
+    pub outage_ms: f64,
+    /// The run's fault exposure: from its start to `FaultsHealed` (or to its end if faults
+    /// never healed), ms. The denominator of per-hour rates of fault-caused events; `run_ms`
+    /// also counts the fault-free liveness phase.
+    #[serde(default)]
+    pub fault_window_ms: f64,
+    /// Faults that actually began, per fault kind, read from the history's fault events.
+    #[serde(default)]
+    pub faults_begun: FaultsBegun,
     /// Share of scope-time (scopes ever granted × run length) during which no worker was
     /// doing work: no worker that is neither crashed nor paused believed it held the scope
     /// under its newest grant. 0 when no scope was ever granted.
@@ -114,19 +159,99 @@ pub struct Metrics {
     pub overlapping_belief_ms: f64,
 }
 
+/// Faults that began in a run, per kind (named as in scenario files), counted from the
+/// history: `Paused` (GC or VM suspend), `ClockStepped`, `PartitionStarted` (a `partition` or
+/// a `holder-link-cut`: both record it), `HoldStarted`, `Crashed` (of the coordinator, the
+/// storage or a worker) and `Panicked` events.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct FaultsBegun {
+    /// `gc-pause`.
+    pub gc_pause: u64,
+    /// `vm-suspend`.
+    pub vm_suspend: u64,
+    /// `clock-step`.
+    pub clock_step: u64,
+    /// `partition` and `holder-link-cut`.
+    pub partition: u64,
+    /// `hold-release`.
+    pub hold_release: u64,
+    /// `coordinator-restart`.
+    pub coordinator_restart: u64,
+    /// `storage-restart`.
+    pub storage_restart: u64,
+    /// `worker-crash`.
+    pub worker_crash: u64,
+    /// `panic` (an injected panic, or a bug).
+    pub panic: u64,
+}
+
+impl FaultsBegun {
+    /// The count for a fault kind's name (`"gc-pause"`, ...); `holder-link-cut` shares the
+    /// `partition` count. `None` for an unknown name.
+    pub fn get(&self, kind: &str) -> Option<u64> {
+        Some(match kind {
+            "gc-pause" => self.gc_pause,
+            "vm-suspend" => self.vm_suspend,
+            "clock-step" => self.clock_step,
+            "partition" | "holder-link-cut" => self.partition,
+            "hold-release" => self.hold_release,
+            "coordinator-restart" => self.coordinator_restart,
+            "storage-restart" => self.storage_restart,
+            "worker-crash" => self.worker_crash,
+            "panic" => self.panic,
+            _ => return None,
+        })
+    }
+
+    fn count(&mut self, event: &Event) {
+        let node = event.node.as_str();
+        match &event.kind {
+            EventKind::Paused {
+                kind: PauseKind::Gc,
+                ..
+            } => self.gc_pause += 1,
+            EventKind::Paused {
+                kind: PauseKind::VmSuspend,
+                ..
+            } => self.vm_suspend += 1,
+            EventKind::ClockStepped { .. } => self.clock_step += 1,
+            EventKind::PartitionStarted { .. } => self.partition += 1,
+            EventKind::HoldStarted { .. } => self.hold_release += 1,
+            EventKind::Crashed if node == nodes::COORDINATOR => self.coordinator_restart += 1,
+            EventKind::Crashed if node == nodes::STORAGE => self.storage_restart += 1,
+            EventKind::Crashed => self.worker_crash += 1,
+            EventKind::Panicked { .. } => self.panic += 1,
+            _ => {}
+        }
+    }
+}
+
 pub(crate) fn compute(history: &History) -> Metrics {
     let index = Index::new(history);
+    let causes = Causes::new(index.events);
     let mut m = Metrics::default();
-    count_events(&index, &mut m);
+    count_events(&index, &causes, &mut m);
     service_metrics(&index, &mut m);
     belief_metrics(&index, &mut m);
-    recovery_metrics(&index, &mut m);
+    recovery_metrics(&index, &causes, &mut m);
+    takeover_causes(&index, &causes, &mut m);
     availability_metrics(&index, &mut m);
+    m.outage_ms = causes.union_ms;
+    m.fault_window_ms = index
+        .events
+        .iter()
+        .find(|e| matches!(e.kind, EventKind::FaultsHealed))
+        .map_or(index.end_ns, |e| e.t_ns) as f64
+        / fencesim_model::NS_PER_MS as f64;
+    for event in index.events {
+        m.faults_begun.count(event);
+    }
     m
 }
 
 /// Per-event counters, node liveness and epoch judgements: one pass.
-fn count_events(index: &Index<'_>, m: &mut Metrics) {
+fn count_events(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
     let mut crashed: BTreeSet<&str> = BTreeSet::new();
     let mut paused: BTreeSet<&str> = BTreeSet::new();
     let mut last_holder: BTreeMap<&str, &str> = BTreeMap::new();
@@ -185,6 +310,9 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
                     });
                 if !crashed.contains(holder.as_str()) && !holder_died {
                     m.false_expiries += 1;
+                    if causes.caused(holder, scope, *token, k, k) {
+                        m.outage_false_expiries += 1;
+                    }
                 }
                 if paused.contains(holder.as_str()) || active(Mutant::MetricPausedExpiryAnyExpiry) {
                     m.paused_expiries += 1;
@@ -242,6 +370,9 @@ fn count_events(index: &Index<'_>, m: &mut Metrics) {
                 };
                 if held || active(Mutant::MetricCurrentRejectionCountsAll) {
                     m.current_write_rejections += 1;
+                    if causes.caused(writer, lease_scope, *token, k, k) {
+                        m.outage_current_write_rejections += 1;
+                    }
                 }
             }
             EventKind::WriteAbandoned { .. } => m.writes_abandoned += 1,
@@ -400,17 +531,11 @@ fn first_write_after(
 }
 
 /// Takeover latency, recovery after a crash or a stall, and stand-downs.
-fn recovery_metrics(index: &Index<'_>, m: &mut Metrics) {
-    let mut service_down = false;
+fn recovery_metrics(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
     for (k, event) in index.events.iter().enumerate() {
         let node = event.node.as_str();
         match &event.kind {
-            EventKind::Restarted if node == fencesim_model::nodes::COORDINATOR => {
-                service_down = false;
-            }
-            EventKind::Crashed if node == fencesim_model::nodes::COORDINATOR => {
-                service_down = true;
-            }
+            EventKind::Crashed if node == nodes::COORDINATOR => {}
             EventKind::Crashed => {
                 for tenure in index
                     .tenures
@@ -418,13 +543,6 @@ fn recovery_metrics(index: &Index<'_>, m: &mut Metrics) {
                     .filter(|t| t.holder == node && t.open_before(k))
                 {
                     let scope = tenure.scope.as_str();
-                    if index.grants[scope]
-                        .iter()
-                        .find(|g| g.index > k)
-                        .is_some_and(|g| g.holder != node)
-                    {
-                        m.takeovers_after_crash += 1;
-                    }
                     if let Some(held) = first_belief_after(index, scope, k, |_| true) {
                         m.takeover_latency_ms.push(index.t_ms(held) - index.t_ms(k));
                     }
@@ -474,12 +592,100 @@ fn recovery_metrics(index: &Index<'_>, m: &mut Metrics) {
                 // counts, which is exactly the stand-down an outage provokes.
                 if still_held {
                     m.stand_downs += 1;
-                    if service_down {
+                    if causes.caused(node, scope, *token, k, k) {
                         m.outage_stand_downs += 1;
                     }
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// Every takeover (a grant to another holder than the scope's previous grant) with its cause:
+/// the previous holder crashed while holding, else an outage caused it, else it stalled.
+fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
+    // Per node: indices of its `Crashed`, `Paused` and `Resumed` events, in order.
+    let mut lifecycle: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // Per (holder, scope, token): indices of its stand-downs.
+    let mut stand_downs: BTreeMap<(&str, &str, u64), Vec<usize>> = BTreeMap::new();
+    for (k, event) in index.events.iter().enumerate() {
+        match &event.kind {
+            EventKind::Crashed | EventKind::Paused { .. } | EventKind::Resumed { .. } => {
+                lifecycle.entry(event.node.as_str()).or_default().push(k);
+            }
+            EventKind::BeliefEnded {
+                scope,
+                token,
+                why: BeliefEnd::RenewFailed | BeliefEnd::DeadlinePassed | BeliefEnd::CheckFailed,
+                ..
+            } => stand_downs
+                .entry((event.node.as_str(), scope.as_str(), *token))
+                .or_default()
+                .push(k),
+            _ => {}
+        }
+    }
+    for (&scope, grants) in &index.grants {
+        for pair in grants.windows(2) {
+            let (previous, grant) = (&pair[0], &pair[1]);
+            if previous.holder == grant.holder {
+                continue;
+            }
+            let holder = previous.holder.as_str();
+            let tenure = index.tenure_of(previous.index);
+            let events = lifecycle.get(holder).map(Vec::as_slice).unwrap_or(&[]);
+            let between = |from: usize, to: usize| {
+                events.iter().copied().filter(move |&e| from < e && e < to)
+            };
+            let crashed = tenure.is_some_and(|t| {
+                between(previous.index, grant.index)
+                    .any(|e| matches!(index.events[e].kind, EventKind::Crashed) && t.open_before(e))
+            });
+            // How the tenure ended, and whether the holder lost it (rather than handing it on).
+            let end = tenure.and_then(|t| t.end);
+            let stood_down = stand_downs
+                .get(&(holder, scope, previous.token))
+                .is_some_and(|list| list.iter().any(|&s| s < grant.index));
+            let lost = match end.map(|e| &index.events[e].kind) {
+                Some(EventKind::Expired { .. } | EventKind::TakenOver { .. }) => true,
+                Some(EventKind::Dropped { .. }) => true,
+                Some(EventKind::Released { .. }) => stood_down,
+                _ => false,
+            };
+            let outage = causes
+                .run_start(holder, scope, previous.token, grant.index)
+                .map_or_else(
+                    || {
+                        lost && causes
+                            .in_outage(holder, index.events[end.unwrap_or(grant.index)].t_ns)
+                    },
+                    |start| causes.in_outage(holder, index.events[start].t_ns),
+                );
+            // Stalled: paused at its last contact with the service, or paused since.
+            let contact = causes
+                .last_contact(holder, scope, previous.token, grant.index)
+                .unwrap_or(previous.index);
+            let paused_at_contact = {
+                let before: Vec<usize> = events.iter().copied().filter(|&e| e < contact).collect();
+                before
+                    .last()
+                    .is_some_and(|&e| matches!(index.events[e].kind, EventKind::Paused { .. }))
+            };
+            let stalled = lost
+                && (paused_at_contact
+                    || between(contact, grant.index)
+                        .any(|e| matches!(index.events[e].kind, EventKind::Paused { .. })));
+            if outage {
+                m.outage_takeovers += 1;
+            }
+            if crashed {
+                m.takeovers_after_crash += 1;
+            } else if outage {
+                m.takeovers_after_outage += 1;
+            } else if stalled {
+                m.takeovers_after_stall += 1;
+            }
         }
     }
 }

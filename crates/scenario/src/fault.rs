@@ -41,6 +41,9 @@ pub enum FaultKind {
     WorkerCrash,
     /// A bug in the system under test: the node's code panics.
     Panic,
+    /// The link between the lease service and whichever worker holds a lease when it begins
+    /// is cut both ways; the service stays up, so another worker can take over.
+    HolderLinkCut,
 }
 
 /// Which nodes a kind may target.
@@ -56,7 +59,7 @@ enum Targets {
 
 impl FaultKind {
     /// Every value, in documentation order.
-    pub const ALL: [FaultKind; 9] = [
+    pub const ALL: [FaultKind; 10] = [
         FaultKind::GcPause,
         FaultKind::VmSuspend,
         FaultKind::ClockStep,
@@ -66,6 +69,7 @@ impl FaultKind {
         FaultKind::StorageRestart,
         FaultKind::WorkerCrash,
         FaultKind::Panic,
+        FaultKind::HolderLinkCut,
     ];
 
     /// The kind's name as written in scenario files (`"gc-pause"`, ...).
@@ -80,6 +84,7 @@ impl FaultKind {
             FaultKind::StorageRestart => "storage-restart",
             FaultKind::WorkerCrash => "worker-crash",
             FaultKind::Panic => "panic",
+            FaultKind::HolderLinkCut => "holder-link-cut",
         }
     }
 
@@ -93,14 +98,18 @@ impl FaultKind {
             FaultKind::Panic => &["node"],
             FaultKind::Partition => &["nodes", "peers", "one_way", "duration_ms"],
             FaultKind::HoldRelease => &["from", "to", "duration_ms"],
-            FaultKind::CoordinatorRestart | FaultKind::StorageRestart => &["duration_ms"],
+            FaultKind::CoordinatorRestart
+            | FaultKind::StorageRestart
+            | FaultKind::HolderLinkCut => &["duration_ms"],
         }
     }
 
     fn targets(self) -> Targets {
         match self {
             FaultKind::WorkerCrash | FaultKind::HoldRelease => Targets::Workers,
-            FaultKind::CoordinatorRestart | FaultKind::StorageRestart => Targets::Fixed,
+            FaultKind::CoordinatorRestart
+            | FaultKind::StorageRestart
+            | FaultKind::HolderLinkCut => Targets::Fixed,
             _ => Targets::AnyNode,
         }
     }
@@ -142,6 +151,9 @@ impl FaultKind {
                 duration_ms: 4_000.0,
             },
             FaultKind::Panic => Fault::Panic { node: worker(0) },
+            FaultKind::HolderLinkCut => Fault::HolderLinkCut {
+                duration_ms: 3_000.0,
+            },
         }
     }
 
@@ -226,6 +238,13 @@ pub enum Fault {
         /// The node it happens to.
         node: String,
     },
+    /// The link between the coordinator and the worker holding a lease when it begins is cut
+    /// both ways (which worker is decided by the simulator then, from the lease service's
+    /// state; see docs/scenario-format.md).
+    HolderLinkCut {
+        /// How long it lasts, in milliseconds.
+        duration_ms: f64,
+    },
 }
 
 impl Fault {
@@ -241,16 +260,22 @@ impl Fault {
             Fault::StorageRestart { .. } => FaultKind::StorageRestart,
             Fault::WorkerCrash { .. } => FaultKind::WorkerCrash,
             Fault::Panic { .. } => FaultKind::Panic,
+            Fault::HolderLinkCut { .. } => FaultKind::HolderLinkCut,
         }
     }
 
-    /// The node this fault stops running code (GC pause, VM suspend, crash), if any: two
-    /// such faults on one node must not overlap.
+    /// The node this fault stops running code (GC pause, VM suspend, a crash or restart of a
+    /// worker, the coordinator or the storage, a panic), if any: two such faults on one node
+    /// must not overlap (a schedule that overlaps them is rejected; a drawn one waits for the
+    /// node, see `plan`).
     pub fn stopped_node(&self) -> Option<&str> {
         match self {
             Fault::GcPause { node, .. }
             | Fault::VmSuspend { node, .. }
-            | Fault::WorkerCrash { node, .. } => Some(node),
+            | Fault::WorkerCrash { node, .. }
+            | Fault::Panic { node } => Some(node),
+            Fault::CoordinatorRestart { .. } => Some(nodes::COORDINATOR),
+            Fault::StorageRestart { .. } => Some(nodes::STORAGE),
             _ => None,
         }
     }
@@ -267,7 +292,9 @@ impl Fault {
                 nodes.iter().chain(peers).map(String::as_str).collect()
             }
             Fault::HoldRelease { from, to, .. } => vec![from, to],
-            Fault::CoordinatorRestart { .. } | Fault::StorageRestart { .. } => Vec::new(),
+            Fault::CoordinatorRestart { .. }
+            | Fault::StorageRestart { .. }
+            | Fault::HolderLinkCut { .. } => Vec::new(),
         }
     }
 
@@ -280,6 +307,7 @@ impl Fault {
             | Fault::HoldRelease { duration_ms, .. }
             | Fault::CoordinatorRestart { duration_ms }
             | Fault::StorageRestart { duration_ms }
+            | Fault::HolderLinkCut { duration_ms }
             | Fault::WorkerCrash { duration_ms, .. } => *duration_ms,
             Fault::ClockStep { .. } | Fault::Panic { .. } => 0.0,
         }
@@ -305,6 +333,7 @@ impl Fault {
             | Fault::HoldRelease { duration_ms, .. }
             | Fault::CoordinatorRestart { duration_ms }
             | Fault::StorageRestart { duration_ms }
+            | Fault::HolderLinkCut { duration_ms }
             | Fault::WorkerCrash { duration_ms, .. } => *duration_ms = size_ms,
             Fault::ClockStep { delta_ms, .. } => *delta_ms = size_ms.copysign(*delta_ms),
             Fault::Panic { .. } => {}
@@ -358,6 +387,9 @@ impl Fault {
             FaultKind::StorageRestart => Fault::StorageRestart {
                 duration_ms: size_ms,
             },
+            FaultKind::HolderLinkCut => Fault::HolderLinkCut {
+                duration_ms: size_ms,
+            },
             FaultKind::Panic => unreachable!("parse rejects panic as a random kind"),
         }
     }
@@ -399,7 +431,9 @@ impl Fault {
                 table.insert("to", value(to.as_str()));
                 table.insert("duration_ms", value(*duration_ms));
             }
-            Fault::CoordinatorRestart { duration_ms } | Fault::StorageRestart { duration_ms } => {
+            Fault::CoordinatorRestart { duration_ms }
+            | Fault::StorageRestart { duration_ms }
+            | Fault::HolderLinkCut { duration_ms } => {
                 table.insert("duration_ms", value(*duration_ms));
             }
         }
@@ -448,6 +482,10 @@ impl std::fmt::Display for Fault {
                 write!(f, "{kind} for {duration_ms:.3} ms")
             }
             Fault::Panic { node } => write!(f, "{kind} {node}"),
+            Fault::HolderLinkCut { duration_ms } => write!(
+                f,
+                "{kind} (the lease holder <-> coordinator, both ways) for {duration_ms:.3} ms"
+            ),
         }
     }
 }
@@ -685,6 +723,9 @@ impl Ctx<'_> {
                 duration_ms: duration()?,
             },
             FaultKind::StorageRestart => Fault::StorageRestart {
+                duration_ms: duration()?,
+            },
+            FaultKind::HolderLinkCut => Fault::HolderLinkCut {
                 duration_ms: duration()?,
             },
         };

@@ -6,14 +6,18 @@
 
 pub mod fault;
 pub mod limits;
+pub mod outage;
 pub mod parse;
 pub mod plan;
 pub mod render;
 pub mod spec;
 
 pub use fault::{Fault, FaultKind, RandomFault, TimedFault};
+pub use outage::{
+    longest_outage_ms, nominal_fault_counts, with_outage, InjectedOutage, OutageForm,
+};
 pub use parse::{load, load_with, parse_str, parse_str_with, Override, ScenarioError};
-pub use plan::{plan, FaultPlan, SwarmChoice};
+pub use plan::{plan, FaultPlan, QueuedFault, SkippedFault, SwarmChoice};
 pub use render::scenario_toml;
 pub use spec::*;
 

@@ -8,7 +8,7 @@ use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    fault::{FaultKind, RandomFault, TimedFault},
+    fault::{Fault, FaultKind, RandomFault, TimedFault},
     spec::*,
 };
 
@@ -27,6 +27,29 @@ pub struct SwarmChoice {
     pub rate_scale: f64,
 }
 
+/// A drawn fault that had to wait for its node: it begins at `at_ms` instead of the drawn
+/// `drawn_at_ms` because another process-stopping fault occupied the node.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QueuedFault {
+    /// When it was drawn to begin (ms).
+    pub drawn_at_ms: f64,
+    /// When it begins (ms): the first instant its node is free for its whole duration.
+    pub at_ms: f64,
+    /// The fault.
+    pub fault: Fault,
+}
+
+/// A drawn fault that does not run, and why (printed with the plan, never silent).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SkippedFault {
+    /// When it was drawn to begin (ms).
+    pub drawn_at_ms: f64,
+    /// What kind it was.
+    pub kind: FaultKind,
+    /// Why it does not run.
+    pub reason: String,
+}
+
 /// Everything the seed decided about faults and clocks, made explicit so it can be printed,
 /// compared, and saved as an explicit schedule.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,6 +58,13 @@ pub struct FaultPlan {
     pub seed: u64,
     /// Sorted by `at_ms`; at equal times scheduled faults come before random ones.
     pub faults: Vec<TimedFault>,
+    /// Drawn faults that wait for their node (they are in `faults` at their new time).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queued: Vec<QueuedFault>,
+    /// Drawn faults that do not run: a size drawn as 0 ms, or no room left for them on their
+    /// node before the end of the safety phase.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedFault>,
     /// Empty unless the scenario asks for swarm testing.
     pub swarm: Vec<SwarmChoice>,
     /// The clock of every node in `Scenario::node_names`.
@@ -65,6 +95,7 @@ impl FaultPlan {
             schedule: self.faults.clone(),
             random: Vec::new(),
             swarm: false,
+            outage: None,
         };
         explicit.clocks.nodes = self.clocks.clone();
         explicit
@@ -110,25 +141,63 @@ impl FaultPlan {
         for timed in &self.faults {
             let _ = writeln!(out, "{:>10.3} ms  {}", timed.at_ms, timed.fault);
         }
+        if !self.queued.is_empty() {
+            let _ = writeln!(
+                out,
+                "queued ({}: drawn while their node was stopped by another fault, begun when it was free):",
+                self.queued.len()
+            );
+            for queued in &self.queued {
+                let _ = writeln!(
+                    out,
+                    "{:>10.3} ms  {} (drawn at {:.3} ms)",
+                    queued.at_ms, queued.fault, queued.drawn_at_ms
+                );
+            }
+        }
+        if !self.skipped.is_empty() {
+            let _ = writeln!(out, "skipped ({}):", self.skipped.len());
+            for skipped in &self.skipped {
+                let _ = writeln!(
+                    out,
+                    "{:>10.3} ms  {}: {}",
+                    skipped.drawn_at_ms, skipped.kind, skipped.reason
+                );
+            }
+        }
         out
     }
 }
 
 /// The fault plan of `scenario` in run `seed`.
+///
+/// Process-stopping faults (`Fault::stopped_node`) never overlap on one node: the explicit
+/// schedule was validated not to overlap itself, and drawn occurrences (the injected outage
+/// first, then the random entries' occurrences in drawn-time order) are queued: each begins at
+/// the first instant at or after its drawn time when its node is free for its whole duration,
+/// keeping its duration. An occurrence that could only begin at or after the end of the safety
+/// phase is skipped, as is one whose size was drawn as 0 ms; both are listed in the plan.
 pub fn plan(scenario: &Scenario, seed: u64) -> FaultPlan {
     let clocks = draw_clocks(scenario, seed);
     let swarm = draw_swarm(scenario, seed);
+    let safety_ms = scenario.duration_ms as f64;
 
     let mut faults = scenario.faults.schedule.clone();
-    // Intervals during which each node runs no code; the explicit schedule was validated
-    // not to overlap itself, random occurrences must not overlap anything before them.
-    let mut stopped: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    let mut stops = Stops::default();
     for timed in &faults {
         if let Some(node) = timed.fault.stopped_node() {
-            let interval = (timed.at_ms, timed.at_ms + timed.fault.duration_ms());
-            stopped.entry(node.to_string()).or_default().push(interval);
+            stops.insert(node, timed.at_ms, timed.end_ms());
         }
     }
+    let mut queued = Vec::new();
+    let mut skipped = Vec::new();
+    // (drawn occurrence, position among the drawn): the injected outage first, then each
+    // random entry's occurrences; sorted by drawn time below, stable on this order.
+    let mut drawn: Vec<TimedFault> = Vec::new();
+    if let Some(outage) = &scenario.faults.outage {
+        drawn.push(outage.occurrence(scenario, seed));
+    }
+    let outages = drawn.len();
     for (index, entry) in scenario.faults.random.iter().enumerate() {
         let rate_scale = match swarm.iter().find(|choice| choice.kind == entry.kind) {
             Some(choice) if !choice.enabled => continue,
@@ -137,29 +206,91 @@ pub fn plan(scenario: &Scenario, seed: u64) -> FaultPlan {
         };
         // One stream per entry: adding or editing an entry never shifts another's draws.
         let mut rng = stream(seed, &format!("faults/{index}/{}", entry.kind));
-        for timed in occurrences(entry, rate_scale, scenario, &mut rng) {
-            if let Some(node) = timed.fault.stopped_node() {
-                let start = timed.at_ms;
-                let end = start + timed.fault.duration_ms();
-                let intervals = stopped.entry(node.to_string()).or_default();
-                if intervals
-                    .iter()
-                    .any(|&(other_start, other_end)| start < other_end && other_start < end)
-                {
-                    continue;
-                }
-                intervals.push((start, end));
+        for occurrence in occurrences(entry, rate_scale, scenario, &mut rng) {
+            match occurrence {
+                Ok(timed) => drawn.push(timed),
+                Err(at_ms) => skipped.push(SkippedFault {
+                    drawn_at_ms: at_ms,
+                    kind: entry.kind,
+                    reason: "its size was drawn as 0 ms".to_string(),
+                }),
             }
-            faults.push(timed);
         }
     }
+    // The injected outage keeps its place ahead of every random occurrence.
+    drawn[outages..].sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
+    for mut timed in drawn {
+        if let Some(node) = timed.fault.stopped_node() {
+            let duration_ms = timed.fault.duration_ms();
+            let at_ms = stops.first_free(node, timed.at_ms, duration_ms);
+            if at_ms >= safety_ms {
+                skipped.push(SkippedFault {
+                    drawn_at_ms: timed.at_ms,
+                    kind: timed.fault.kind(),
+                    reason: format!(
+                        "{node} is stopped by other faults until past the end of the safety phase ({safety_ms} ms)"
+                    ),
+                });
+                continue;
+            }
+            stops.insert(node, at_ms, at_ms + duration_ms);
+            if at_ms != timed.at_ms {
+                queued.push(QueuedFault {
+                    drawn_at_ms: timed.at_ms,
+                    at_ms,
+                    fault: timed.fault.clone(),
+                });
+                timed.at_ms = at_ms;
+            }
+        }
+        faults.push(timed);
+    }
+    skipped.sort_by(|a, b| a.drawn_at_ms.total_cmp(&b.drawn_at_ms));
     // Stable, so at equal times the schedule (pushed first) stays ahead of random faults.
     faults.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
     FaultPlan {
         seed,
         faults,
+        queued,
+        skipped,
         swarm,
         clocks,
+    }
+}
+
+/// Per node, the disjoint `[start, end)` intervals during which a fault stops it, sorted.
+#[derive(Default)]
+struct Stops(BTreeMap<String, Vec<(f64, f64)>>);
+
+impl Stops {
+    fn insert(&mut self, node: &str, start: f64, end: f64) {
+        let intervals = self.0.entry(node.to_string()).or_default();
+        let at = intervals.partition_point(|&(s, _)| s <= start);
+        intervals.insert(at, (start, end));
+    }
+
+    /// The first instant at or after `at_ms` at which `node` is free for `duration_ms`. An
+    /// empty interval (a panic) only has to avoid lying strictly inside a stop.
+    fn first_free(&self, node: &str, at_ms: f64, duration_ms: f64) -> f64 {
+        let Some(intervals) = self.0.get(node) else {
+            return at_ms;
+        };
+        let mut start = at_ms;
+        // Intervals are disjoint and sorted by start, so their ends are sorted too.
+        let first = intervals.partition_point(|&(_, e)| e <= start);
+        for &(s, e) in &intervals[first..] {
+            let overlaps = if duration_ms > 0.0 {
+                start < e && s < start + duration_ms
+            } else {
+                s < start && start < e
+            };
+            if overlaps {
+                start = e;
+            } else if s >= start + duration_ms {
+                break;
+            }
+        }
+        start
     }
 }
 
@@ -208,13 +339,14 @@ fn draw_swarm(scenario: &Scenario, seed: u64) -> Vec<SwarmChoice> {
         .collect()
 }
 
-/// One random entry's Poisson process over the safety phase, before overlap filtering.
+/// One random entry's Poisson process over the safety phase, before queueing: each drawn
+/// occurrence, or the drawn time of one whose size was drawn as 0 ms.
 fn occurrences(
     entry: &RandomFault,
     rate_scale: f64,
     scenario: &Scenario,
     rng: &mut Rng,
-) -> Vec<TimedFault> {
+) -> Vec<Result<TimedFault, f64>> {
     let duration_ms = scenario.duration_ms as f64;
     let gap = Dist::Exponential {
         mean: 60_000.0 / (entry.rate_per_min * rate_scale),
@@ -226,7 +358,7 @@ fn occurrences(
         if at_ms >= duration_ms {
             break;
         }
-        out.extend(entry.draw(at_ms, scenario.workers.count, rng));
+        out.push(entry.draw(at_ms, scenario.workers.count, rng).ok_or(at_ms));
     }
     out
 }

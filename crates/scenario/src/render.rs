@@ -147,6 +147,12 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
         }
         table.insert("random", Item::ArrayOfTables(random));
     }
+    if let Some(outage) = &faults.outage {
+        let mut item = Table::new();
+        item.insert("form", value(outage.form.name()));
+        item.insert("duration_ms", value(outage.duration_ms));
+        table.insert("outage", Item::Table(item));
+    }
     doc.insert("faults", Item::Table(table));
 
     let expect = &scenario.expect;

@@ -414,6 +414,10 @@ pub struct FaultSpec {
     /// Swarm testing: per seed, each random kind is switched on with probability 1/2 and its
     /// rate scaled by a factor drawn in [0.25, 1]; the draw is printed with the plan.
     pub swarm: bool,
+    /// `[faults.outage]`: one outage per seed at a drawn time (absent from the serialized
+    /// scenario, and so from its hash, when there is none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outage: Option<crate::outage::InjectedOutage>,
 }
 
 /// What the scenario expects over its seed range.

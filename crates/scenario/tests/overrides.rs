@@ -133,4 +133,16 @@ fn the_fault_plan_does_not_depend_on_lease_or_worker_timing_fields() {
             assert_eq!(plan(variant, seed), expected, "seed {seed}");
         }
     }
+    // The injected outage (`fencesim tune --survive-outage-ms`) too: its time is drawn from
+    // the seed and the fault window only.
+    for form in OutageForm::ALL {
+        let outage = |s: &Scenario| with_outage(s, form, 20_000.0).unwrap();
+        for seed in 0..50 {
+            let expected = plan(&outage(&base), seed);
+            assert_eq!(expected.faults.len(), plan(&base, seed).faults.len() + 1);
+            for variant in &variants {
+                assert_eq!(plan(&outage(variant), seed), expected, "{form} seed {seed}");
+            }
+        }
+    }
 }

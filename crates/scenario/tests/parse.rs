@@ -122,6 +122,7 @@ fn minimal_file_resolves_with_every_default_explicit() {
             nodes: BTreeMap::new(),
         },
         faults: FaultSpec {
+            outage: None,
             schedule: vec![TimedFault {
                 at_ms: 5_000.0,
                 fault: Fault::GcPause {

@@ -320,3 +320,264 @@ fn render_lists_each_fault_on_its_own_line() {
         "{render}"
     );
 }
+
+/// A drawn fault that stops a process waits for its node instead of being dropped: the
+/// crashes drawn with pauses present are the crashes drawn without them, each begun at its
+/// drawn time or, queued, when its node was free.
+#[test]
+fn a_drawn_stop_queues_behind_another_on_its_node_and_none_is_dropped() {
+    const CRASHES: &str = r#"
+[[faults.random]]
+kind = "worker-crash"
+rate_per_min = 10
+duration_ms = 4_000
+nodes = ["worker-0"]
+"#;
+    const PAUSES: &str = r#"
+[[faults.random]]
+kind = "gc-pause"
+rate_per_min = 30
+duration_ms = { dist = "uniform", min = 500, max = 3_000 }
+nodes = ["worker-0"]
+"#;
+    let alone = scenario(CRASHES);
+    let with_pauses = scenario(&format!("{CRASHES}{PAUSES}"));
+    let mut queued_crashes = 0;
+    for seed in 0..30 {
+        let a = plan(&alone, seed);
+        let b = plan(&with_pauses, seed);
+        let crashes = |p: &FaultPlan| {
+            of_kind(p, FaultKind::WorkerCrash).len()
+                + p.skipped
+                    .iter()
+                    .filter(|s| s.kind == FaultKind::WorkerCrash)
+                    .count()
+        };
+        assert_eq!(crashes(&a), crashes(&b), "seed {seed}");
+        for queued in &b.queued {
+            assert!(queued.at_ms > queued.drawn_at_ms, "seed {seed}: {queued:?}");
+            assert!(b
+                .faults
+                .iter()
+                .any(|t| t.at_ms == queued.at_ms && t.fault == queued.fault));
+            // Its node was stopped by another fault at the drawn time.
+            assert!(
+                b.faults
+                    .iter()
+                    .any(|t| t.fault.stopped_node() == Some("worker-0")
+                        && t.at_ms <= queued.drawn_at_ms
+                        && queued.drawn_at_ms < t.end_ms()),
+                "seed {seed}: {queued:?}"
+            );
+            if queued.fault.kind() == FaultKind::WorkerCrash {
+                queued_crashes += 1;
+            }
+        }
+        for skipped in &b.skipped {
+            assert!(skipped.reason.contains("safety phase"), "{skipped:?}");
+        }
+        assert!(b.render().contains("queued") || b.queued.is_empty());
+    }
+    assert!(
+        queued_crashes > 10,
+        "{queued_crashes} crashes queued in 30 seeds"
+    );
+}
+
+#[test]
+fn a_drawn_stop_with_no_room_left_is_skipped_and_listed() {
+    let s = scenario(
+        r#"
+[[faults.schedule]]
+at_ms = 0
+kind = "coordinator-restart"
+duration_ms = 59_000
+"#,
+    );
+    let fits = with_outage(&s, OutageForm::ServiceDown, 1_000.0).unwrap();
+    let p = plan(&fits, 3);
+    assert_eq!(of_kind(&p, FaultKind::CoordinatorRestart).len(), 2);
+    assert_eq!(p.queued.len(), 1);
+    assert_eq!(p.queued[0].at_ms, 59_000.0);
+    let mut full = s.clone();
+    full.faults.schedule[0].fault = Fault::CoordinatorRestart {
+        duration_ms: 59_999.5,
+    };
+    let p = plan(
+        &with_outage(&full, OutageForm::ServiceDown, 1_000.0).unwrap(),
+        3,
+    );
+    assert_eq!(
+        of_kind(&p, FaultKind::CoordinatorRestart).len(),
+        2,
+        "begins at 59999.5"
+    );
+    full.faults.schedule[0].fault = Fault::CoordinatorRestart {
+        duration_ms: 60_000.0,
+    };
+    let p = plan(
+        &with_outage(&full, OutageForm::ServiceDown, 1_000.0).unwrap(),
+        3,
+    );
+    assert_eq!(of_kind(&p, FaultKind::CoordinatorRestart).len(), 1);
+    assert_eq!(p.skipped.len(), 1);
+    assert_eq!(p.skipped[0].kind, FaultKind::CoordinatorRestart);
+    assert!(p.render().contains("skipped (1)"), "{}", p.render());
+}
+
+#[test]
+fn an_injected_outage_adds_exactly_one_outage_inside_the_fault_window() {
+    let base = scenario(&format!("{GC_PAUSES}{PARTITIONS}"));
+    for form in OutageForm::ALL {
+        let with = with_outage(&base, form, 20_000.0).unwrap();
+        for seed in 0..50 {
+            let before = plan(&base, seed);
+            let after = plan(&with, seed);
+            let added: Vec<&TimedFault> = after
+                .faults
+                .iter()
+                .filter(|t| !before.faults.contains(t))
+                .collect();
+            assert_eq!(added.len(), 1, "seed {seed}: {added:?}");
+            assert_eq!(after.faults.len(), before.faults.len() + 1);
+            assert_eq!(added[0].fault.kind(), form.kind());
+            assert_eq!(added[0].fault.duration_ms(), 20_000.0);
+            assert!(
+                (10_000.0..=40_000.0).contains(&added[0].at_ms),
+                "seed {seed}: {}",
+                added[0].at_ms
+            );
+        }
+    }
+    // Both forms begin at the same drawn time in a seed; seeds differ.
+    let times = |form| -> Vec<f64> {
+        let with = with_outage(&base, form, 20_000.0).unwrap();
+        (0..20)
+            .map(|seed| {
+                plan(&with, seed)
+                    .faults
+                    .iter()
+                    .find(|t| t.fault.kind() == form.kind())
+                    .unwrap()
+                    .at_ms
+            })
+            .collect()
+    };
+    let service = times(OutageForm::ServiceDown);
+    assert_eq!(service, times(OutageForm::HolderLinkCut));
+    assert!(service.windows(2).any(|w| w[0] != w[1]));
+}
+
+#[test]
+fn with_outage_refuses_lengths_that_do_not_fit() {
+    let base = scenario("");
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 60_000.0, 90_000.0] {
+        let error = with_outage(&base, OutageForm::ServiceDown, bad).unwrap_err();
+        assert!(
+            error.contains("expected an outage length"),
+            "{bad}: {error}"
+        );
+    }
+    let once = with_outage(&base, OutageForm::HolderLinkCut, 1_000.0).unwrap();
+    let error = with_outage(&once, OutageForm::ServiceDown, 1_000.0).unwrap_err();
+    assert!(error.contains("[faults.outage]"), "{error}");
+}
+
+#[test]
+fn faults_outage_parses_validates_and_renders() {
+    let s = scenario("[faults.outage]\nform = \"holder-link-cut\"\nduration_ms = 30_000\n");
+    assert_eq!(
+        s.faults.outage,
+        Some(InjectedOutage {
+            form: OutageForm::HolderLinkCut,
+            duration_ms: 30_000.0
+        })
+    );
+    let back = parse_str(&scenario_toml(&s), "back.toml").unwrap();
+    assert_eq!(back, s);
+    assert_ne!(s.hash(), scenario("").hash());
+    for (extra, field) in [
+        (
+            "[faults.outage]\nduration_ms = 30_000\n",
+            "faults.outage.form",
+        ),
+        (
+            "[faults.outage]\nform = \"service-down\"\n",
+            "faults.outage.duration_ms",
+        ),
+        (
+            "[faults.outage]\nform = \"service-down\"\nduration_ms = 60_000\n",
+            "faults.outage.duration_ms",
+        ),
+        (
+            "[faults.outage]\nform = \"service-down\"\nduration_ms = 0\n",
+            "faults.outage.duration_ms",
+        ),
+    ] {
+        let error = parse_str(&format!("{BASE}{extra}"), "bad.toml").unwrap_err();
+        assert_eq!(error.field, field, "{extra}: {error}");
+    }
+    let error = parse_str(
+        &format!("{BASE}[faults.outage]\nform = \"meteor\"\nduration_ms = 5\n"),
+        "bad.toml",
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("faults"), "{error}");
+}
+
+#[test]
+fn the_longest_outage_is_read_from_the_plans() {
+    let none = scenario(&format!("{GC_PAUSES}"));
+    assert_eq!(longest_outage_ms(&none, 0..10), 0.0);
+    let restart = scenario(
+        "[[faults.schedule]]\nat_ms = 1_000\nkind = \"coordinator-restart\"\nduration_ms = 7_000\n",
+    );
+    assert_eq!(longest_outage_ms(&restart, 0..3), 7_000.0);
+    // A partition of a worker from the coordinator, touching a hold between them: one outage.
+    let cut = scenario(
+        r#"
+[[faults.schedule]]
+at_ms = 1_000
+kind = "partition"
+nodes = ["worker-1"]
+peers = ["coordinator"]
+duration_ms = 2_000
+
+[[faults.schedule]]
+at_ms = 3_000
+kind = "hold-release"
+from = "coordinator"
+to = "worker-1"
+duration_ms = 500
+
+[[faults.schedule]]
+at_ms = 10_000
+kind = "partition"
+nodes = ["worker-0"]
+peers = ["storage"]
+duration_ms = 9_000
+"#,
+    );
+    assert_eq!(longest_outage_ms(&cut, 0..1), 2_500.0);
+    let injected = with_outage(&cut, OutageForm::HolderLinkCut, 25_000.0).unwrap();
+    assert_eq!(longest_outage_ms(&injected, 0..5), 25_000.0);
+}
+
+#[test]
+fn nominal_counts_are_rate_times_the_safety_phase() {
+    let s = scenario(&format!("{STOPS}"));
+    let nominal = nominal_fault_counts(&s);
+    assert_eq!(
+        nominal,
+        vec![
+            (FaultKind::GcPause, 1.0),
+            (FaultKind::VmSuspend, 10.0),
+            (FaultKind::WorkerCrash, 10.0),
+        ]
+    );
+    let with = with_outage(&s, OutageForm::ServiceDown, 5_000.0).unwrap();
+    assert!(nominal_fault_counts(&with).contains(&(FaultKind::CoordinatorRestart, 1.0)));
+    let mut swarm = s.clone();
+    swarm.faults.swarm = true;
+    assert!(nominal_fault_counts(&swarm).contains(&(FaultKind::VmSuspend, 10.0 * 5.0 / 16.0)));
+}

@@ -151,6 +151,31 @@ pub(crate) fn begin(world: &Arc<World>, index: u64, fault: Fault) -> Undo {
             crash(world, nodes::STORAGE.to_string(), duration_ms)
         }
         Fault::WorkerCrash { node, duration_ms } => crash(world, node, duration_ms),
+        Fault::HolderLinkCut { duration_ms } => {
+            // The worker holding a lease in the service's own state now (the first scope in
+            // name order); with no lease held at this instant, worker-0.
+            let holder = lock(&world.lease)
+                .leases()
+                .next()
+                .map_or_else(|| nodes::worker(0), |lease| lease.holder.clone());
+            let (from, to) = (vec![holder], vec![nodes::COORDINATOR.to_string()]);
+            world.net.partition(index, from.clone(), to.clone(), false);
+            world.record(
+                NEMESIS,
+                EventKind::PartitionStarted {
+                    from: from.clone(),
+                    to: to.clone(),
+                    one_way: false,
+                },
+            );
+            Undo::Heal {
+                index,
+                from,
+                to,
+                one_way: false,
+                after_ms: duration_ms,
+            }
+        }
         Fault::Panic { node } => {
             let id = node_id(world, &node);
             let target = handle.get_node(id).expect("node exists");

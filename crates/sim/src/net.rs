@@ -111,7 +111,8 @@ pub(crate) struct Net {
     rng: Mutex<Rng>,
     mailboxes: Mutex<BTreeMap<String, UnboundedSender<Envelope>>>,
     cuts: Mutex<Vec<Cut>>,
-    holds: Mutex<BTreeMap<(String, String), Vec<Envelope>>>,
+    /// Held links: how many holds are on each, and the messages kept.
+    holds: Mutex<BTreeMap<(String, String), (u32, Vec<Envelope>)>>,
     carrier: Mutex<Option<NodeHandle>>,
     queue: Mutex<Queue>,
     /// Rung when a message is due before the time the carrier sleeps until.
@@ -165,17 +166,28 @@ impl Net {
         lock(&self.cuts).retain(|cut| cut.id != id);
     }
 
+    /// Starts holding `from` → `to`. Holds of one link compose: the link stays held until
+    /// every hold on it has ended.
     pub fn hold(&self, from: &str, to: &str) {
         lock(&self.holds)
             .entry((from.to_string(), to.to_string()))
-            .or_default();
+            .or_default()
+            .0 += 1;
     }
 
-    /// Ends a hold and returns the messages it kept, in send order.
+    /// Ends a hold and returns the messages the link kept, in send order, once no other hold
+    /// on the link remains (until then, none: they stay held).
     pub fn take_held(&self, from: &str, to: &str) -> Vec<Envelope> {
-        let held = lock(&self.holds)
-            .remove(&(from.to_string(), to.to_string()))
-            .unwrap_or_default();
+        let key = (from.to_string(), to.to_string());
+        let mut holds = lock(&self.holds);
+        let Some((count, _)) = holds.get_mut(&key) else {
+            return Vec::new();
+        };
+        *count -= 1;
+        if *count > 0 {
+            return Vec::new();
+        }
+        let held = holds.remove(&key).map(|(_, held)| held).unwrap_or_default();
         if active(Mutant::NetHeldMessagesDropped) {
             return Vec::new();
         }
@@ -224,7 +236,7 @@ pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
     {
         let mut holds = lock(&net.holds);
         // Few links are ever held: a scan, with no key to build per message.
-        if let Some((_, held)) = holds
+        if let Some((_, (_, held))) = holds
             .iter_mut()
             .find(|((from, to), _)| **from == *envelope.from && **to == *envelope.to)
         {

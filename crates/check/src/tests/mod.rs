@@ -11,11 +11,12 @@ use crate::{Checked, Metrics};
 mod coverage;
 mod invariants;
 mod metrics;
+mod outage;
 mod properties;
 
 /// Builds a history event by event; `at(ms)` sets the time of the events that follow.
 /// Resources share their lease scope's name unless a method says otherwise.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct H {
     history: History,
     t_ns: u64,
@@ -294,6 +295,37 @@ impl H {
                 planned_ms: 100.0,
             },
         )
+    }
+    pub fn partition(self, from: &[&str], to: &[&str], one_way: bool) -> H {
+        let kind = EventKind::PartitionStarted {
+            from: from.iter().map(|n| n.to_string()).collect(),
+            to: to.iter().map(|n| n.to_string()).collect(),
+            one_way,
+        };
+        self.push("nemesis", kind)
+    }
+    pub fn heal(self, from: &[&str], to: &[&str], one_way: bool) -> H {
+        let kind = EventKind::PartitionHealed {
+            from: from.iter().map(|n| n.to_string()).collect(),
+            to: to.iter().map(|n| n.to_string()).collect(),
+            one_way,
+        };
+        self.push("nemesis", kind)
+    }
+    pub fn hold(self, from: &str, to: &str) -> H {
+        let kind = EventKind::HoldStarted {
+            from: from.into(),
+            to: to.into(),
+        };
+        self.push("nemesis", kind)
+    }
+    pub fn release_hold(self, from: &str, to: &str) -> H {
+        let kind = EventKind::HoldReleased {
+            from: from.into(),
+            to: to.into(),
+            released: 0,
+        };
+        self.push("nemesis", kind)
     }
     pub fn resume(self, node: &str) -> H {
         self.push(

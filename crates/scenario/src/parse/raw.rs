@@ -124,6 +124,14 @@ pub(crate) struct RawFaults {
     pub(crate) swarm: Option<bool>,
     pub(crate) schedule: Option<Vec<RawScheduled>>,
     pub(crate) random: Option<Vec<RawRandom>>,
+    pub(crate) outage: Option<RawOutage>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawOutage {
+    pub(crate) form: Option<crate::outage::OutageForm>,
+    pub(crate) duration_ms: Option<f64>,
 }
 
 #[derive(Deserialize)]

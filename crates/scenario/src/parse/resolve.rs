@@ -519,10 +519,30 @@ impl Ctx<'_> {
             .enumerate()
             .map(|(index, fault)| self.random(&format!("faults.random[{index}]"), fault, names))
             .collect::<Result<Vec<_>>>()?;
+        let outage = match raw.outage {
+            None => None,
+            Some(outage) => {
+                let form = self.required("faults.outage.form", outage.form)?;
+                let field = "faults.outage.duration_ms";
+                let length = self.required(field, outage.duration_ms)?;
+                let length = self.positive_f64(field, length, "milliseconds")?;
+                if length >= duration_ms as f64 {
+                    return Err(self.error(
+                        field,
+                        format!("expected an outage shorter than duration_ms ({duration_ms} ms), so it fits inside the safety phase, got {length}"),
+                    ));
+                }
+                Some(crate::outage::InjectedOutage {
+                    form,
+                    duration_ms: length,
+                })
+            }
+        };
         Ok(FaultSpec {
             schedule,
             random,
             swarm: raw.swarm.unwrap_or(false),
+            outage,
         })
     }
 
