@@ -252,7 +252,29 @@ pub fn add_outages(sweep: &mut Sweep) -> Result<(), String> {
         sweep.outage_in_profile = true;
         return Ok(());
     }
-    let _ = longest;
+    for form in fencesim_scenario::outage::OutageForm::ALL {
+        let mut scenarios = Vec::with_capacity(sweep.settings.len());
+        for (_, scenario) in &sweep.settings {
+            let with = fencesim_scenario::outage::with_outage(scenario, form, d as f64)
+                .map_err(|e| format!("--survive-outage-ms {d}: {e}"))?;
+            scenarios.push(Arc::new(with));
+        }
+        sweep.outages.push(OutageVariant {
+            form: form.name().to_string(),
+            scenarios,
+        });
+        sweep.outage_added.push(format!(
+            "every seed of every setting re-run with a {d} ms {} outage ({}) at a time drawn \
+             from the seed inside the fault window (the same instant for every setting); the \
+             profile's own longest outage is {longest} ms",
+            form.name(),
+            match form {
+                fencesim_scenario::outage::OutageForm::ServiceDown => "the lease service down",
+                fencesim_scenario::outage::OutageForm::HolderLinkCut =>
+                    "the holder's link to the lease service cut both ways",
+            }
+        ));
+    }
     Ok(())
 }
 
@@ -496,8 +518,8 @@ fn fault_counts(scenario: &Scenario, first: SeedRange, runs: &[Runs]) -> Vec<Fau
     let Some(r) = runs.first() else {
         return Vec::new();
     };
-    let seeds: Vec<u64> = (first.start..first.start + r.base.len() as u64).collect();
-    realized_vs_nominal(scenario, &seeds, &r.base)
+    let _ = first;
+    realized_vs_nominal(scenario, &r.base)
 }
 
 /// The fault profile of the base scenario over `seeds`, as the rules of thumb need it.
@@ -622,12 +644,12 @@ pub fn outage_run(form: &str, summaries: &[SeedSummary]) -> OutageRun {
     }
 }
 
-// --- The outage definition and fault exposure, as the checker and scenario crates define
-// them (one definition for the metric, the coverage and tune). ---
+// --- The outage definition, fault exposure and fault counts, as the checker and scenario
+// crates define them (one definition for the metric, the coverage and tune). ---
 
 /// Fault exposure of one run: the fault window, the denominator of every per-hour rate.
 fn exposure_ms(m: &Metrics) -> f64 {
-    m.run_ms
+    m.fault_window_ms
 }
 
 /// Takeovers of one run by cause.
@@ -635,36 +657,44 @@ fn takeovers(m: &Metrics) -> Takeovers {
     Takeovers {
         all: m.takeovers,
         after_crash: m.takeovers_after_crash,
-        after_stall: 0,
-        after_outage: 0,
+        after_stall: m.takeovers_after_stall,
+        after_outage: m.takeovers_after_outage,
     }
 }
 
-/// (stand-downs, takeovers, false expiries, rejected current writes) caused by an outage.
+/// (stand-downs, takeovers, false expiries, rejected current writes) caused by an outage:
+/// the holder's run of failed renewals began inside it, even when the effect lands after.
 fn outage_caused(m: &Metrics) -> (u64, u64, u64, u64) {
-    (m.outage_stand_downs, 0, 0, 0)
+    (
+        m.outage_stand_downs,
+        m.outage_takeovers,
+        m.outage_false_expiries,
+        m.outage_current_write_rejections,
+    )
 }
 
-/// The longest outage in the profile over `seeds`.
+/// The longest outage in the profile over `seeds` (the service down, or a holder cut off).
 fn longest_outage_ms(scenario: &Scenario, seeds: SeedRange) -> f64 {
-    let mut longest: f64 = 0.0;
-    for seed in seeds.iter() {
-        for timed in plan(scenario, seed).faults {
-            if let Fault::CoordinatorRestart { duration_ms } = timed.fault {
-                longest = longest.max(duration_ms);
-            }
-        }
-    }
-    round(longest)
+    round(fencesim_scenario::outage::longest_outage_ms(
+        scenario,
+        seeds.iter(),
+    ))
 }
 
-/// Realized against nominal fault counts per kind.
-fn realized_vs_nominal(
-    _scenario: &Scenario,
-    _seeds: &[u64],
-    _runs: &[SeedSummary],
-) -> Vec<FaultCount> {
-    Vec::new()
+/// Realized (faults that began, from the histories) against nominal (the profile's rates
+/// and schedule) fault counts per kind, summed over the runs.
+fn realized_vs_nominal(scenario: &Scenario, runs: &[SeedSummary]) -> Vec<FaultCount> {
+    fencesim_scenario::outage::nominal_fault_counts(scenario)
+        .into_iter()
+        .map(|(kind, per_seed)| FaultCount {
+            kind: kind.name().to_string(),
+            nominal: round(per_seed * runs.len() as f64),
+            realized: runs
+                .iter()
+                .map(|s| s.metrics.faults_begun.get(kind.name()).unwrap_or(0))
+                .sum(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ fn report_of(settings: Vec<Vec<SeedOutcome>>) -> TuneReport {
 
 /// Sets the fault exposure (the fault window) of `m`.
 fn set_exposure(m: &mut Metrics, ms: f64) {
-    m.run_ms = ms;
+    m.fault_window_ms = ms;
 }
 
 #[test]
