@@ -217,7 +217,9 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
                 baseline[0].0
             )));
         }
-        for info in Mutant::ALL {
+        // Tune's planted bugs change decisions of `fencesim tune`, which the catalogue does
+        // not run: `.ci/mutants` holds them to their named tests instead.
+        for info in Mutant::ALL.iter().filter(|info| info.area != "tune") {
             mutant::select(Some(info.mutant));
             let not_met = catalogue(&scenarios, args.jobs, &factory);
             mutant::select(None);

@@ -1,5 +1,7 @@
 //! `fencesim tune`: glue between the arguments, `fencesim-tune` (the sweep and the
-//! recommendation) and `fencesim-report` (the files and the pictures).
+//! decisions) and `fencesim-report` (the files and the pictures). Exit codes: 0 a
+//! recommendation exists, 1 none meets the targets or a target could not be judged (the
+//! reason is printed), 2 bad input.
 
 use std::{
     io::{IsTerminal, Write},
@@ -9,10 +11,14 @@ use std::{
 
 use clap::Args;
 use fencesim::{builtin_store, StoreFactory};
-use fencesim_report::tune::{tune_csv, tune_json, tune_markdown, Targets, TuneReport};
+use fencesim_report::tune::{
+    percent, rate_text, tune_csv, tune_json, tune_markdown, DecideRule, Decision, Targets,
+    TuneReport, TIE_BREAK,
+};
 use fencesim_report::tune_plot::{
     tune_metrics_png, tune_metrics_svg, tune_pareto_png, tune_pareto_svg,
 };
+use fencesim_tune::Sweep;
 
 use crate::{default_jobs, overrides, parse_seeds, InputError};
 
@@ -21,14 +27,27 @@ use crate::{default_jobs, overrides, parse_seeds, InputError};
 pub(crate) struct TuneArgs {
     /// Scenario file (TOML): the fault profile. Its `[expect]` block is ignored.
     scenario: PathBuf,
-    /// A field and its values: a list (`lease.ttl_ms=2000,5000,10000`), a range with a count
-    /// (`lease.ttl_ms=2000..20000:10`), or a ratio of another varied field
-    /// (`workers.renew_every_ms=lease.ttl_ms/3`). Several form a grid.
+    /// A lease or worker timing field and its values: a list
+    /// (`lease.ttl_ms=2000,5000,10000`), a range with a count (`lease.ttl_ms=2000..20000:10`),
+    /// or a ratio of another varied field (`workers.renew_every_ms=lease.ttl_ms/3`). Several
+    /// form a grid of at most 100000 settings; invalid combinations are skipped and listed.
+    /// Fault-profile fields (faults, network, clocks, duration_ms, workers.count) are refused.
     #[arg(long, required = true, value_name = "FIELD=VALUES")]
     vary: Vec<String>,
-    /// Seeds run for every setting, `A..B`; default: the scenario's `seeds`.
+    /// The first round of seeds, `A..B` (default: the scenario's `seeds`); adaptive rounds
+    /// continue the same sequence.
     #[arg(long)]
     seeds: Option<String>,
+    /// The most seeds any setting runs (adaptive rounds stop there); default 2000.
+    #[arg(long, value_name = "N")]
+    max_seeds: Option<u64>,
+    /// Run exactly `--seeds` for every setting (no adaptive rounds).
+    #[arg(long)]
+    fixed: bool,
+    /// How a target is decided: `upper-bound` (default: the upper end of the 95 % interval
+    /// must meet it) or `mean` (the point estimate; the old rule).
+    #[arg(long, default_value = "upper-bound", value_name = "RULE")]
+    decide: String,
     /// Parallel runs; the output does not depend on it.
     #[arg(long, default_value_t = default_jobs())]
     jobs: usize,
@@ -36,15 +55,30 @@ pub(crate) struct TuneArgs {
     #[arg(long, default_value = "reports")]
     out: PathBuf,
     /// Override a scenario field for every setting (`lease.on_restart=drop`); repeatable.
+    /// Validated with each setting's `--vary` values applied.
     #[arg(long = "set", value_name = "FIELD=VALUE")]
     set: Vec<String>,
-    /// Target: at most this many false expiries per hour (mean over seeds).
+    /// Target: at most this many false expiries per hour of fault exposure.
     #[arg(long)]
     max_false_expiry_per_hour: Option<f64>,
-    /// Target: no holder stands down during a lease-service outage of this many ms.
+    /// Target: survive an outage (the lease service down, or the holder's link to it cut)
+    /// of this many ms: no stand-down, takeover, false expiry or rejected current write
+    /// caused by it. Unless the profile holds outages this long, every seed is re-run with
+    /// one added (both forms).
     #[arg(long)]
     survive_outage_ms: Option<u64>,
+    /// After the sweep, run the recommendation over 10× the first round's seeds and print
+    /// both; exit 1 if it no longer meets the targets.
+    #[arg(long)]
+    verify: bool,
+    /// After the (adaptive) sweep, run a fixed sweep of N seeds per setting and print both
+    /// sweeps' decisions, runs and CPU time (a maintainer's measurement of adaptive seeds).
+    #[arg(long, value_name = "N")]
+    compare_fixed: Option<u64>,
 }
+
+/// The most seeds a `--verify` or `--compare-fixed` may run per setting.
+const MAX_COMPARE_SEEDS: u64 = 100_000;
 
 pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     let set = overrides(&args.set)?;
@@ -66,6 +100,30 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
             )));
         }
     }
+    let max = fencesim_tune::MAX_SEEDS_PER_SETTING;
+    if let Some(n) = args.max_seeds {
+        if !(1..=max).contains(&n) {
+            return Err(InputError(format!(
+                "--max-seeds: expected 1..={max}, got {n}"
+            )));
+        }
+    }
+    if let Some(n) = args.compare_fixed {
+        if !(1..=MAX_COMPARE_SEEDS).contains(&n) {
+            return Err(InputError(format!(
+                "--compare-fixed: expected 1..={MAX_COMPARE_SEEDS} seeds, got {n}"
+            )));
+        }
+    }
+    let decide = match args.decide.as_str() {
+        "upper-bound" => DecideRule::UpperBound,
+        "mean" => DecideRule::Mean,
+        other => {
+            return Err(InputError(format!(
+                "--decide: expected `upper-bound` or `mean`, got `{other}`"
+            )))
+        }
+    };
     let file = args.scenario.display().to_string();
     let text = std::fs::read_to_string(&args.scenario).map_err(|e| {
         InputError(format!(
@@ -75,8 +133,20 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     let targets = Targets {
         max_false_expiry_per_hour: args.max_false_expiry_per_hour,
         survive_outage_ms: args.survive_outage_ms,
+        decide,
     };
-    let sweep = fencesim_tune::prepare(&text, &file, &set, &varies, seeds, targets)?;
+    let first_len = seeds.map(|s| s.len());
+    let max_seeds = if args.fixed {
+        first_len.or(Some(0))
+    } else {
+        args.max_seeds
+    };
+    let mut sweep = fencesim_tune::prepare(&text, &file, &set, &varies, seeds, max_seeds, targets)?;
+    if args.fixed {
+        sweep.seeds.max_seeds = sweep.seeds.first.len();
+        sweep.seeds.adaptive = false;
+    }
+    fencesim_tune::add_outages(&mut sweep).map_err(|e| InputError(format!("{file}: {e}")))?;
     let dir = args.out.join(&sweep.base.name).join("tune");
     let planned: Vec<crate::outputs::Output> = FILES
         .iter()
@@ -84,18 +154,69 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
         .collect();
     crate::outputs::preflight(&planned, &[&args.scenario])?;
     println!(
-        "fencesim tune {} ({file}), base hash {}, {} settings × seeds {} ({} runs), {} jobs",
+        "fencesim tune {} ({file}), base hash {}, {} settings{}, seeds {} ({}), {} jobs",
         sweep.base.name,
         sweep.base.hash(),
         sweep.settings.len(),
-        sweep.seeds,
-        sweep.settings.len() as u64 * sweep.seeds.len(),
+        if sweep.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} invalid skipped)", sweep.skipped.len())
+        },
+        sweep.seeds.first,
+        if sweep.seeds.adaptive {
+            format!(
+                "first round; adaptive up to {} per setting",
+                sweep.seeds.max_seeds
+            )
+        } else {
+            "fixed".to_string()
+        },
         args.jobs
     );
-    let live = std::io::stderr().is_terminal();
+    for a in &sweep.outage_added {
+        println!("  added for --survive-outage-ms: {a}");
+    }
     let factory: StoreFactory = Arc::new(builtin_store);
     let started = crate::wall_now();
-    let report = fencesim_tune::run(&sweep, args.jobs, &factory, &|done, total| {
+    let cpu_before = cpu_seconds();
+    let report = fencesim_tune::run(&sweep, args.jobs, &factory, &progress());
+    let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
+    let wall = started.elapsed().as_secs_f64();
+    write_outputs(&dir, &report)?;
+    print_summary(&report);
+    println!(
+        "{} runs, wall time {wall:.1} s{}; outputs in {}",
+        report.seed_plan.runs,
+        cpu.map_or(String::new(), |c| format!(", CPU {c:.1} s")),
+        dir.display()
+    );
+    let mut ok = report.recommendation.setting.is_some() && report.unjudged.is_empty();
+    if !ok {
+        println!(
+            "exit 1: {}",
+            if report.recommendation.setting.is_none() {
+                report.recommendation.reason.clone()
+            } else {
+                format!(
+                    "not every target could be judged: {}",
+                    report.unjudged.join("; ")
+                )
+            }
+        );
+    }
+    if let Some(n) = args.compare_fixed {
+        compare_fixed(&sweep, &report, n, args.jobs, &factory, cpu);
+    }
+    if args.verify {
+        ok &= verify(&sweep, &report, args.jobs, &factory);
+    }
+    Ok(ok)
+}
+
+fn progress() -> impl Fn(usize, usize) + Sync {
+    let live = std::io::stderr().is_terminal();
+    move |done, total| {
         if live {
             let width = 30;
             let filled = done * width / total.max(1);
@@ -111,12 +232,143 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
         } else if done * 10 / total.max(1) != (done - 1) * 10 / total.max(1) || done == total {
             eprintln!("  {done}/{total} runs");
         }
-    });
+    }
+}
+
+/// This process's CPU time (user + system, every thread) in seconds, from /proc/self/stat
+/// (Linux; clock ticks of 1/100 s). `None` elsewhere.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+fn decisions(report: &TuneReport, i: usize) -> (Decision, Decision, Decision, bool) {
+    let s = &report.settings[i];
+    (s.safety, s.false_expiry, s.outage, s.meets_targets)
+}
+
+/// Runs a fixed `n`-seed sweep of the same settings and prints both sweeps' decisions,
+/// runs and CPU time.
+fn compare_fixed(
+    sweep: &Sweep,
+    adaptive: &TuneReport,
+    n: u64,
+    jobs: usize,
+    factory: &StoreFactory,
+    adaptive_cpu: Option<f64>,
+) {
+    let mut fixed = sweep.clone_with_seeds(n);
+    fixed.seeds.adaptive = false;
+    println!(
+        "compare: a fixed sweep of {n} seeds per setting ({} runs)",
+        n * fixed.settings.len() as u64 * (1 + fixed.outages.len() as u64)
+    );
+    let cpu_before = cpu_seconds();
+    let started = crate::wall_now();
+    let report = fencesim_tune::run(&fixed, jobs, factory, &progress());
     let wall = started.elapsed().as_secs_f64();
-    write_outputs(&dir, &report)?;
-    print_summary(&report);
-    println!("wall time {wall:.1} s; outputs in {}", dir.display());
-    Ok(true)
+    let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
+    let mut same = adaptive.recommendation.setting == report.recommendation.setting;
+    println!("  setting | adaptive seeds | adaptive decision | fixed decision");
+    for i in 0..report.settings.len() {
+        let (a, f) = (decisions(adaptive, i), decisions(&report, i));
+        let text = |d: (Decision, Decision, Decision, bool)| {
+            format!(
+                "safety {:?}, false expiries {:?}, outage {:?} => {}",
+                d.0,
+                d.1,
+                d.2,
+                if d.3 { "meets" } else { "does not meet" }
+            )
+        };
+        if a != f {
+            same = false;
+        }
+        println!(
+            "  {} | {} | {} | {}{}",
+            report.settings[i].label(),
+            adaptive.settings[i].runs,
+            text(a),
+            text(f),
+            if a == f { "" } else { "  (DIFFERENT)" }
+        );
+    }
+    let label = |r: &TuneReport| {
+        r.recommendation
+            .setting
+            .map_or("none".to_string(), |i| r.settings[i].label())
+    };
+    println!(
+        "  recommendation: adaptive {}, fixed {}",
+        label(adaptive),
+        label(&report)
+    );
+    let (ar, fr) = (adaptive.seed_plan.runs, report.seed_plan.runs);
+    println!(
+        "  runs: adaptive {ar}, fixed {fr} ({:.1} % of the fixed sweep's runs)",
+        100.0 * ar as f64 / fr.max(1) as f64
+    );
+    if let (Some(a), Some(f)) = (adaptive_cpu, cpu) {
+        println!(
+            "  CPU: adaptive {a:.1} s, fixed {f:.1} s ({:.1} %); fixed wall {wall:.1} s",
+            100.0 * a / f.max(1e-9)
+        );
+    }
+    let quarter = 4 * ar <= fr && adaptive_cpu.zip(cpu).is_none_or(|(a, f)| 4.0 * a <= f);
+    println!(
+        "  target (the same decisions with at most a quarter of the fixed sweep's CPU): {}",
+        if same && quarter { "met" } else { "NOT MET" }
+    );
+}
+
+/// Runs the recommendation over 10× the first round's seeds and prints both; true when it
+/// still meets the targets.
+fn verify(sweep: &Sweep, report: &TuneReport, jobs: usize, factory: &StoreFactory) -> bool {
+    let Some(i) = report.recommendation.setting else {
+        println!("verify: no recommendation to verify");
+        return false;
+    };
+    let n = (sweep.seeds.first.len() * 10).min(MAX_COMPARE_SEEDS);
+    let mut one = sweep.only_setting(i).clone_with_seeds(n);
+    one.seeds.adaptive = false;
+    let again = fencesim_tune::run(&one, jobs, factory, &progress());
+    let (s, v) = (&report.settings[i], &again.settings[0]);
+    println!("verify {} over {n} seeds ({}):", s.label(), v.seeds);
+    println!(
+        "  unsafe: sweep {}, verify {}",
+        s.unsafe_seeds.text(),
+        v.unsafe_seeds.text()
+    );
+    println!(
+        "  false expiries/h: sweep {}, verify {}",
+        rate_text(&s.false_expiries),
+        rate_text(&v.false_expiries)
+    );
+    for (a, b) in s.outage_runs.iter().zip(&v.outage_runs) {
+        println!(
+            "  {} outage failed: sweep {}, verify {}",
+            a.form,
+            a.failed_seeds.text(),
+            b.failed_seeds.text()
+        );
+    }
+    println!(
+        "  {}: sweep {:?}, verify {:?}",
+        report.ranking.short(),
+        report.ranking.of(s).p99,
+        report.ranking.of(v).p99
+    );
+    let holds = v.meets_targets;
+    println!(
+        "  the recommendation {} ({})",
+        if holds { "holds" } else { "DOES NOT HOLD" },
+        v.verdict
+    );
+    holds
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), InputError> {
@@ -160,9 +412,37 @@ fn write_outputs(dir: &Path, report: &TuneReport) -> Result<(), InputError> {
 }
 
 fn print_summary(report: &TuneReport) {
-    for s in &report.settings {
-        println!("  {:<50} {}", s.label(), s.verdict);
+    for s in &report.skipped {
+        println!("  skipped (invalid): {s}");
     }
+    for a in &report.fault_counts {
+        println!(
+            "  fault {}: realized {} of nominal {}",
+            a.kind,
+            a.realized,
+            fencesim_report::tune::round(a.nominal)
+        );
+    }
+    println!(
+        "  decisions: {}",
+        match report.targets.decide {
+            DecideRule::UpperBound =>
+                "a target is met only when the upper end of its 95 % interval is",
+            DecideRule::Mean => "--decide mean: point estimates against targets (the old rule)",
+        }
+    );
+    for s in &report.settings {
+        println!(
+            "  {:<50} {} seeds, unsafe {}, false expiries/h {}, takeovers {}: {}",
+            s.label(),
+            s.runs,
+            s.unsafe_seeds.text(),
+            rate_text(&s.false_expiries),
+            s.takeovers.text(),
+            s.verdict
+        );
+    }
+    println!("ranking: the lowest {}; {TIE_BREAK}", report.ranking.name());
     match report.recommendation.setting {
         Some(i) => println!(
             "recommendation: {} — {}",
@@ -170,6 +450,17 @@ fn print_summary(report: &TuneReport) {
             report.recommendation.reason
         ),
         None => println!("recommendation: none — {}", report.recommendation.reason),
+    }
+    for m in &report.margins {
+        println!(
+            "  safety boundary along {}: largest unsafe {}, smallest safe {}{}",
+            m.field,
+            m.largest_unsafe.as_deref().unwrap_or("(none in the grid)"),
+            m.smallest_safe.as_deref().unwrap_or("(none)"),
+            m.distance.map_or(String::new(), |d| format!(
+                "; the recommendation is {d} above it"
+            ))
+        );
     }
     match report.rule_of_thumb.setting {
         Some(i) => println!("rules of thumb: {}", report.settings[i].label()),
@@ -180,5 +471,16 @@ fn print_summary(report: &TuneReport) {
     }
     for w in &report.warnings {
         println!("warning: {w}");
+    }
+    for u in &report.unjudged {
+        println!("not judged: {u}");
+    }
+    if let Some(i) = report.recommendation.setting {
+        let s = &report.settings[i];
+        println!(
+            "  recommended setting: unsafe in {} seeds (share ≤ {} at 95 %)",
+            s.unsafe_seeds.text(),
+            percent(s.unsafe_seeds.high)
+        );
     }
 }

@@ -31,7 +31,7 @@ fn every_mutant_names_a_catalogue_scenario_and_a_test() {
     areas.dedup();
     assert_eq!(
         areas,
-        ["checker", "clock", "coverage", "fencing", "lease", "metrics", "network"]
+        ["checker", "clock", "coverage", "fencing", "lease", "metrics", "network", "tune"]
     );
 }
 

@@ -184,3 +184,142 @@ fn vary_errors_exit_2() {
         assert!(stderr.contains(message), "{vary}: {stderr}");
     }
 }
+
+fn tune_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "tune",
+        "profile.toml",
+        "--seeds",
+        "0..3",
+        "--fixed",
+        "--jobs",
+        "2",
+    ];
+    args.extend(extra);
+    args
+}
+
+#[test]
+fn no_setting_meeting_the_targets_exits_1_with_the_reason() {
+    let dir = setup();
+    // A budget of 0 false expiries per hour can never be met on an upper bound.
+    let (code, stdout, stderr) = fencesim(
+        &tune_args(&[
+            "--vary",
+            "lease.ttl_ms=4000,8000",
+            "--max-false-expiry-per-hour=0",
+            "--out",
+            "o",
+        ]),
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("exit 1: no setting meets the targets"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("recommendation: none"), "{stdout}");
+}
+
+#[test]
+fn a_grid_over_the_cap_is_refused_naming_the_cap() {
+    let dir = setup();
+    let (code, stdout, stderr) = fencesim(
+        &tune_args(&[
+            "--vary",
+            "lease.ttl_ms=1000..100000:1000",
+            "--vary",
+            "workers.renew_every_ms=100..999:1000",
+        ]),
+        dir.path(),
+    );
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stderr.contains("at most 100000 settings"), "{stderr}");
+    assert!(stderr.contains("1000000"), "{stderr}");
+}
+
+#[test]
+fn invalid_combinations_are_skipped_and_listed_and_set_is_validated_after_vary() {
+    let dir = setup();
+    // TTL 2000 with a 3000 ms renew deadline is invalid; 8000 with it is fine.
+    let (code, stdout, stderr) = fencesim(
+        &tune_args(&[
+            "--vary",
+            "lease.ttl_ms=2000,8000",
+            "--set",
+            "workers.renew_deadline_ms=3000",
+            "--out",
+            "o",
+        ]),
+        dir.path(),
+    );
+    assert!(code <= 1, "{stdout}{stderr}");
+    assert!(stdout.contains("1 invalid skipped"), "{stdout}");
+    assert!(
+        stdout.contains("skipped (invalid): lease.ttl_ms=2000"),
+        "{stdout}"
+    );
+    let md = fs::read_to_string(dir.path().join("o/tune-cli-test/tune/tune.md")).unwrap();
+    assert!(
+        md.contains("1 invalid setting(s) of the grid skipped"),
+        "{md}"
+    );
+    // `--set workers.renew_deadline_ms=7000` is invalid against the file's TTL (5000) but
+    // valid for every varied TTL.
+    let (code, stdout, stderr) = fencesim(
+        &tune_args(&[
+            "--vary",
+            "lease.ttl_ms=8000,9000",
+            "--set",
+            "workers.renew_deadline_ms=7000",
+            "--out",
+            "p",
+        ]),
+        dir.path(),
+    );
+    assert!(code <= 1, "{stdout}{stderr}");
+    assert!(!stdout.contains("skipped"), "{stdout}");
+}
+
+#[test]
+fn varying_a_fault_profile_field_is_refused() {
+    let dir = setup();
+    for vary in [
+        "faults.random[0].rate_per_min=1,2",
+        "duration_ms=30000,60000",
+        "network.loss=0,0.1",
+    ] {
+        let (code, stdout, stderr) = fencesim(&tune_args(&["--vary", vary]), dir.path());
+        assert_eq!(code, 2, "{vary}: {stdout}{stderr}");
+        assert!(stderr.contains("fault profile"), "{vary}: {stderr}");
+    }
+}
+
+#[test]
+fn every_output_names_the_ranking_and_carries_the_unsafe_bound() {
+    let dir = setup();
+    let (code, stdout, stderr) = fencesim(
+        &tune_args(&["--vary", "lease.ttl_ms=4000,8000", "--out", "o"]),
+        dir.path(),
+    );
+    assert!(code <= 1, "{stdout}{stderr}");
+    let files = dir.path().join("o/tune-cli-test/tune");
+    let md = fs::read_to_string(files.join("tune.md")).unwrap();
+    let csv = fs::read_to_string(files.join("tune.csv")).unwrap();
+    let json = fs::read_to_string(files.join("tune.json")).unwrap();
+    let svg = fs::read_to_string(files.join("tradeoff.svg")).unwrap();
+    // The unsafe count with its interval: "0 of 3 [0 %, 70.76 %]".
+    for (name, text) in [("console", &stdout), ("md", &md)] {
+        assert!(text.contains("of 3 ["), "{name}: {text}");
+    }
+    assert!(csv.lines().next().unwrap().contains("unsafe_share_high"));
+    assert!(json.contains("\"unsafe_seeds\"") && json.contains("\"high\""));
+    assert!(svg.contains("unsafe (I3/I4, panic or runaway)"));
+    // The ranking metric named exactly, the tie-break stated, takeovers by cause.
+    for text in [&stdout, &md] {
+        assert!(text.contains("p99 of recovery after a crash"), "{text}");
+        assert!(text.contains("ties go to"), "{text}");
+        assert!(text.contains("(crash "), "{text}");
+    }
+    assert!(md.contains("per hour of fault exposure"), "{md}");
+}

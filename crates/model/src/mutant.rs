@@ -69,6 +69,14 @@ pub enum Mutant {
     CheckI2EqualTokensOnly,
     /// Checker I5: only gaps between accepted writes count, not the gap to the run's end.
     CheckI5NoGapToEnd,
+    /// Tune: the recommendation ranks by the p50 of its ranking metric instead of the p99.
+    TuneRankingReadsP50,
+    /// Tune: a seed violating only I4 is not counted unsafe.
+    TuneUnsafeIgnoresI4,
+    /// Tune: the false-expiry target is compared with the wrong sign (≥ instead of ≤).
+    TuneFalseExpiryWrongSign,
+    /// Tune: each setting runs its own seeds (offset by its index) instead of the common ones.
+    TuneSeedsDifferPerSetting,
 }
 
 /// Where a mutant is planted and what must catch it.
@@ -82,7 +90,9 @@ pub struct MutantInfo {
     pub area: &'static str,
     /// File and function of the planted branch.
     pub site: &'static str,
-    /// The scenario whose expectation it breaks.
+    /// The scenario whose expectation it breaks (for area `tune`: the tuning profile under
+    /// scenarios/ whose decisions it breaks; the catalogue does not run tune, so
+    /// `fencesim sensitivity` leaves these to their tests).
     pub scenario: &'static str,
     /// The test that fails under it: cargo arguments then the test's exact name.
     pub test: (&'static str, &'static str),
@@ -337,6 +347,42 @@ impl Mutant {
             "canary-stalled-store",
             "-p fencesim-check --lib",
             "tests::invariants::i5_progress_that_stops_after_the_heal_is_caught"
+        ),
+        info!(
+            TuneRankingReadsP50,
+            "tune-ranking-reads-p50",
+            "tune",
+            "tune/src/recommend.rs: ranked",
+            "tune/jvm-gc",
+            "-p fencesim-tune --lib",
+            "recommend::tests::a_p50_p99_split_changes_the_ranking"
+        ),
+        info!(
+            TuneUnsafeIgnoresI4,
+            "tune-unsafe-ignores-i4",
+            "tune",
+            "tune/src/lib.rs: is_unsafe",
+            "tune/gc-none",
+            "-p fencesim-tune --lib",
+            "tests::an_i4_only_seed_makes_its_setting_unsafe"
+        ),
+        info!(
+            TuneFalseExpiryWrongSign,
+            "tune-false-expiry-wrong-sign",
+            "tune",
+            "tune/src/recommend.rs: judge_rate",
+            "tune/jvm-gc",
+            "-p fencesim-tune --lib",
+            "recommend::tests::a_target_exceeded_only_by_the_upper_bound_is_not_met"
+        ),
+        info!(
+            TuneSeedsDifferPerSetting,
+            "tune-seeds-differ-per-setting",
+            "tune",
+            "tune/src/lib.rs: seed_of",
+            "tune/jvm-gc",
+            "-p fencesim-tune --test sweep",
+            "two_identical_settings_give_identical_rows"
         ),
     ];
 

@@ -4,8 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A mean over seeds with its 95 % confidence interval (normal approximation,
-/// mean ± 1.96·s/√n; the interval is `[mean, mean]` for fewer than two seeds).
+/// A mean over seeds with its 95 % interval (normal approximation, mean ± 1.96·s/√n; the
+/// interval is `[mean, mean]` for fewer than two seeds). For display only: no decision
+/// reads it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MeanCi {
     /// Mean over seeds.
@@ -16,7 +17,24 @@ pub struct MeanCi {
     pub high: f64,
 }
 
-/// A count of seeds out of the seeds run, with a 95 % Wilson score interval on the share.
+/// A count of events pooled over every seed, per hour of fault exposure, with the exact
+/// Poisson (Garwood) 95 % interval on the count divided by the exposure.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rate {
+    /// Events counted over all seeds.
+    pub count: u64,
+    /// The denominator: fault exposure (the fault window, summed over seeds) in hours.
+    pub exposure_h: f64,
+    /// `count / exposure_h`.
+    pub per_hour: f64,
+    /// Lower end of the 95 % interval (per hour).
+    pub low: f64,
+    /// Upper end of the 95 % interval (per hour).
+    pub high: f64,
+}
+
+/// A count of seeds out of the seeds run, with the 95 % Clopper–Pearson interval on the
+/// share (the one method for proportions in every output).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SeedShare {
     /// Seeds where it happened.
@@ -29,8 +47,28 @@ pub struct SeedShare {
     pub high: f64,
 }
 
+impl SeedShare {
+    /// `3 of 200 [0.31 %, 4.3 %]`: the count with its interval, as every output prints it.
+    pub fn text(&self) -> String {
+        format!(
+            "{} of {} [{}, {}]",
+            self.seeds,
+            self.of,
+            percent(self.low),
+            percent(self.high)
+        )
+    }
+}
+
+/// A share as a percentage with 2 significant digits (at least), e.g. `1.8 %`.
+pub fn percent(share: f64) -> String {
+    format!("{} %", round(share * 100.0))
+}
+
 /// The median and 99th percentile of samples pooled over seeds, each with a 95 %
-/// distribution-free (order-statistic, binomial) interval. `None` fields when no sample.
+/// distribution-free (order-statistic, binomial) interval. An end is `None` when there are
+/// too few samples for it (a p99 upper bound needs at least 368 samples); everything is
+/// `None` when there is no sample.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Quantiles {
     /// Number of samples.
@@ -41,11 +79,11 @@ pub struct Quantiles {
     pub p50_low: Option<f64>,
     /// Upper end of the median's interval.
     pub p50_high: Option<f64>,
-    /// 99th percentile.
+    /// 99th percentile (nearest rank).
     pub p99: Option<f64>,
     /// Lower end of the 99th percentile's interval.
     pub p99_low: Option<f64>,
-    /// Upper end of the 99th percentile's interval (the largest sample when too few).
+    /// Upper end of the 99th percentile's interval; `None` with fewer than 368 samples.
     pub p99_high: Option<f64>,
 }
 
@@ -76,7 +114,77 @@ pub struct RuleCheck {
     pub ok: bool,
 }
 
-/// The measurements of one setting over the common seeds.
+/// The state of one target for one setting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decision {
+    /// No such target was asked for.
+    #[default]
+    NotAsked,
+    /// Met: the interval's upper end is within the target (or, with `--decide mean`, the
+    /// point estimate).
+    Meets,
+    /// Failed: the interval's lower end is past the target (or an unsafe seed was seen).
+    Fails,
+    /// Still open: the interval straddles the target (more seeds may decide it).
+    Open,
+}
+
+/// One setting re-run with an added outage (one form) on the same seeds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OutageRun {
+    /// The form: `service-down` or `holder-link-cut`.
+    pub form: String,
+    /// Seeds in which the outage caused a stand-down, a takeover, a false expiry or a
+    /// rejected current write (the seed did not survive it), with the interval.
+    pub failed_seeds: SeedShare,
+    /// Stand-downs caused by an outage (the failed renewals began inside it), over seeds.
+    pub stand_downs: u64,
+    /// Takeovers caused by an outage, over seeds.
+    pub takeovers: u64,
+    /// False expiries caused by an outage, over seeds.
+    pub false_expiries: u64,
+    /// Current writes rejected because of an outage, over seeds.
+    pub current_write_rejections: u64,
+    /// Seeds in which the run was unsafe (I3/I4, panic or runaway) under the added outage.
+    pub unsafe_seeds: u64,
+}
+
+/// Takeovers (grants of a scope to a different holder), all of them and by cause.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Takeovers {
+    /// Every takeover, over seeds.
+    pub all: u64,
+    /// After the holder crashed.
+    pub after_crash: u64,
+    /// After the holder stalled (a GC pause or VM suspend).
+    pub after_stall: u64,
+    /// Caused by an outage (the holder's failed renewals began inside it).
+    pub after_outage: u64,
+}
+
+impl Takeovers {
+    /// Takeovers with none of the causes above (e.g. a local deadline shorter than the TTL).
+    pub fn other(&self) -> u64 {
+        self.all
+            .saturating_sub(self.after_crash + self.after_stall + self.after_outage)
+    }
+
+    /// `12 (crash 9, stall 2, outage 0, other 1)`.
+    pub fn text(&self) -> String {
+        format!(
+            "{} (crash {}, stall {}, outage {}, other {})",
+            self.all,
+            self.after_crash,
+            self.after_stall,
+            self.after_outage,
+            self.other()
+        )
+    }
+}
+
+/// The measurements of one setting over its seeds (the same sequence for every setting;
+/// with adaptive seeds some settings run further along it).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SettingResult {
     /// The varied fields' values, in `--vary` order.
@@ -89,25 +197,31 @@ pub struct SettingResult {
     pub renew_every_ms: u64,
     /// The resolved local renew deadline.
     pub renew_deadline_ms: u64,
+    /// The seeds run, `A..B`.
+    pub seeds: String,
     /// Seeds run.
     pub runs: u64,
     /// Seeds where a simulated node panicked.
     pub panics: u64,
+    /// Seeds stopped for exceeding their event budget (runaway).
+    pub runaways: u64,
     /// Seeds violating I3 (stale accept).
     pub seeds_violating_i3: u64,
     /// Seeds violating I4 (superseded accept).
     pub seeds_violating_i4: u64,
-    /// Seeds violating I3 or I4 (or panicking), with an interval on the share.
+    /// Unsafe seeds: violating I3 or I4, panicking or runaway, with the interval on the share.
     pub unsafe_seeds: SeedShare,
     /// Stale writes accepted: I3 and I4 violations summed over seeds.
     pub stale_accepts: u64,
-    /// False expiries per virtual hour of run, per seed.
-    pub false_expiries_per_hour: MeanCi,
-    /// Stand-downs per virtual hour of run, per seed.
-    pub stand_downs_per_hour: MeanCi,
-    /// Stand-downs while the lease service was down, summed over seeds.
+    /// False expiries per hour of fault exposure.
+    pub false_expiries: Rate,
+    /// Stand-downs per hour of fault exposure.
+    pub stand_downs: Rate,
+    /// Stand-downs caused by the profile's own outages, summed over seeds.
     pub outage_stand_downs: u64,
-    /// Crash → some process holds the lease again.
+    /// Takeovers by cause.
+    pub takeovers: Takeovers,
+    /// Crash → some process believes it holds the lease again.
     pub takeover_ms: Quantiles,
     /// Crash → first accepted write by a process that acquired after the crash.
     pub recovery_after_crash_ms: Quantiles,
@@ -117,7 +231,15 @@ pub struct SettingResult {
     pub unavailability: MeanCi,
     /// Renewal requests per held lease per second, per seed.
     pub renewals_per_lease_per_s: MeanCi,
-    /// Whether the setting meets the stated targets (safety always).
+    /// The re-runs with an added outage (`--survive-outage-ms`), one per form.
+    pub outage_runs: Vec<OutageRun>,
+    /// Safety: fails on any unsafe seed.
+    pub safety: Decision,
+    /// The false-expiry target.
+    pub false_expiry: Decision,
+    /// The outage target.
+    pub outage: Decision,
+    /// Whether the setting meets every stated target (safety always).
     pub meets_targets: bool,
     /// Why it does or does not.
     pub verdict: String,
@@ -125,16 +247,62 @@ pub struct SettingResult {
     pub rules: RuleCheck,
 }
 
-impl SettingResult {
-    /// The latency the recommendation minimises: recovery after a crash when the profile
-    /// crashes holders, else recovery after a stall, else the takeover latency.
-    pub fn takeover_p99_ms(&self) -> Option<f64> {
-        self.recovery_after_crash_ms
-            .p99
-            .or(self.recovery_after_stall_ms.p99)
-            .or(self.takeover_ms.p99)
+/// The latency the recommendation ranks by, chosen once per report (never per setting).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ranking {
+    /// p99 of recovery after a crash: crash → first accepted write by a new holder.
+    #[default]
+    RecoveryAfterCrashP99,
+    /// p99 of recovery after a stall: pause start → first accepted write by a new holder.
+    RecoveryAfterStallP99,
+    /// p99 of takeover latency: crash → some process believes it holds the lease again.
+    TakeoverP99,
+}
+
+impl Ranking {
+    /// Every ranking metric, in the order the report prefers them.
+    pub const ALL: [Ranking; 3] = [
+        Ranking::RecoveryAfterCrashP99,
+        Ranking::RecoveryAfterStallP99,
+        Ranking::TakeoverP99,
+    ];
+
+    /// The metric's exact name, as every output prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ranking::RecoveryAfterCrashP99 => {
+                "p99 of recovery after a crash (crash → first accepted write by a new holder)"
+            }
+            Ranking::RecoveryAfterStallP99 => {
+                "p99 of recovery after a stall (pause start → first accepted write by a new holder)"
+            }
+            Ranking::TakeoverP99 => {
+                "p99 of takeover latency (crash → some process believes it holds the lease)"
+            }
+        }
     }
 
+    /// A short name for columns and axes.
+    pub fn short(self) -> &'static str {
+        match self {
+            Ranking::RecoveryAfterCrashP99 => "crash recovery p99 (ms)",
+            Ranking::RecoveryAfterStallP99 => "stall recovery p99 (ms)",
+            Ranking::TakeoverP99 => "takeover p99 (ms)",
+        }
+    }
+
+    /// The samples this metric is computed from, in `s`.
+    pub fn of(self, s: &SettingResult) -> &Quantiles {
+        match self {
+            Ranking::RecoveryAfterCrashP99 => &s.recovery_after_crash_ms,
+            Ranking::RecoveryAfterStallP99 => &s.recovery_after_stall_ms,
+            Ranking::TakeoverP99 => &s.takeover_ms,
+        }
+    }
+}
+
+impl SettingResult {
     /// The values as `field=value` joined by spaces.
     pub fn label(&self) -> String {
         self.values
@@ -145,13 +313,27 @@ impl SettingResult {
     }
 }
 
+/// How a target is decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DecideRule {
+    /// A setting meets a target only when the upper end of its 95 % interval does.
+    #[default]
+    UpperBound,
+    /// The point estimate is compared with the target (the old rule; `--decide mean`).
+    Mean,
+}
+
 /// What the user asked the recommendation to meet.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Targets {
-    /// Upper bound on the mean false expiries per hour.
+    /// At most this many false expiries per hour of fault exposure.
     pub max_false_expiry_per_hour: Option<f64>,
-    /// A holder must not stand down during a lease-service outage this long.
+    /// A holder must survive an outage this long: no stand-down, takeover, false expiry or
+    /// rejected current write caused by it.
     pub survive_outage_ms: Option<u64>,
+    /// How the targets are decided.
+    pub decide: DecideRule,
 }
 
 /// The fault profile as the rules of thumb see it, from the fault plans of every seed.
@@ -159,7 +341,7 @@ pub struct Targets {
 pub struct Profile {
     /// Longest GC pause or VM suspend in any seed's plan.
     pub longest_pause_ms: f64,
-    /// Longest lease-service outage (coordinator restart) in any seed's plan.
+    /// Longest outage (the lease service down, or a holder cut off from it) in the profile.
     pub longest_outage_ms: f64,
     /// Round trip: twice the network latency's high value (its p99 or max).
     pub round_trip_ms: f64,
@@ -167,6 +349,32 @@ pub struct Profile {
     pub crashes: u64,
     /// GC pauses and VM suspends over all seeds' plans.
     pub pauses: u64,
+}
+
+/// Realized against nominal counts of one fault kind, over the base setting's seeds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FaultCount {
+    /// Fault kind (`gc-pause`, `worker-crash`, …).
+    pub kind: String,
+    /// What the profile's rates and schedule imply, summed over seeds.
+    pub nominal: f64,
+    /// What the histories show happened, summed over seeds.
+    pub realized: u64,
+}
+
+/// The safety boundary along one varied field, on the line through the recommendation.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Margin {
+    /// The varied field.
+    pub field: String,
+    /// The largest value found unsafe (below the recommendation).
+    pub largest_unsafe: Option<String>,
+    /// The smallest value found safe.
+    pub smallest_safe: Option<String>,
+    /// The recommendation's value.
+    pub recommended: Option<String>,
+    /// Recommended minus largest unsafe, when both are numbers.
+    pub distance: Option<f64>,
 }
 
 /// A picked setting and why.
@@ -178,6 +386,21 @@ pub struct Pick {
     pub reason: String,
 }
 
+/// How many seeds the sweep ran.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeedPlan {
+    /// Adaptive (`--seeds` is the first round) or fixed.
+    pub adaptive: bool,
+    /// Seeds of the first round, `A..B`.
+    pub first_round: String,
+    /// The most seeds any setting may run (`--max-seeds`).
+    pub max_seeds: u64,
+    /// Simulation runs in all (outage re-runs included).
+    pub runs: u64,
+    /// Rounds run.
+    pub rounds: u64,
+}
+
 /// Everything a tune run measured and concluded.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TuneReport {
@@ -185,8 +408,10 @@ pub struct TuneReport {
     pub scenario: String,
     /// The base scenario's hash (after `--set`, before `--vary`).
     pub base_hash: String,
-    /// Seeds, `A..B`: the same for every setting.
+    /// Seeds of the first round, `A..B`: the start of the one sequence every setting runs.
     pub seeds: String,
+    /// Adaptive or fixed seeds, and the runs they took.
+    pub seed_plan: SeedPlan,
     /// `--set` overrides applied to every setting.
     pub overrides: Vec<String>,
     /// `--vary` arguments as given.
@@ -194,26 +419,47 @@ pub struct TuneReport {
     /// Varied fields whose values are all ratios of another varied field: they follow it, so
     /// the pictures do not draw a separate line per value.
     pub derived: Vec<String>,
+    /// Settings of the grid skipped as invalid, each with the reason.
+    pub skipped: Vec<String>,
     /// Targets for the recommendation.
     pub targets: Targets,
+    /// What `--survive-outage-ms` added to the profile (empty when the profile already
+    /// holds outages that long, or no outage target was set).
+    pub outage_added: Vec<String>,
     /// The fault profile.
     pub profile: Profile,
+    /// Realized against nominal fault counts per kind.
+    pub fault_counts: Vec<FaultCount>,
+    /// The latency the recommendation ranks by.
+    pub ranking: Ranking,
     /// One entry per setting, in grid order.
     pub settings: Vec<SettingResult>,
-    /// Indices of the settings on the Pareto front of (false expiries + stand-downs per
-    /// hour, takeover p99): no other setting is at least as good in both and better in one.
+    /// Indices of the safe settings on the Pareto front of (false expiries per hour, the
+    /// ranking metric's p99): no other safe setting is at least as good in both and
+    /// better in one.
     pub pareto: Vec<usize>,
     /// The simulation's recommendation.
     pub recommendation: Pick,
     /// The settings adjacent to the recommendation in grid order.
     pub neighbours: Vec<usize>,
+    /// The safety boundary along each varied field.
+    pub margins: Vec<Margin>,
     /// What the rules of thumb pick.
     pub rule_of_thumb: Pick,
     /// Settings where the simulation and the rules of thumb disagree, one sentence each.
     pub disagreements: Vec<String>,
-    /// Warnings about the run (e.g. a target the profile cannot measure).
+    /// Warnings about the run (a safe verdict on too few seeds, a recommendation next to an
+    /// unsafe setting, …).
     pub warnings: Vec<String>,
+    /// Why the answer is "none" although settings may meet the targets: a target that could
+    /// not be judged. Empty when every target was judged.
+    pub unjudged: Vec<String>,
 }
+
+/// The tie-break rule, stated in every output.
+pub const TIE_BREAK: &str = "ties go to the lower false expiries + stand-downs per hour, then \
+     to the earlier setting in grid order; a setting without a sample of the ranking metric \
+     ranks after every setting with one";
 
 /// Rounds to 4 significant digits (at most 6 decimals), so reports are stable.
 pub fn round(x: f64) -> f64 {
@@ -243,40 +489,66 @@ fn opt(x: Option<f64>) -> String {
 }
 
 /// The CSV columns after the varied fields, in order.
-pub const CSV_COLUMNS: [&str; 30] = [
+pub const CSV_COLUMNS: [&str; 47] = [
     "scenario_hash",
     "ttl_ms",
     "renew_every_ms",
     "renew_deadline_ms",
+    "seeds",
     "runs",
     "panics",
+    "runaways",
     "seeds_violating_i3",
     "seeds_violating_i4",
     "unsafe_seeds",
+    "unsafe_share_low",
+    "unsafe_share_high",
     "stale_accepts",
+    "fault_exposure_h",
+    "false_expiries",
     "false_expiries_per_hour",
     "false_expiries_per_hour_low",
     "false_expiries_per_hour_high",
+    "stand_downs",
     "stand_downs_per_hour",
     "stand_downs_per_hour_low",
     "stand_downs_per_hour_high",
     "outage_stand_downs",
+    "takeovers",
+    "takeovers_after_crash",
+    "takeovers_after_stall",
+    "takeovers_after_outage",
     "takeover_ms_count",
     "takeover_ms_p50",
     "takeover_ms_p99",
     "recovery_after_crash_ms_count",
     "recovery_after_crash_ms_p50",
     "recovery_after_crash_ms_p99",
+    "recovery_after_crash_ms_p99_low",
+    "recovery_after_crash_ms_p99_high",
     "recovery_after_stall_ms_count",
     "recovery_after_stall_ms_p50",
     "recovery_after_stall_ms_p99",
+    "outage_failed_seeds",
+    "outage_runs",
     "unavailability",
     "renewals_per_lease_per_s",
+    "safety",
+    "false_expiry_target",
+    "outage_target",
     "meets_targets",
-    "rules_ok",
 ];
 
-/// One row per setting: the varied fields, then [`CSV_COLUMNS`].
+fn decision(d: Decision) -> &'static str {
+    match d {
+        Decision::NotAsked => "not-asked",
+        Decision::Meets => "meets",
+        Decision::Fails => "fails",
+        Decision::Open => "open",
+    }
+}
+
+/// One row per setting: the varied fields, then [`CSV_COLUMNS`], then `rules_ok`.
 pub fn tune_csv(report: &TuneReport) -> String {
     let mut header: Vec<String> = report
         .settings
@@ -284,39 +556,60 @@ pub fn tune_csv(report: &TuneReport) -> String {
         .map(|s| s.values.iter().map(|v| v.field.clone()).collect())
         .unwrap_or_default();
     header.extend(CSV_COLUMNS.iter().map(|c| c.to_string()));
+    header.push("rules_ok".into());
     let mut out = header.join(",");
     out.push('\n');
     for s in &report.settings {
         let mut row: Vec<String> = s.values.iter().map(|v| csv_cell(&v.value)).collect();
+        let outage_failed: u64 = s.outage_runs.iter().map(|o| o.failed_seeds.seeds).sum();
+        let outage_runs: u64 = s.outage_runs.iter().map(|o| o.failed_seeds.of).sum();
         row.extend([
             s.scenario_hash.clone(),
             s.ttl_ms.to_string(),
             s.renew_every_ms.to_string(),
             s.renew_deadline_ms.to_string(),
+            s.seeds.clone(),
             s.runs.to_string(),
             s.panics.to_string(),
+            s.runaways.to_string(),
             s.seeds_violating_i3.to_string(),
             s.seeds_violating_i4.to_string(),
             s.unsafe_seeds.seeds.to_string(),
+            s.unsafe_seeds.low.to_string(),
+            s.unsafe_seeds.high.to_string(),
             s.stale_accepts.to_string(),
-            s.false_expiries_per_hour.mean.to_string(),
-            s.false_expiries_per_hour.low.to_string(),
-            s.false_expiries_per_hour.high.to_string(),
-            s.stand_downs_per_hour.mean.to_string(),
-            s.stand_downs_per_hour.low.to_string(),
-            s.stand_downs_per_hour.high.to_string(),
+            s.false_expiries.exposure_h.to_string(),
+            s.false_expiries.count.to_string(),
+            s.false_expiries.per_hour.to_string(),
+            s.false_expiries.low.to_string(),
+            s.false_expiries.high.to_string(),
+            s.stand_downs.count.to_string(),
+            s.stand_downs.per_hour.to_string(),
+            s.stand_downs.low.to_string(),
+            s.stand_downs.high.to_string(),
             s.outage_stand_downs.to_string(),
+            s.takeovers.all.to_string(),
+            s.takeovers.after_crash.to_string(),
+            s.takeovers.after_stall.to_string(),
+            s.takeovers.after_outage.to_string(),
             s.takeover_ms.count.to_string(),
             opt(s.takeover_ms.p50),
             opt(s.takeover_ms.p99),
             s.recovery_after_crash_ms.count.to_string(),
             opt(s.recovery_after_crash_ms.p50),
             opt(s.recovery_after_crash_ms.p99),
+            opt(s.recovery_after_crash_ms.p99_low),
+            opt(s.recovery_after_crash_ms.p99_high),
             s.recovery_after_stall_ms.count.to_string(),
             opt(s.recovery_after_stall_ms.p50),
             opt(s.recovery_after_stall_ms.p99),
+            outage_failed.to_string(),
+            outage_runs.to_string(),
             s.unavailability.mean.to_string(),
             s.renewals_per_lease_per_s.mean.to_string(),
+            decision(s.safety).to_string(),
+            decision(s.false_expiry).to_string(),
+            decision(s.outage).to_string(),
             s.meets_targets.to_string(),
             s.rules.ok.to_string(),
         ]);
@@ -334,25 +627,74 @@ fn csv_cell(text: &str) -> String {
     }
 }
 
-fn ci(m: &MeanCi) -> String {
-    format!("{} [{}, {}]", m.mean, m.low, m.high)
+/// `2.04 [1.41, 2.85] (34 in 16.67 h)`.
+pub fn rate_text(r: &Rate) -> String {
+    if r.exposure_h <= 0.0 {
+        return format!("{} in no fault exposure", r.count);
+    }
+    format!(
+        "{} [{}, {}] ({} in {} h)",
+        r.per_hour, r.low, r.high, r.count, r.exposure_h
+    )
 }
 
-fn quantiles(q: &Quantiles) -> String {
+/// `p50 / p99 [low, high] (n)`, saying when there are too few samples for a bound.
+pub fn quantiles_text(q: &Quantiles) -> String {
     match (q.p50, q.p99) {
-        (Some(p50), Some(p99)) => format!("{p50} / {p99} (n={})", q.count),
-        _ => "– (n=0)".to_string(),
+        (Some(p50), Some(p99)) => {
+            let bound = match (q.p99_low, q.p99_high) {
+                (Some(l), Some(h)) => format!(" [{l}, {h}]"),
+                (Some(l), None) => format!(" [{l}, too few samples for a p99 upper bound]"),
+                _ => " [too few samples for a p99 bound]".to_string(),
+            };
+            format!("{p50} / {p99}{bound} (n={})", q.count)
+        }
+        _ => "no sample (n=0)".to_string(),
     }
 }
 
-/// The Markdown report: the recommendation and its neighbours, the rules of thumb and where
-/// they disagree, then a table of every setting.
+fn decide_text(report: &TuneReport) -> &'static str {
+    match report.targets.decide {
+        DecideRule::UpperBound => {
+            "a setting meets a target only when the upper end of its 95 % interval does"
+        }
+        DecideRule::Mean => {
+            "--decide mean: the point estimate is compared with each target (intervals shown \
+             but not used; the old rule)"
+        }
+    }
+}
+
+/// The Markdown report: the recommendation and its neighbours, margins, the rules of thumb
+/// and where they disagree, then a table of every setting.
 pub fn tune_markdown(report: &TuneReport) -> String {
     let mut out = format!("# Tuning `{}`\n\n", report.scenario);
+    let sp = &report.seed_plan;
+    let same = if report.varied.is_empty() {
+        ""
+    } else {
+        " (one common-random-number sequence: every setting runs the same seeds and fault \
+         plans, as far as it runs)"
+    };
     out.push_str(&format!(
-        "Seeds `{}` (the same seeds and fault plans for every setting); base scenario hash \
-         `{}`.\n",
-        report.seeds, report.base_hash
+        "Seeds: {}{same}; {} simulation runs in {} round(s){}. Base scenario hash `{}`.\n",
+        if sp.adaptive {
+            format!(
+                "adaptive, first round `{}`, at most {} per setting",
+                sp.first_round, sp.max_seeds
+            )
+        } else {
+            format!("fixed `{}`", sp.first_round)
+        },
+        sp.runs,
+        sp.rounds,
+        if sp.adaptive {
+            " (more seeds for settings whose decision was open and for the settings either \
+             side of the safety boundary)"
+        } else {
+            ""
+        },
+        report.base_hash
     ));
     for v in &report.varied {
         out.push_str(&format!("- `--vary {v}`\n"));
@@ -360,20 +702,55 @@ pub fn tune_markdown(report: &TuneReport) -> String {
     for o in &report.overrides {
         out.push_str(&format!("- `--set {o}`\n"));
     }
+    if !report.skipped.is_empty() {
+        out.push_str(&format!(
+            "\n{} invalid setting(s) of the grid skipped:\n",
+            report.skipped.len()
+        ));
+        for s in &report.skipped {
+            out.push_str(&format!("- {s}\n"));
+        }
+    }
     let p = &report.profile;
     out.push_str(&format!(
-        "\nFault profile over all seeds: {} pauses (longest {} ms), {} worker crashes, longest \
-         lease-service outage {} ms, round trip {} ms.\n\n",
+        "\nFault profile over the first round's seeds: {} pauses (longest {} ms), {} worker \
+         crashes, longest outage {} ms, round trip {} ms.\n",
         p.pauses, p.longest_pause_ms, p.crashes, p.longest_outage_ms, p.round_trip_ms
     ));
+    if !report.fault_counts.is_empty() {
+        out.push_str(
+            "\n| fault kind | nominal (profile) | realized (histories) |\n|---|---|---|\n",
+        );
+        for f in &report.fault_counts {
+            out.push_str(&format!(
+                "| {} | {} | {} |\n",
+                f.kind,
+                round(f.nominal),
+                f.realized
+            ));
+        }
+    }
+    for a in &report.outage_added {
+        out.push_str(&format!("\nAdded for `--survive-outage-ms`: {a}\n"));
+    }
     let t = &report.targets;
     out.push_str(&format!(
-        "Targets: safety (no I3/I4 violation, no panic); false expiries per hour ≤ {}; \
-         survive a lease-service outage of {}.\n\n",
+        "\nTargets: safety (no I3/I4 violation, no panic, no runaway seed); false expiries per \
+         hour of fault exposure ≤ {}; survive an outage of {}. Decisions: {}. Rates are per \
+         hour of fault exposure (the fault window summed over seeds; the denominator is \
+         printed) with exact Poisson (Garwood) 95 % intervals; shares of seeds with \
+         Clopper–Pearson 95 % intervals; quantiles with distribution-free order-statistic \
+         95 % intervals.\n\n",
         t.max_false_expiry_per_hour
             .map_or("(none)".to_string(), |x| x.to_string()),
         t.survive_outage_ms
             .map_or("(none)".to_string(), |x| format!("{x} ms")),
+        decide_text(report),
+    ));
+    out.push_str(&format!(
+        "Ranking: the lowest {}; {}.\n\n",
+        report.ranking.name(),
+        TIE_BREAK
     ));
     out.push_str("## Recommendation\n\n");
     match report.recommendation.setting {
@@ -384,6 +761,9 @@ pub fn tune_markdown(report: &TuneReport) -> String {
         )),
         None => out.push_str(&format!("None — {}\n\n", report.recommendation.reason)),
     }
+    for u in &report.unjudged {
+        out.push_str(&format!("> not judged: {u}\n\n"));
+    }
     if !report.neighbours.is_empty() {
         out.push_str("Neighbours:\n");
         for &i in &report.neighbours {
@@ -391,6 +771,26 @@ pub fn tune_markdown(report: &TuneReport) -> String {
             out.push_str(&format!("- {}: {}\n", s.label(), s.verdict));
         }
         out.push('\n');
+    }
+    if !report.margins.is_empty() {
+        out.push_str(
+            "Safety boundary along each varied field (on the line through the recommendation):\n",
+        );
+        for m in &report.margins {
+            out.push_str(&format!(
+                "- {}: largest unsafe {}, smallest safe {}, recommended {}{}\n",
+                m.field,
+                m.largest_unsafe.as_deref().unwrap_or("(none in the grid)"),
+                m.smallest_safe.as_deref().unwrap_or("(none)"),
+                m.recommended.as_deref().unwrap_or("(none)"),
+                m.distance
+                    .map_or(String::new(), |d| format!(", {d} above the largest unsafe"))
+            ));
+        }
+        out.push('\n');
+    }
+    for w in &report.warnings {
+        out.push_str(&format!("> warning: {w}\n\n"));
     }
     out.push_str("## Rules of thumb\n\n");
     match report.rule_of_thumb.setting {
@@ -413,17 +813,17 @@ pub fn tune_markdown(report: &TuneReport) -> String {
         }
         out.push('\n');
     }
-    for w in &report.warnings {
-        out.push_str(&format!("> warning: {w}\n\n"));
-    }
     out.push_str("## Settings\n\n");
     out.push_str(
-        "Means with 95 % intervals over seeds; latencies as p50 / p99 over all samples (n).\n\n",
+        "Rates per hour of fault exposure [95 % Garwood interval] (count in exposure); \
+         unsafe seeds with the 95 % Clopper–Pearson interval on the share; latencies as \
+         p50 / p99 [95 % interval of the p99] (n samples); takeovers counted by cause.\n\n",
     );
     out.push_str(
-        "| setting | unsafe seeds | false expiries/h | stand-downs/h | takeover p50/p99 ms | \
-         crash recovery p50/p99 ms | stall recovery p50/p99 ms | unavailability | renewals/lease/s | \
-         verdict |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "| setting | seeds | unsafe seeds | false expiries/h | stand-downs/h | takeovers | \
+         crash recovery p50/p99 ms | stall recovery p50/p99 ms | takeover latency p50/p99 ms | \
+         outage survival | unavailability | renewals/lease/s | verdict |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (i, s) in report.settings.iter().enumerate() {
         let mark = if report.recommendation.setting == Some(i) {
@@ -431,16 +831,31 @@ pub fn tune_markdown(report: &TuneReport) -> String {
         } else {
             ""
         };
+        let outage = if s.outage_runs.is_empty() {
+            if report.targets.survive_outage_ms.is_some() {
+                format!("{} outage stand-downs in the profile", s.outage_stand_downs)
+            } else {
+                "–".to_string()
+            }
+        } else {
+            s.outage_runs
+                .iter()
+                .map(|o| format!("{}: failed {}", o.form, o.failed_seeds.text()))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
         out.push_str(&format!(
-            "| {}{mark} | {}/{} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {}{mark} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             s.label(),
-            s.unsafe_seeds.seeds,
-            s.unsafe_seeds.of,
-            ci(&s.false_expiries_per_hour),
-            ci(&s.stand_downs_per_hour),
-            quantiles(&s.takeover_ms),
-            quantiles(&s.recovery_after_crash_ms),
-            quantiles(&s.recovery_after_stall_ms),
+            s.runs,
+            s.unsafe_seeds.text(),
+            rate_text(&s.false_expiries),
+            rate_text(&s.stand_downs),
+            s.takeovers.text(),
+            quantiles_text(&s.recovery_after_crash_ms),
+            quantiles_text(&s.recovery_after_stall_ms),
+            quantiles_text(&s.takeover_ms),
+            outage,
             s.unavailability.mean,
             s.renewals_per_lease_per_s.mean,
             s.verdict,

@@ -1,93 +1,425 @@
-//! Pictures of a tune sweep, drawn with plotters (SVG and PNG, embedded font):
+//! Pictures of a tune sweep, drawn with plotters (SVG and PNG, embedded font), each showing
+//! the decision, not just the data:
 //! - the metrics panel: each metric against the first varied field, one line per value of
-//!   the other varied fields, with its 95 % interval as a band;
-//! - the trade-off: false expiries + stand-downs per hour against takeover p99, the Pareto
-//!   front joined, the recommendation ringed.
+//!   the other varied fields, its 95 % interval as a band, the target as a dashed line on
+//!   the false-expiry panel, and every setting's marker saying what decided it;
+//! - the trade-off: false expiries per hour of fault exposure against the ranking metric's
+//!   p99, interval bars on both axes, the target line, the Pareto front through safe
+//!   settings only, and the recommendation ringed.
+//!
+//! Markers: ● meets the targets, ✕ unsafe, ■ fails the outage target, ▲ over the
+//! false-expiry budget (or undecided against it). Axes fit the data and turn logarithmic
+//! when the values span more than 10×; labels are exact values (`7250`, not `7.3k`),
+//! thinned so they never overlap. A picture with nothing to draw says what is missing and
+//! why instead of staying blank.
 
-use plotters::{coord::Shift, prelude::*};
+use plotters::{
+    coord::{types::RangedCoordf64, Shift},
+    prelude::*,
+    style::text_anchor::{HPos, Pos, VPos},
+};
 
 use crate::plot::{encode_png, font, register_font, INK};
-use crate::tune::{MeanCi, Quantiles, SettingResult, TuneReport};
+use crate::tune::{round, Decision, Quantiles, SettingResult, TuneReport};
 
 /// Size of the metrics panel picture.
-pub const METRICS_PX: (u32, u32) = (1800, 960);
+pub const METRICS_PX: (u32, u32) = (1800, 1000);
 /// Size of the trade-off picture.
-pub const PARETO_PX: (u32, u32) = (1200, 800);
+pub const PARETO_PX: (u32, u32) = (1400, 900);
 
 const PALETTE: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(148, 103, 189),
-    RGBColor(255, 127, 14),
     RGBColor(140, 86, 75),
+    RGBColor(44, 160, 44),
+    RGBColor(23, 190, 207),
+    RGBColor(188, 189, 34),
+    RGBColor(127, 127, 127),
 ];
 const GRID: RGBColor = RGBColor(225, 225, 225);
 const RECOMMENDED: RGBColor = RGBColor(0, 150, 70);
+const UNSAFE: RGBColor = RGBColor(214, 39, 40);
+const OUTAGE: RGBColor = RGBColor(148, 103, 189);
+const BUDGET: RGBColor = RGBColor(255, 127, 14);
+const MEETS: RGBColor = RGBColor(31, 119, 180);
+const TARGET: RGBColor = RGBColor(214, 39, 40);
 
 type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
-/// One point: x, value, interval.
-type Point = (f64, f64, f64, f64);
+/// Why a setting is drawn as it is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Meets,
+    Unsafe,
+    FailsOutage,
+    OverBudget,
+}
 
-/// A metric as plotted: its title and per setting its value and interval.
+fn status(s: &SettingResult) -> Status {
+    if s.safety == Decision::Fails {
+        Status::Unsafe
+    } else if matches!(s.outage, Decision::Fails | Decision::Open) {
+        Status::FailsOutage
+    } else if matches!(s.false_expiry, Decision::Fails | Decision::Open) || !s.meets_targets {
+        Status::OverBudget
+    } else {
+        Status::Meets
+    }
+}
+
+impl Status {
+    const ALL: [Status; 4] = [
+        Status::Meets,
+        Status::OverBudget,
+        Status::FailsOutage,
+        Status::Unsafe,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            Status::Meets => "meets the targets",
+            Status::Unsafe => "unsafe (I3/I4, panic or runaway)",
+            Status::FailsOutage => "fails the outage target",
+            Status::OverBudget => "over the false-expiry budget or undecided",
+        }
+    }
+
+    fn colour(self) -> RGBColor {
+        match self {
+            Status::Meets => MEETS,
+            Status::Unsafe => UNSAFE,
+            Status::FailsOutage => OUTAGE,
+            Status::OverBudget => BUDGET,
+        }
+    }
+}
+
+/// A marker for `status` at pixel offset (0, 0), as a drawable element.
+fn marker<DB: DrawingBackend, C>(
+    chart: &mut ChartContext<'_, DB, C>,
+    at: C::From,
+    st: Status,
+    size: i32,
+) -> DrawResult<DB>
+where
+    C: plotters::coord::CoordTranslate,
+    C::From: Clone,
+{
+    let c = st.colour();
+    match st {
+        Status::Meets => {
+            chart.plotting_area().draw(&EmptyElement::at(at.clone()))?;
+            chart
+                .plotting_area()
+                .draw(&(EmptyElement::at(at) + Circle::new((0, 0), size, c.filled())))
+        }
+        Status::Unsafe => chart.plotting_area().draw(
+            &(EmptyElement::at(at)
+                + PathElement::new(vec![(-size, -size), (size, size)], c.stroke_width(3))
+                + PathElement::new(vec![(-size, size), (size, -size)], c.stroke_width(3))),
+        ),
+        Status::FailsOutage => chart.plotting_area().draw(
+            &(EmptyElement::at(at) + Rectangle::new([(-size, -size), (size, size)], c.filled())),
+        ),
+        Status::OverBudget => chart.plotting_area().draw(
+            &(EmptyElement::at(at)
+                + Polygon::new(
+                    vec![(0, -size - 2), (size + 1, size), (-size - 1, size)],
+                    c.filled(),
+                )),
+        ),
+    }
+}
+
+/// A plotted axis: linear, or log10 with zeros drawn at a floor.
+#[derive(Clone, Copy)]
+struct Axis {
+    log: bool,
+    floor: f64,
+    low: f64,
+    high: f64,
+}
+
+impl Axis {
+    /// Fits `values` (non-negative quantities when `non_negative`): log when the positive
+    /// values span more than 10×.
+    fn fit(values: &[f64], non_negative: bool) -> Axis {
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        let positive: Vec<f64> = finite.iter().copied().filter(|v| *v > 0.0).collect();
+        let min_pos = positive.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let min = finite.iter().copied().fold(f64::INFINITY, f64::min);
+        if finite.is_empty() {
+            return Axis {
+                log: false,
+                floor: 0.0,
+                low: 0.0,
+                high: 1.0,
+            };
+        }
+        if non_negative && positive.len() >= 2 && max / min_pos > 10.0 {
+            let floor = if finite.iter().any(|v| *v <= 0.0) {
+                min_pos / 3.0
+            } else {
+                min_pos
+            };
+            let (lo, hi) = (floor.log10(), max.log10());
+            let pad = (hi - lo).max(0.1) * 0.06;
+            return Axis {
+                log: true,
+                floor,
+                low: lo - pad,
+                high: hi + pad,
+            };
+        }
+        let (mut lo, mut hi) = (min, max);
+        if hi - lo < 1e-9 {
+            let half = (hi.abs() * 0.1).max(0.5);
+            lo -= half;
+            hi += half;
+        }
+        let pad = (hi - lo) * 0.08;
+        let low = if non_negative && lo - pad < 0.0 && lo >= 0.0 {
+            0.0f64.min(lo)
+        } else {
+            lo - pad
+        };
+        Axis {
+            log: false,
+            floor: 0.0,
+            low,
+            high: hi + pad,
+        }
+    }
+
+    fn to(&self, v: f64) -> f64 {
+        if self.log {
+            v.max(self.floor).log10()
+        } else {
+            v
+        }
+    }
+
+    fn from(&self, y: f64) -> f64 {
+        if self.log {
+            let v = 10f64.powf(y);
+            if (v - self.floor).abs() <= self.floor * 1e-6 && self.floor > 0.0 {
+                v
+            } else {
+                v
+            }
+        } else {
+            y
+        }
+    }
+
+    /// Tick positions (in plotted units) at round values, about `count` of them.
+    fn ticks(&self, count: usize) -> Vec<f64> {
+        if self.log {
+            let mut out = Vec::new();
+            let (lo, hi) = (self.low.floor() as i32, self.high.ceil() as i32);
+            let decades = (hi - lo).max(1) as usize;
+            let steps: &[f64] = if decades <= 2 {
+                &[1.0, 2.0, 5.0]
+            } else {
+                &[1.0]
+            };
+            for e in lo..=hi {
+                for m in steps {
+                    let y = (m * 10f64.powi(e)).log10();
+                    if y >= self.low && y <= self.high {
+                        out.push(y);
+                    }
+                }
+            }
+            return out;
+        }
+        nice_ticks(self.low, self.high, count)
+    }
+
+    fn label(&self, y: f64) -> String {
+        number(self.from(y))
+    }
+
+    fn suffix(&self) -> &'static str {
+        if self.log {
+            " (log scale)"
+        } else {
+            ""
+        }
+    }
+}
+
+/// Round ticks between `low` and `high`: steps of 1, 2 or 5 × 10^k.
+fn nice_ticks(low: f64, high: f64, count: usize) -> Vec<f64> {
+    let span = (high - low).max(1e-12);
+    let raw = span / count.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let mut out = Vec::new();
+    let mut t = (low / step).ceil() * step;
+    while t <= high + step * 1e-9 {
+        out.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
+        t += step;
+    }
+    out
+}
+
+/// An exact label: 4 significant digits, no `k` abbreviations.
+fn number(x: f64) -> String {
+    format!("{}", round(x))
+}
+
+/// Keeps the ticks whose labels do not overlap at `px_per_unit` pixels per plotted unit
+/// (labels about 8 px per character plus a gap).
+fn thin(ticks: Vec<(f64, String)>, px_per_unit: f64) -> Vec<(f64, String)> {
+    let mut out: Vec<(f64, String)> = Vec::new();
+    for (x, label) in ticks {
+        let fits = out.last().is_none_or(|(last, last_label)| {
+            (x - last).abs() * px_per_unit >= 4.5 * (last_label.len() + label.len()) as f64 + 12.0
+        });
+        if fits {
+            out.push((x, label));
+        }
+    }
+    out
+}
+
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Grid lines and exact tick labels at the given plotted positions (plotters' own labels
+/// are off: they would round and abbreviate). Labels go on `root` in pixels.
+fn draw_ticks<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &mut Chart<'_, DB>,
+    x: (&Axis, &[(f64, String)]),
+    y: (&Axis, &[(f64, String)]),
+    size: f64,
+) -> DrawResult<DB> {
+    let (x_axis, x_ticks) = x;
+    let (y_axis, y_ticks) = y;
+    for (t, label) in x_ticks {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(*t, y_axis.low), (*t, y_axis.high)],
+            GRID.stroke_width(1),
+        )))?;
+        let (px, py) = chart.backend_coord(&(*t, y_axis.low));
+        root.draw(&Text::new(
+            label.clone(),
+            (px, py + 6),
+            font(size).pos(Pos::new(HPos::Center, VPos::Top)),
+        ))?;
+    }
+    for (t, label) in y_ticks {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(x_axis.low, *t), (x_axis.high, *t)],
+            GRID.stroke_width(1),
+        )))?;
+        let (px, py) = chart.backend_coord(&(x_axis.low, *t));
+        root.draw(&Text::new(
+            label.clone(),
+            (px - 6, py),
+            font(size).pos(Pos::new(HPos::Right, VPos::Center)),
+        ))?;
+    }
+    Ok(())
+}
+
+/// A dashed horizontal line at plotted `y` across the chart.
+fn dashed<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    x_axis: &Axis,
+    y: f64,
+    colour: RGBColor,
+) -> DrawResult<DB> {
+    let n = 60;
+    let step = (x_axis.high - x_axis.low) / n as f64;
+    chart.draw_series((0..n).step_by(2).map(|k| {
+        let x0 = x_axis.low + step * k as f64;
+        PathElement::new(vec![(x0, y), (x0 + step, y)], colour.stroke_width(2))
+    }))?;
+    Ok(())
+}
+
+/// One metric as plotted: its title and per setting its value and interval.
 struct Metric {
     title: &'static str,
     of: fn(&SettingResult) -> Option<(f64, f64, f64)>,
+    /// Why a setting has no value.
+    missing: &'static str,
 }
 
-fn mean(m: &MeanCi) -> Option<(f64, f64, f64)> {
-    Some((m.mean, m.low, m.high))
+fn q99(q: &Quantiles) -> Option<(f64, f64, f64)> {
+    let p = q.p99?;
+    Some((p, q.p99_low.unwrap_or(p), q.p99_high.unwrap_or(p)))
 }
 
-fn p99(q: &Quantiles) -> Option<(f64, f64, f64)> {
-    Some((q.p99?, q.p99_low?, q.p99_high?))
-}
-
-fn p50(q: &Quantiles) -> Option<(f64, f64, f64)> {
-    Some((q.p50?, q.p50_low?, q.p50_high?))
+fn q50(q: &Quantiles) -> Option<(f64, f64, f64)> {
+    let p = q.p50?;
+    Some((p, q.p50_low.unwrap_or(p), q.p50_high.unwrap_or(p)))
 }
 
 const METRICS: [Metric; 8] = [
     Metric {
-        title: "false expiries per hour",
-        of: |s| mean(&s.false_expiries_per_hour),
+        title: "false expiries per hour of fault exposure",
+        of: |s| {
+            let r = &s.false_expiries;
+            (r.exposure_h > 0.0).then_some((r.per_hour, r.low, r.high))
+        },
+        missing: "no fault exposure",
     },
     Metric {
-        title: "stand-downs per hour",
-        of: |s| mean(&s.stand_downs_per_hour),
+        title: "stand-downs per hour of fault exposure",
+        of: |s| {
+            let r = &s.stand_downs;
+            (r.exposure_h > 0.0).then_some((r.per_hour, r.low, r.high))
+        },
+        missing: "no fault exposure",
     },
     Metric {
         title: "recovery after crash p99 (ms)",
-        of: |s| p99(&s.recovery_after_crash_ms),
+        of: |s| q99(&s.recovery_after_crash_ms),
+        missing: "no crash of a holder",
     },
     Metric {
         title: "recovery after crash p50 (ms)",
-        of: |s| p50(&s.recovery_after_crash_ms),
+        of: |s| q50(&s.recovery_after_crash_ms),
+        missing: "no crash of a holder",
     },
     Metric {
         title: "recovery after stall p99 (ms)",
-        of: |s| p99(&s.recovery_after_stall_ms),
+        of: |s| q99(&s.recovery_after_stall_ms),
+        missing: "no pause ended in a takeover",
     },
     Metric {
-        title: "unsafe seeds (share, I3/I4)",
+        title: "unsafe seeds (share; I3/I4, panic, runaway)",
         of: |s| {
             let u = &s.unsafe_seeds;
-            let share = if u.of == 0 {
-                0.0
-            } else {
-                u.seeds as f64 / u.of as f64
-            };
-            Some((share, u.low, u.high))
+            (u.of > 0).then(|| (u.seeds as f64 / u.of as f64, u.low, u.high))
         },
+        missing: "no seed run",
     },
     Metric {
         title: "unavailability (share of time)",
-        of: |s| mean(&s.unavailability),
+        of: |s| {
+            Some((
+                s.unavailability.mean,
+                s.unavailability.low,
+                s.unavailability.high,
+            ))
+        },
+        missing: "",
     },
     Metric {
         title: "renewals per lease per second",
-        of: |s| mean(&s.renewals_per_lease_per_s),
+        of: |s| {
+            let r = &s.renewals_per_lease_per_s;
+            Some((r.mean, r.low, r.high))
+        },
+        missing: "",
     },
 ];
 
@@ -130,30 +462,53 @@ fn x_field(report: &TuneReport) -> String {
         .map_or("setting".to_string(), |v| v.field.clone())
 }
 
-fn range(values: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
-    let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values.filter(|v| v.is_finite()) {
-        low = low.min(v);
-        high = high.max(v);
+/// The legend of the markers, drawn in a strip.
+fn draw_marker_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    x0: i32,
+    y: i32,
+) -> DrawResult<DB> {
+    let mut x = x0;
+    for st in Status::ALL {
+        let c = st.colour();
+        let at = (x + 8, y + 7);
+        match st {
+            Status::Meets => area.draw(&Circle::new(at, 6, c.filled()))?,
+            Status::Unsafe => {
+                area.draw(&PathElement::new(
+                    vec![(at.0 - 6, at.1 - 6), (at.0 + 6, at.1 + 6)],
+                    c.stroke_width(3),
+                ))?;
+                area.draw(&PathElement::new(
+                    vec![(at.0 - 6, at.1 + 6), (at.0 + 6, at.1 - 6)],
+                    c.stroke_width(3),
+                ))?;
+            }
+            Status::FailsOutage => area.draw(&Rectangle::new(
+                [(at.0 - 6, at.1 - 6), (at.0 + 6, at.1 + 6)],
+                c.filled(),
+            ))?,
+            Status::OverBudget => area.draw(&Polygon::new(
+                vec![(at.0, at.1 - 8), (at.0 + 7, at.1 + 6), (at.0 - 7, at.1 + 6)],
+                c.filled(),
+            ))?,
+        }
+        area.draw(&Text::new(st.label(), (x + 22, y), font(15.0)))?;
+        x += 40 + 8 * st.label().len() as i32;
     }
-    if !low.is_finite() {
-        return (0.0, 1.0);
-    }
-    if from_zero {
-        low = low.min(0.0);
-    }
-    if high - low < 1e-9 {
-        high = low + 1.0;
-    }
-    let pad = (high - low) * 0.06;
-    (
-        if from_zero && low >= 0.0 {
-            low
-        } else {
-            low - pad
-        },
-        high + pad,
-    )
+    area.draw(&Circle::new(
+        (x + 8, y + 7),
+        10,
+        RECOMMENDED.stroke_width(3),
+    ))?;
+    area.draw(&Text::new("recommended", (x + 24, y), font(15.0)))?;
+    x += 140;
+    area.draw(&PathElement::new(
+        vec![(x, y + 7), (x + 30, y + 7)],
+        TARGET.stroke_width(2),
+    ))?;
+    area.draw(&Text::new("target", (x + 36, y), font(15.0)))?;
+    Ok(())
 }
 
 fn draw_metrics<DB: DrawingBackend>(
@@ -162,15 +517,22 @@ fn draw_metrics<DB: DrawingBackend>(
 ) -> DrawResult<DB> {
     register_font();
     root.fill(&WHITE)?;
-    let (title_area, body) = root.split_vertically(60);
+    let (title_area, body) = root.split_vertically(92);
     title_area.draw(&Text::new(
         format!(
-            "fencesim tune {} — seeds {} (same seeds and fault plans for every setting); bands: 95% intervals",
-            report.scenario, report.seeds
+            "fencesim tune {} — seeds {} ({}); bands and bars: 95 % intervals",
+            report.scenario,
+            report.seeds,
+            if report.seed_plan.adaptive {
+                "first round; adaptive"
+            } else {
+                "fixed"
+            }
         ),
-        (20, 18),
+        (20, 12),
         font(22.0),
     ))?;
+    draw_marker_legend(&title_area, 20, 42)?;
     let names = series(report);
     let mut legend_x = 20;
     for (k, name) in names.iter().enumerate() {
@@ -179,62 +541,127 @@ fn draw_metrics<DB: DrawingBackend>(
         }
         let colour = PALETTE[k % PALETTE.len()];
         title_area.draw(&Rectangle::new(
-            [(legend_x, 46), (legend_x + 24, 52)],
+            [(legend_x, 74), (legend_x + 24, 80)],
             colour.filled(),
         ))?;
-        title_area.draw(&Text::new(name.clone(), (legend_x + 30, 40), font(15.0)))?;
+        title_area.draw(&Text::new(name.clone(), (legend_x + 30, 68), font(15.0)))?;
         legend_x += 40 + 8 * name.len() as i32;
     }
-    let xs: Vec<f64> = report
+    if report.settings.is_empty() {
+        body.draw(&Text::new(
+            "nothing to draw: the sweep has no setting (every combination was invalid or none was run)",
+            (40, 200),
+            font(20.0),
+        ))?;
+        return Ok(());
+    }
+    let xs_raw: Vec<f64> = report
         .settings
         .iter()
         .enumerate()
         .map(|(i, s)| x_of(i, s))
         .collect();
-    let x_range = range(xs.iter().copied(), false);
+    let x_axis = Axis::fit(&xs_raw, true);
+    let xs: Vec<f64> = xs_raw.iter().map(|x| x_axis.to(*x)).collect();
     let field = x_field(report);
     let recommended = report.recommendation.setting;
-    for (panel, metric) in body.split_evenly((2, 4)).iter().zip(METRICS.iter()) {
-        let points: Vec<(usize, Point)> = report
+    let panels = body.split_evenly((2, 4));
+    for (panel, metric) in panels.iter().zip(METRICS.iter()) {
+        let points: Vec<(usize, f64, f64, f64, f64)> = report
             .settings
             .iter()
             .enumerate()
-            .filter_map(|(i, s)| (metric.of)(s).map(|(v, lo, hi)| (i, (xs[i], v, lo, hi))))
+            .filter_map(|(i, s)| (metric.of)(s).map(|(v, lo, hi)| (i, xs[i], v, lo, hi)))
             .collect();
-        let y_range = range(points.iter().flat_map(|(_, p)| [p.1, p.2, p.3]), true);
+        let target = (metric.title.starts_with("false expiries"))
+            .then_some(report.targets.max_false_expiry_per_hour)
+            .flatten();
+        let mut ys: Vec<f64> = points.iter().flat_map(|p| [p.2, p.3, p.4]).collect();
+        ys.extend(target);
+        let y_axis = Axis::fit(&ys, true);
+        let (px_w, px_h) = panel.dim_in_pixel();
+        let x_ticks: Vec<(f64, String)> = {
+            let mut sorted: Vec<(f64, String)> = xs
+                .iter()
+                .zip(&xs_raw)
+                .map(|(x, raw)| (*x, number(*raw)))
+                .collect();
+            sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+            sorted.dedup_by(|a, b| a.0 == b.0);
+            let px = (px_w as f64 - 100.0) / (x_axis.high - x_axis.low).max(1e-12);
+            thin(sorted, px)
+        };
+        let y_ticks: Vec<(f64, String)> = {
+            let px = (px_h as f64 - 100.0) / (y_axis.high - y_axis.low).max(1e-12);
+            // Vertical labels need only their height apart.
+            let mut out: Vec<(f64, String)> = Vec::new();
+            for y in y_axis.ticks(5) {
+                if out
+                    .last()
+                    .is_none_or(|last| (y - last.0).abs() * px >= 18.0)
+                {
+                    out.push((y, y_axis.label(y)));
+                }
+            }
+            out
+        };
         let mut chart = ChartBuilder::on(panel)
-            .caption(metric.title, font(18.0))
+            .caption(metric.title, font(17.0))
             .margin(12)
             .x_label_area_size(44)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x_range.0..x_range.1, y_range.0..y_range.1)?;
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_axis.low..x_axis.high, y_axis.low..y_axis.high)?;
+        let x_desc = format!("{field}{}", x_axis.suffix());
+        let y_suffix = y_axis.suffix();
         chart
             .configure_mesh()
-            .max_light_lines(0)
-            .bold_line_style(GRID)
+            .disable_mesh()
             .axis_style(INK)
-            .x_labels(5)
-            .y_labels(6)
             .label_style(font(13.0))
             .axis_desc_style(font(14.0))
-            .x_desc(field.as_str())
-            .x_label_formatter(&|x| short(*x))
-            .y_label_formatter(&|y| short(*y))
+            .x_desc(x_desc.as_str())
+            .y_desc(y_suffix.trim())
+            .x_label_formatter(&|_| String::new())
+            .y_label_formatter(&|_| String::new())
             .draw()?;
-        if points.is_empty() {
+        draw_ticks(
+            root,
+            &mut chart,
+            (&x_axis, &x_ticks),
+            (&y_axis, &y_ticks),
+            13.0,
+        )?;
+        if let Some(t) = target {
+            let y = y_axis.to(t);
+            dashed(&mut chart, &x_axis, y, TARGET)?;
             chart.draw_series(std::iter::once(Text::new(
-                "no samples",
-                ((x_range.0 + x_range.1) / 2.0, (y_range.0 + y_range.1) / 2.0),
-                font(16.0),
+                format!("target {}", number(t)),
+                (x_axis.low + (x_axis.high - x_axis.low) * 0.02, y),
+                font(13.0).color(&TARGET),
+            )))?;
+        }
+        if points.is_empty() {
+            let why = if metric.missing.is_empty() {
+                "no value".to_string()
+            } else {
+                format!("no sample in any setting: {}", metric.missing)
+            };
+            chart.draw_series(std::iter::once(Text::new(
+                why,
+                (
+                    x_axis.low + (x_axis.high - x_axis.low) * 0.05,
+                    (y_axis.low + y_axis.high) / 2.0,
+                ),
+                font(15.0),
             )))?;
             continue;
         }
         for (k, name) in names.iter().enumerate() {
             let colour = PALETTE[k % PALETTE.len()];
-            let mine: Vec<Point> = points
+            let mine: Vec<(f64, f64, f64, f64)> = points
                 .iter()
-                .filter(|(i, _)| series_of(report, &report.settings[*i]) == *name)
-                .map(|(_, p)| *p)
+                .filter(|p| series_of(report, &report.settings[p.0]) == *name)
+                .map(|p| (p.1, y_axis.to(p.2), y_axis.to(p.3), y_axis.to(p.4)))
                 .collect();
             if mine.is_empty() {
                 continue;
@@ -243,49 +670,39 @@ fn draw_metrics<DB: DrawingBackend>(
             band.extend(mine.iter().rev().map(|p| (p.0, p.2)));
             chart.draw_series(std::iter::once(Polygon::new(
                 band,
-                colour.mix(0.18).filled(),
+                colour.mix(0.15).filled(),
             )))?;
             chart.draw_series(std::iter::once(PathElement::new(
                 mine.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
                 colour.stroke_width(2),
             )))?;
-            chart.draw_series(
-                mine.iter()
-                    .map(|p| Circle::new((p.0, p.1), 4, colour.filled())),
-            )?;
+        }
+        for p in &points {
+            let st = status(&report.settings[p.0]);
+            marker(&mut chart, (p.1, y_axis.to(p.2)), st, 5)?;
         }
         if let Some(r) = recommended {
-            if let Some((_, p)) = points.iter().find(|(i, _)| *i == r) {
+            if let Some(p) = points.iter().find(|p| p.0 == r) {
                 chart.draw_series(std::iter::once(Circle::new(
-                    (p.0, p.1),
-                    9,
+                    (p.1, y_axis.to(p.2)),
+                    11,
                     RECOMMENDED.stroke_width(3),
                 )))?;
             }
         }
+        let missing = report.settings.len() - points.len();
+        if missing > 0 && !metric.missing.is_empty() {
+            chart.draw_series(std::iter::once(Text::new(
+                format!("{missing} setting(s) not drawn: {}", metric.missing),
+                (
+                    x_axis.low + (x_axis.high - x_axis.low) * 0.02,
+                    y_axis.high - (y_axis.high - y_axis.low) * 0.04,
+                ),
+                font(12.0),
+            )))?;
+        }
     }
     Ok(())
-}
-
-/// A compact axis label: `12k`, `1.5k`, `0.25`.
-fn short(x: f64) -> String {
-    let a = x.abs();
-    if a >= 10_000.0 {
-        format!("{}k", (x / 1000.0).round())
-    } else if a >= 1000.0 {
-        format!("{}k", (x / 100.0).round() / 10.0)
-    } else if a >= 10.0 || a == 0.0 {
-        format!("{}", x.round())
-    } else if a >= 1.0 {
-        format!("{}", (x * 10.0).round() / 10.0)
-    } else {
-        format!("{}", (x * 1000.0).round() / 1000.0)
-    }
-}
-
-/// The y of a setting on the trade-off picture: false expiries + stand-downs per hour.
-fn disruption(s: &SettingResult) -> f64 {
-    s.false_expiries_per_hour.mean + s.stand_downs_per_hour.mean
 }
 
 fn draw_pareto<DB: DrawingBackend>(
@@ -294,104 +711,232 @@ fn draw_pareto<DB: DrawingBackend>(
 ) -> DrawResult<DB> {
     register_font();
     root.fill(&WHITE)?;
-    let points: Vec<(usize, f64, f64)> = report
+    let ranking = report.ranking;
+    let (title_area, body) = root.split_vertically(80);
+    title_area.draw(&Text::new(
+        format!(
+            "{}: false expiries per hour of fault exposure vs {} — one point per setting, \
+             95 % interval bars",
+            report.scenario,
+            ranking.short()
+        ),
+        (20, 12),
+        font(20.0),
+    ))?;
+    draw_marker_legend(&title_area, 20, 44)?;
+    let (body, footer) = body.split_vertically(PARETO_PX.1 as i32 - 80 - 60);
+    // x: the ranking p99 and its interval; y: false expiries per hour and its interval.
+    let points: Vec<(usize, (f64, f64, f64), (f64, f64, f64))> = report
         .settings
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| s.takeover_p99_ms().map(|x| (i, x, disruption(s))))
+        .filter_map(|(i, s)| {
+            let x = q99(ranking.of(s))?;
+            let r = &s.false_expiries;
+            Some((i, x, (r.per_hour, r.low, r.high)))
+        })
         .collect();
-    let x_range = range(points.iter().map(|p| p.1), true);
-    let y_range = range(points.iter().map(|p| p.2), true);
-    let mut chart = ChartBuilder::on(root)
-        .caption(
+    let not_drawn: Vec<String> = report
+        .settings
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !points.iter().any(|p| p.0 == *i))
+        .map(|(_, s)| s.label())
+        .collect();
+    if !not_drawn.is_empty() {
+        let shown: Vec<&str> = not_drawn.iter().take(6).map(String::as_str).collect();
+        footer.draw(&Text::new(
             format!(
-                "{}: disruption vs takeover latency (each point one setting; seeds {})",
-                report.scenario, report.seeds
+                "{} of {} settings not drawn: no sample of the {} (no crash or pause ended in a \
+                 takeover): {}{}",
+                not_drawn.len(),
+                report.settings.len(),
+                ranking.short(),
+                shown.join("; "),
+                if not_drawn.len() > shown.len() {
+                    "; …"
+                } else {
+                    ""
+                }
             ),
-            font(22.0),
-        )
+            (20, 8),
+            font(15.0),
+        ))?;
+    }
+    if points.is_empty() {
+        body.draw(&Text::new(
+            if report.settings.is_empty() {
+                "nothing to draw: the sweep has no setting".to_string()
+            } else {
+                format!(
+                    "nothing to draw: no setting has a sample of the {}; the profile needs \
+                     worker crashes or pauses that end in takeovers",
+                    ranking.short()
+                )
+            },
+            (40, 200),
+            font(20.0),
+        ))?;
+        if let Some(r) = report.recommendation.setting {
+            body.draw(&Text::new(
+                format!(
+                    "recommended (by the tie-break): {}",
+                    report.settings[r].label()
+                ),
+                (40, 240),
+                font(18.0),
+            ))?;
+        }
+        return Ok(());
+    }
+    let xs: Vec<f64> = points
+        .iter()
+        .flat_map(|p| [p.1 .0, p.1 .1, p.1 .2])
+        .collect();
+    let mut ys: Vec<f64> = points
+        .iter()
+        .flat_map(|p| [p.2 .0, p.2 .1, p.2 .2])
+        .collect();
+    ys.extend(report.targets.max_false_expiry_per_hour);
+    let (x_axis, y_axis) = (Axis::fit(&xs, true), Axis::fit(&ys, true));
+    let (px_w, px_h) = body.dim_in_pixel();
+    let x_ticks: Vec<(f64, String)> = {
+        let px = (px_w as f64 - 150.0) / (x_axis.high - x_axis.low).max(1e-12);
+        let ticks: Vec<(f64, String)> = x_axis
+            .ticks(6)
+            .into_iter()
+            .map(|x| (x, x_axis.label(x)))
+            .collect();
+        thin(ticks, px)
+    };
+    let y_ticks: Vec<(f64, String)> = {
+        let px = (px_h as f64 - 100.0) / (y_axis.high - y_axis.low).max(1e-12);
+        let mut out: Vec<(f64, String)> = Vec::new();
+        for y in y_axis.ticks(6) {
+            if out
+                .last()
+                .is_none_or(|last| (y - last.0).abs() * px >= 18.0)
+            {
+                out.push((y, y_axis.label(y)));
+            }
+        }
+        out
+    };
+    let mut chart = ChartBuilder::on(&body)
         .margin(20)
         .x_label_area_size(56)
-        .y_label_area_size(80)
-        .build_cartesian_2d(x_range.0..x_range.1, y_range.0..y_range.1)?;
+        .y_label_area_size(90)
+        .build_cartesian_2d(x_axis.low..x_axis.high, y_axis.low..y_axis.high)?;
+    let x_desc = format!("{}{}", ranking.short(), x_axis.suffix());
+    let y_desc = format!(
+        "false expiries per hour of fault exposure{}",
+        y_axis.suffix()
+    );
     chart
         .configure_mesh()
-        .max_light_lines(0)
-        .bold_line_style(GRID)
+        .disable_mesh()
         .axis_style(INK)
         .label_style(font(15.0))
         .axis_desc_style(font(17.0))
-        .x_desc("takeover p99 (ms): recovery after crash, else after stall")
-        .y_desc("false expiries + stand-downs per hour")
-        .x_label_formatter(&|x| short(*x))
-        .y_label_formatter(&|y| short(*y))
+        .x_desc(x_desc.as_str())
+        .y_desc(y_desc.as_str())
+        .x_label_formatter(&|_| String::new())
+        .y_label_formatter(&|_| String::new())
         .draw()?;
+    draw_ticks(
+        root,
+        &mut chart,
+        (&x_axis, &x_ticks),
+        (&y_axis, &y_ticks),
+        15.0,
+    )?;
+    if let Some(t) = report.targets.max_false_expiry_per_hour {
+        let y = y_axis.to(t);
+        dashed(&mut chart, &x_axis, y, TARGET)?;
+        chart.draw_series(std::iter::once(Text::new(
+            format!("target: {} false expiries per hour", number(t)),
+            (x_axis.low + (x_axis.high - x_axis.low) * 0.01, y),
+            font(14.0).color(&TARGET),
+        )))?;
+    }
+    // Interval bars.
+    for &(i, x, y) in &points {
+        let c = status(&report.settings[i]).colour().mix(0.55);
+        let (px, py) = (x_axis.to(x.0), y_axis.to(y.0));
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(x_axis.to(x.1), py), (x_axis.to(x.2), py)],
+            c.stroke_width(2),
+        )))?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(px, y_axis.to(y.1)), (px, y_axis.to(y.2))],
+            c.stroke_width(2),
+        )))?;
+    }
+    // The Pareto front (safe settings only, as `recommend` computes it).
     let mut front: Vec<(f64, f64)> = report
         .pareto
         .iter()
-        .filter_map(|&i| points.iter().find(|p| p.0 == i).map(|p| (p.1, p.2)))
+        .filter_map(|&i| {
+            points
+                .iter()
+                .find(|p| p.0 == i)
+                .map(|p| (x_axis.to(p.1 .0), y_axis.to(p.2 .0)))
+        })
         .collect();
     front.sort_by(|a, b| a.0.total_cmp(&b.0));
-    chart
-        .draw_series(std::iter::once(PathElement::new(
-            front.clone(),
-            PALETTE[0].stroke_width(2),
-        )))?
-        .label("Pareto front")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], PALETTE[0].stroke_width(2)));
-    for (meets, colour, label) in [
-        (true, PALETTE[0], "meets the targets"),
-        (false, PALETTE[1], "fails a target"),
-    ] {
-        let mine: Vec<(f64, f64)> = points
-            .iter()
-            .filter(|p| report.settings[p.0].meets_targets == meets)
-            .map(|p| (p.1, p.2))
-            .collect();
-        if mine.is_empty() {
-            continue;
-        }
-        chart
-            .draw_series(mine.into_iter().map(|p| Circle::new(p, 5, colour.filled())))?
-            .label(label)
-            .legend(move |(x, y)| Circle::new((x + 12, y), 5, colour.filled()));
+    chart.draw_series(std::iter::once(PathElement::new(
+        front,
+        MEETS.mix(0.6).stroke_width(2),
+    )))?;
+    for &(i, x, y) in &points {
+        let st = status(&report.settings[i]);
+        marker(&mut chart, (x_axis.to(x.0), y_axis.to(y.0)), st, 7)?;
     }
-    let dx = (x_range.1 - x_range.0) * 0.008;
-    let dy = (y_range.1 - y_range.0) * 0.02;
-    chart.draw_series(points.iter().enumerate().map(|(n, &(i, x, y))| {
+    // Labels: exact values, stacked when points are close.
+    let (w, h) = (
+        (x_axis.high - x_axis.low) / px_w.max(1) as f64,
+        (y_axis.high - y_axis.low) / px_h.max(1) as f64,
+    );
+    let mut placed: Vec<(f64, f64)> = Vec::new();
+    for &(i, x, y) in &points {
         let s = &report.settings[i];
-        // Points at the same place get their labels stacked instead of overprinted.
-        let same = points[..n]
-            .iter()
-            .filter(|p| (p.1 - x).abs() <= dx && (p.2 - y).abs() <= dy)
-            .count() as f64;
         let label = s
             .values
             .iter()
-            .map(|v| short(v.value.parse::<f64>().unwrap_or(f64::NAN)))
+            .filter(|v| !report.derived.contains(&v.field))
+            .map(|v| v.value.clone())
             .collect::<Vec<_>>()
             .join("/");
-        Text::new(label, (x + dx, y + dy + same * 2.0 * dy), font(14.0))
-    }))?;
+        let (mut lx, mut ly) = (x_axis.to(x.0) + 10.0 * w, y_axis.to(y.0) + 8.0 * h);
+        let width = (label.len() as f64 * 8.0 + 6.0) * w;
+        while placed
+            .iter()
+            .any(|(px, py)| (lx - px).abs() < width && (ly - py).abs() < 17.0 * h)
+        {
+            ly += 17.0 * h;
+        }
+        placed.push((lx, ly));
+        if lx + width > x_axis.high {
+            lx -= width + 20.0 * w;
+        }
+        chart.draw_series(std::iter::once(Text::new(label, (lx, ly), font(14.0))))?;
+    }
     if let Some(r) = report.recommendation.setting {
         if let Some(&(_, x, y)) = points.iter().find(|p| p.0 == r) {
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    (x, y),
-                    12,
-                    RECOMMENDED.stroke_width(3),
-                )))?
-                .label(format!("recommended: {}", report.settings[r].label()))
-                .legend(|(x, y)| Circle::new((x + 12, y), 7, RECOMMENDED.stroke_width(3)));
+            chart.draw_series(std::iter::once(Circle::new(
+                (x_axis.to(x.0), y_axis.to(y.0)),
+                14,
+                RECOMMENDED.stroke_width(3),
+            )))?;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerLeft)
-        .label_font(font(15.0))
-        .background_style(WHITE.mix(0.9))
-        .border_style(INK)
-        .draw()?;
+    let rec = report
+        .recommendation
+        .setting
+        .map_or("recommended: none meets the targets".to_string(), |r| {
+            format!("recommended: {}", report.settings[r].label())
+        });
+    footer.draw(&Text::new(rec, (20, 32), font(16.0).color(&RECOMMENDED)))?;
     Ok(())
 }
 
@@ -457,12 +1002,12 @@ pub fn tune_pareto_png(report: &TuneReport) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tune::{FieldValue, Pick, SeedShare};
+    use crate::tune::{FieldValue, Pick, Rate, SeedShare, Targets};
 
     fn report() -> TuneReport {
         let settings = (0..4)
             .map(|k| {
-                let ttl = 2_000 * (k + 1);
+                let ttl = 7_250 + 2_000 * k;
                 let q = |base: f64| Quantiles {
                     count: 10,
                     p50: Some(base),
@@ -470,7 +1015,7 @@ mod tests {
                     p50_high: Some(base * 1.1),
                     p99: Some(base * 1.2),
                     p99_low: Some(base),
-                    p99_high: Some(base * 1.4),
+                    p99_high: None,
                 };
                 SettingResult {
                     values: vec![FieldValue {
@@ -480,18 +1025,25 @@ mod tests {
                     ttl_ms: ttl,
                     runs: 10,
                     unsafe_seeds: SeedShare {
-                        seeds: 0,
+                        seeds: u64::from(k == 0),
                         of: 10,
                         low: 0.0,
                         high: 0.28,
                     },
-                    false_expiries_per_hour: MeanCi {
-                        mean: 4.0 / (k + 1) as f64,
+                    safety: if k == 0 {
+                        Decision::Fails
+                    } else {
+                        Decision::Meets
+                    },
+                    false_expiries: Rate {
+                        count: 40 / (k + 1),
+                        exposure_h: 10.0,
+                        per_hour: 4.0 / (k + 1) as f64,
                         low: 2.0 / (k + 1) as f64,
                         high: 6.0 / (k + 1) as f64,
                     },
                     recovery_after_crash_ms: q(ttl as f64),
-                    meets_targets: k > 0,
+                    meets_targets: k > 1,
                     ..SettingResult::default()
                 }
             })
@@ -500,9 +1052,13 @@ mod tests {
             scenario: "plot-test".into(),
             seeds: "0..10".into(),
             settings,
-            pareto: vec![0, 1, 2, 3],
+            targets: Targets {
+                max_false_expiry_per_hour: Some(1.5),
+                ..Targets::default()
+            },
+            pareto: vec![1, 2, 3],
             recommendation: Pick {
-                setting: Some(1),
+                setting: Some(2),
                 reason: "test".into(),
             },
             ..TuneReport::default()
@@ -518,7 +1074,12 @@ mod tests {
         ] {
             let doc = roxmltree::Document::parse(&svg).expect("valid XML");
             assert_eq!(doc.root_element().tag_name().name(), "svg");
-            assert!(svg.contains("lease.ttl_ms"));
+            assert!(svg.contains("lease.ttl_ms") || svg.contains("crash recovery"));
+            // Exact labels, never abbreviated; the target and the marker legend drawn.
+            assert!(svg.contains("7250"), "exact label");
+            assert!(!svg.contains("7.3k"));
+            assert!(svg.contains("target"));
+            assert!(svg.contains("unsafe (I3/I4, panic or runaway)"));
         }
         for (png, size) in [
             (tune_metrics_png(&report).unwrap(), METRICS_PX),
@@ -528,7 +1089,6 @@ mod tests {
             let reader = decoder.read_info().expect("a PNG");
             assert_eq!((reader.info().width, reader.info().height), size);
         }
-        // Deterministic: the same report draws the same bytes.
         assert_eq!(
             tune_pareto_png(&report).unwrap(),
             tune_pareto_png(&report).unwrap()
@@ -536,9 +1096,36 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_report_still_draws() {
-        let report = TuneReport::default();
-        assert!(tune_metrics_png(&report).is_ok());
-        assert!(tune_pareto_svg(&report).is_ok());
+    fn a_picture_without_samples_says_what_is_missing() {
+        let mut report = report();
+        for s in &mut report.settings {
+            s.recovery_after_crash_ms = Quantiles::default();
+        }
+        let svg = tune_pareto_svg(&report).unwrap();
+        assert!(
+            svg.contains("nothing to draw: no setting has a sample"),
+            "{svg}"
+        );
+        let svg = tune_metrics_svg(&report).unwrap();
+        assert!(svg.contains("no sample in any setting: no crash of a holder"));
+        let empty = TuneReport::default();
+        assert!(tune_metrics_svg(&empty)
+            .unwrap()
+            .contains("nothing to draw"));
+        assert!(tune_pareto_svg(&empty).unwrap().contains("nothing to draw"));
+    }
+
+    #[test]
+    fn axes_turn_logarithmic_beyond_a_tenfold_span() {
+        assert!(Axis::fit(&[0.375, 1.0, 45.0], true).log);
+        assert!(!Axis::fit(&[2.0, 3.0, 15.0], true).log);
+        let a = Axis::fit(&[0.0, 0.5, 40.0], true);
+        assert!(a.log);
+        assert!(a.to(0.0).is_finite(), "zero drawn at the floor");
+        assert_eq!(number(7250.0), "7250");
+        assert_eq!(
+            nice_ticks(0.0, 10.0, 5),
+            vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+        );
     }
 }

@@ -132,9 +132,29 @@ fn number(x: f64, integer: bool) -> String {
 /// One setting: the value of every varied field, in `--vary` order.
 pub type Setting = Vec<(String, String)>;
 
-/// Every setting of the grid. Errors: a field varied twice, a ratio of a field that is not
-/// varied (or is itself a ratio), a ratio of a non-number.
+/// The most settings one sweep may have: the product of the `--vary` lists' lengths is
+/// checked against it before anything is built.
+pub const MAX_SETTINGS: u64 = 100_000;
+
+/// The number of settings `varies` span (before removing duplicates), saturating.
+pub fn grid_size(varies: &[Vary]) -> u64 {
+    varies
+        .iter()
+        .fold(1u64, |n, v| n.saturating_mul(v.items.len() as u64))
+}
+
+/// Every setting of the grid, in time linear in its size. Errors: more than
+/// [`MAX_SETTINGS`] settings, a field varied twice, a ratio of a field that is not varied
+/// (or is itself a ratio), a ratio of a non-number.
 pub fn grid(varies: &[Vary]) -> Result<Vec<Setting>, String> {
+    let size = grid_size(varies);
+    if size > MAX_SETTINGS {
+        let counts: Vec<String> = varies.iter().map(|v| v.items.len().to_string()).collect();
+        return Err(format!(
+            "expected at most {MAX_SETTINGS} settings (the cap on a tune grid), got {size}              ({}); split the sweep or use fewer values",
+            counts.join(" × ")
+        ));
+    }
     for (i, v) in varies.iter().enumerate() {
         if varies[..i].iter().any(|w| w.field == v.field) {
             return Err(format!("--vary {}: the field is varied twice", v.field));
@@ -166,7 +186,8 @@ pub fn grid(varies: &[Vary]) -> Result<Vec<Setting>, String> {
         }
         settings = next;
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(settings.len());
+    let mut seen = std::collections::BTreeSet::new();
     for s in settings {
         let mut resolved: Setting = Vec::new();
         for (field, item) in &s {
@@ -188,7 +209,7 @@ pub fn grid(varies: &[Vary]) -> Result<Vec<Setting>, String> {
             };
             resolved.push((field.clone(), value));
         }
-        if !out.contains(&resolved) {
+        if seen.insert(resolved.clone()) {
             out.push(resolved);
         }
     }

@@ -1,9 +1,15 @@
 //! Choosing lease timings by measurement (`fencesim tune`): a grid of settings from
-//! `--vary` (`grid`), every setting run over the **same seeds with the same fault plans**
-//! (common random numbers: `plan(&scenario, seed)` reads no lease or worker timing field, so
-//! differences between settings come from the setting, not from luck), per-setting
-//! statistics with confidence intervals (`stats`), and a recommendation against the user's
-//! targets next to what the analytic rules of thumb would pick (`recommend`).
+//! `--vary` (`grid`), every setting run along **one common seed sequence with the same fault
+//! plans** (common random numbers: `plan(&scenario, seed)` reads no lease or worker timing
+//! field, and a `--vary` of a field it does read is refused), per-setting statistics with
+//! exact intervals (`stats`), and decisions against the user's targets next to what the
+//! analytic rules of thumb would pick (`recommend`).
+//!
+//! Seeds are adaptive by default: the first round runs `--seeds` for every setting; later
+//! rounds continue the same sequence (double the seeds, up to `--max-seeds`) for settings
+//! whose decision is still open and for safe settings next to an unsafe one, until decided.
+//! With `--survive-outage-ms D` every seed also runs once per outage form with a D-long
+//! outage added (unless the profile already holds outages of D).
 //!
 //! Architecture Invariant: no I/O. The caller reads the scenario file and writes the
 //! outputs (`fencesim_report::tune`, `fencesim_report::tune_plot`).
@@ -17,24 +23,69 @@ use std::sync::{
     Arc, Mutex,
 };
 
-use fencesim_check::SeedOutcome;
-use fencesim_model::Invariant;
-use fencesim_report::tune::{round, FieldValue, Profile, SettingResult, Targets, TuneReport};
+use fencesim_check::{Metrics, SeedOutcome};
+use fencesim_model::{
+    mutant::{active, Mutant},
+    Invariant,
+};
+use fencesim_report::tune::{
+    round, Decision, FaultCount, FieldValue, OutageRun, Profile, SeedPlan, SettingResult,
+    Takeovers, Targets, TuneReport,
+};
 use fencesim_scenario::{
     fault::Fault, parse_str_with, plan::plan, Override, Scenario, ScenarioError, SeedRange,
 };
 use fencesim_sim::StoreFactory;
 
-pub use grid::{grid, parse_vary, Item, Setting, Vary};
+pub use grid::{grid, parse_vary, Item, Setting, Vary, MAX_SETTINGS};
+
+/// The most seeds one setting may run (`--max-seeds`).
+pub const MAX_SEEDS_PER_SETTING: u64 = 100_000;
+
+/// Fields a `--vary` may not touch: they change the fault profile (what `plan` draws, the
+/// network's behaviour, the clocks, the run's length), so the settings would not share
+/// fault plans.
+pub const PROFILE_FIELDS: [&str; 6] = [
+    "faults",
+    "network",
+    "clocks",
+    "duration_ms",
+    "workers.count",
+    "seeds",
+];
+
+/// How many seeds to run.
+#[derive(Clone, Copy, Debug)]
+pub struct SeedPolicy {
+    /// The first round (every setting).
+    pub first: SeedRange,
+    /// The most seeds per setting; equal to the first round's length when fixed.
+    pub max_seeds: u64,
+    /// Whether later rounds run.
+    pub adaptive: bool,
+}
+
+/// One added outage form with, per setting, the scenario that carries it.
+#[derive(Clone)]
+pub struct OutageVariant {
+    /// `service-down` or `holder-link-cut`.
+    pub form: String,
+    /// Per setting (same order as `Sweep::settings`).
+    pub scenarios: Vec<Arc<Scenario>>,
+}
 
 /// A validated sweep, ready to run: the base scenario and one scenario per setting.
+#[derive(Clone)]
 pub struct Sweep {
-    /// The scenario after `--set`, before `--vary`.
+    /// The scenario after `--set` (and, when `--set` alone is invalid, the first valid
+    /// setting's values), before `--vary`.
     pub base: Arc<Scenario>,
     /// Per setting: the varied values and the resolved scenario.
     pub settings: Vec<(Setting, Arc<Scenario>)>,
-    /// Seeds run for every setting.
-    pub seeds: SeedRange,
+    /// Settings of the grid skipped as invalid, each with the reason.
+    pub skipped: Vec<String>,
+    /// Seeds.
+    pub seeds: SeedPolicy,
     /// `--set` overrides, as typed.
     pub overrides: Vec<String>,
     /// `--vary` arguments, as typed.
@@ -43,40 +94,115 @@ pub struct Sweep {
     pub derived: Vec<String>,
     /// Targets for the recommendation.
     pub targets: Targets,
+    /// The outage re-runs `--survive-outage-ms` adds (empty when none are needed).
+    pub outages: Vec<OutageVariant>,
+    /// What the outage re-runs add, one sentence per form.
+    pub outage_added: Vec<String>,
+    /// The profile already holds outages of at least the target: its own runs judge it.
+    pub outage_in_profile: bool,
+}
+
+fn vary_error(file: &str, expected: String) -> ScenarioError {
+    ScenarioError {
+        file: file.to_string(),
+        line: None,
+        field: "--vary".to_string(),
+        expected,
+    }
 }
 
 /// Resolves every setting's scenario: `overrides` then the setting's values, each validated
-/// like a file (an error names the field and says it came from `--set`/`--vary`).
+/// like a file. A setting whose combination is invalid (e.g. a renew deadline above its TTL)
+/// is skipped and listed; when every setting is invalid the first error is returned (it
+/// names the field and says it came from `--set`/`--vary`).
 pub fn prepare(
     text: &str,
     file: &str,
     overrides: &[Override],
     varies: &[(String, Vary)],
     seeds: Option<SeedRange>,
+    max_seeds: Option<u64>,
     targets: Targets,
 ) -> Result<Sweep, ScenarioError> {
-    let base = Arc::new(parse_str_with(text, file, overrides)?);
     let vary_list: Vec<Vary> = varies.iter().map(|(_, v)| v.clone()).collect();
-    let settings = grid(&vary_list).map_err(|expected| ScenarioError {
-        file: file.to_string(),
-        line: None,
-        field: "--vary".to_string(),
-        expected,
-    })?;
+    for v in &vary_list {
+        if PROFILE_FIELDS.iter().any(|p| {
+            v.field == *p
+                || v.field.starts_with(&format!("{p}."))
+                || v.field.starts_with(&format!("{p}["))
+        }) {
+            return Err(vary_error(
+                file,
+                format!(
+                    "a lease or worker timing field; `{}` is part of the fault profile, so the \
+                     settings would not share fault plans (tune one profile at a time: run \
+                     tune once per value with --set {}=…)",
+                    v.field, v.field
+                ),
+            ));
+        }
+    }
+    let settings = grid(&vary_list).map_err(|expected| vary_error(file, expected))?;
     let mut resolved = Vec::with_capacity(settings.len());
+    let mut skipped = Vec::new();
+    let mut first_error = None;
     for setting in settings {
         let mut all = overrides.to_vec();
         all.extend(setting.iter().map(|(field, value)| Override {
             field: field.clone(),
             value: value.clone(),
         }));
-        let scenario = parse_str_with(text, file, &all)?;
-        resolved.push((setting, Arc::new(scenario)));
+        match parse_str_with(text, file, &all) {
+            Ok(scenario) => resolved.push((setting, Arc::new(scenario))),
+            Err(error) => {
+                let label: Vec<String> = setting.iter().map(|(f, v)| format!("{f}={v}")).collect();
+                skipped.push(format!(
+                    "{}: {}: expected {}",
+                    label.join(" "),
+                    error.field,
+                    error.expected
+                ));
+                first_error.get_or_insert(error);
+            }
+        }
     }
+    if resolved.is_empty() {
+        return Err(first_error.expect("a grid has at least one setting"));
+    }
+    // `--set` is validated with the `--vary` values applied: the base is the scenario with
+    // `--set` alone when that is valid, else the first valid setting.
+    let base = match parse_str_with(text, file, overrides) {
+        Ok(base) => Arc::new(base),
+        Err(_) => resolved[0].1.clone(),
+    };
+    // The settings must share the fault plans: compare a sample of them on the first seed.
+    let first = seeds.unwrap_or(base.seeds);
+    let reference = plan(&base, first.start).render();
+    let step = (resolved.len() / 32).max(1);
+    for (setting, scenario) in resolved.iter().step_by(step) {
+        if plan(scenario, first.start).render() != reference {
+            let label: Vec<String> = setting.iter().map(|(f, v)| format!("{f}={v}")).collect();
+            return Err(vary_error(
+                file,
+                format!(
+                    "settings that share the fault plans; {} draws a different fault plan for \
+                     seed {} than the base scenario",
+                    label.join(" "),
+                    first.start
+                ),
+            ));
+        }
+    }
+    let max_seeds = max_seeds.unwrap_or(first.len().max(2_000));
     Ok(Sweep {
-        seeds: seeds.unwrap_or(base.seeds),
+        seeds: SeedPolicy {
+            first,
+            max_seeds: max_seeds.max(first.len()),
+            adaptive: max_seeds > first.len(),
+        },
         base,
         settings: resolved,
+        skipped,
         overrides: overrides.iter().map(Override::to_arg).collect(),
         varied: varies.iter().map(|(text, _)| text.clone()).collect(),
         derived: vary_list
@@ -85,74 +211,315 @@ pub fn prepare(
             .map(|v| v.field.clone())
             .collect(),
         targets,
+        outages: Vec::new(),
+        outage_added: Vec::new(),
+        outage_in_profile: false,
     })
 }
 
-/// Runs every (setting, seed) on `jobs` threads and measures. `on_done(finished, total)` is
-/// called after each run (for progress). The result does not depend on `jobs`.
+impl Sweep {
+    /// The same sweep with a fixed first round of `n` seeds from the same start.
+    pub fn clone_with_seeds(&self, n: u64) -> Sweep {
+        let mut out = self.clone();
+        out.seeds.first = SeedRange {
+            start: self.seeds.first.start,
+            end: self.seeds.first.start.saturating_add(n.max(1)),
+        };
+        out.seeds.max_seeds = n.max(1);
+        out
+    }
+
+    /// The sweep of setting `i` alone (with its outage re-runs).
+    pub fn only_setting(&self, i: usize) -> Sweep {
+        let mut out = self.clone();
+        out.settings = vec![self.settings[i].clone()];
+        for o in &mut out.outages {
+            o.scenarios = vec![o.scenarios[i].clone()];
+        }
+        out
+    }
+}
+
+/// Adds the outage re-runs `--survive-outage-ms D` needs: none when no outage target is set
+/// or the profile already holds outages of at least D; else both forms (the lease service
+/// down, the holder's link to it cut) on every setting.
+pub fn add_outages(sweep: &mut Sweep) -> Result<(), String> {
+    let Some(d) = sweep.targets.survive_outage_ms else {
+        return Ok(());
+    };
+    let longest = longest_outage_ms(&sweep.base, sweep.seeds.first);
+    if longest >= d as f64 {
+        sweep.outage_in_profile = true;
+        return Ok(());
+    }
+    for form in fencesim_scenario::outage::OutageForm::ALL {
+        let mut scenarios = Vec::with_capacity(sweep.settings.len());
+        for (_, scenario) in &sweep.settings {
+            let with = fencesim_scenario::outage::with_outage(scenario, form, d as f64)
+                .map_err(|e| format!("--survive-outage-ms {d}: {e}"))?;
+            scenarios.push(Arc::new(with));
+        }
+        sweep.outages.push(OutageVariant {
+            form: form.name().to_string(),
+            scenarios,
+        });
+        sweep.outage_added.push(format!(
+            "every seed of every setting re-run with a {d} ms {} outage ({}) at a time drawn \
+             from the seed inside the fault window (the same instant for every setting); the \
+             profile's own longest outage is {longest} ms",
+            form.name(),
+            match form {
+                fencesim_scenario::outage::OutageForm::ServiceDown => "the lease service down",
+                fencesim_scenario::outage::OutageForm::HolderLinkCut =>
+                    "the holder's link to the lease service cut both ways",
+            }
+        ));
+    }
+    Ok(())
+}
+
+/// The seed of position `index` in the common sequence, for `setting`.
+pub fn seed_of(policy: &SeedPolicy, setting: usize, index: u64) -> u64 {
+    let offset = if active(Mutant::TuneSeedsDifferPerSetting) {
+        setting as u64 * 1_000
+    } else {
+        0
+    };
+    policy
+        .first
+        .start
+        .saturating_add(index)
+        .saturating_add(offset)
+}
+
+/// Whether `outcome` is unsafe: an I3 or I4 violation, a panic, or a runaway.
+pub fn is_unsafe(outcome: &SeedOutcome) -> bool {
+    let has = |i: Invariant| outcome.checked.violations.iter().any(|v| v.invariant == i);
+    let i4 = !active(Mutant::TuneUnsafeIgnoresI4) && has(Invariant::I4);
+    outcome.panic.is_some() || outcome.runaway || has(Invariant::I3) || i4
+}
+
+/// What one seed contributes to its setting's statistics (the outcome without the history).
+#[derive(Clone, Debug, Default)]
+pub struct SeedSummary {
+    unsafe_seed: bool,
+    panic: bool,
+    runaway: bool,
+    i3: bool,
+    i4: bool,
+    stale_accepts: u64,
+    metrics: Metrics,
+}
+
+impl SeedSummary {
+    /// The summary of `outcome`.
+    pub fn of(outcome: &SeedOutcome) -> SeedSummary {
+        let has = |i: Invariant| outcome.checked.violations.iter().any(|v| v.invariant == i);
+        SeedSummary {
+            unsafe_seed: is_unsafe(outcome),
+            panic: outcome.panic.is_some(),
+            runaway: outcome.runaway,
+            i3: has(Invariant::I3),
+            i4: has(Invariant::I4),
+            stale_accepts: outcome
+                .checked
+                .violations
+                .iter()
+                .filter(|v| matches!(v.invariant, Invariant::I3 | Invariant::I4))
+                .count() as u64,
+            metrics: outcome.checked.metrics.clone(),
+        }
+    }
+}
+
+/// Every run of one setting so far: the base runs and, per outage form, the re-runs.
+#[derive(Clone, Debug, Default)]
+pub struct Runs {
+    /// Base runs, in seed order.
+    pub base: Vec<SeedSummary>,
+    /// Per outage form, in seed order.
+    pub outages: Vec<Vec<SeedSummary>>,
+}
+
+/// Runs the sweep (adaptive rounds as `sweep.seeds` says) on `jobs` threads and measures.
+/// `on_done(finished, planned)` is called after each run (for progress). The result does not
+/// depend on `jobs`.
 pub fn run(
     sweep: &Sweep,
     jobs: usize,
     factory: &StoreFactory,
     on_done: &(dyn Fn(usize, usize) + Sync),
 ) -> TuneReport {
-    let seeds: Vec<u64> = sweep.seeds.iter().collect();
-    let total = sweep.settings.len() * seeds.len();
+    let n = sweep.settings.len();
+    let mut runs: Vec<Runs> = vec![
+        Runs {
+            base: Vec::new(),
+            outages: vec![Vec::new(); sweep.outages.len()],
+        };
+        n
+    ];
+    let mut target: Vec<u64> = vec![sweep.seeds.first.len(); n];
+    let mut rounds = 0;
+    let mut total_runs = 0u64;
+    loop {
+        rounds += 1;
+        // Tasks: (setting, variant, seed index); variant 0 is the base, 1.. the outages.
+        let variants = 1 + sweep.outages.len();
+        let mut tasks: Vec<(usize, usize, u64)> = Vec::new();
+        for (i, r) in runs.iter().enumerate() {
+            for index in r.base.len() as u64..target[i] {
+                for v in 0..variants {
+                    tasks.push((i, v, index));
+                }
+            }
+        }
+        if tasks.is_empty() {
+            break;
+        }
+        total_runs += tasks.len() as u64;
+        let summaries = run_tasks(sweep, &tasks, jobs, factory, on_done);
+        for ((i, v, _), summary) in tasks.iter().zip(summaries) {
+            if *v == 0 {
+                runs[*i].base.push(summary);
+            } else {
+                runs[*i].outages[v - 1].push(summary);
+            }
+        }
+        if !sweep.seeds.adaptive {
+            break;
+        }
+        let report = measure(sweep, &runs, rounds, total_runs);
+        let more = wants_more(&report, sweep.seeds.max_seeds);
+        if more.is_empty() {
+            break;
+        }
+        for i in more {
+            let ran = runs[i].base.len() as u64;
+            target[i] = (ran * 2)
+                .max(ran + sweep.seeds.first.len())
+                .min(sweep.seeds.max_seeds);
+        }
+    }
+    measure(sweep, &runs, rounds, total_runs)
+}
+
+fn run_tasks(
+    sweep: &Sweep,
+    tasks: &[(usize, usize, u64)],
+    jobs: usize,
+    factory: &StoreFactory,
+    on_done: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<SeedSummary> {
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, SeedOutcome)>> = Mutex::new(Vec::with_capacity(total));
+    let results: Mutex<Vec<(usize, SeedSummary)>> = Mutex::new(Vec::with_capacity(tasks.len()));
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1) {
             scope.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= total {
+                if k >= tasks.len() {
                     break;
                 }
-                let (setting, seed) = (k / seeds.len(), seeds[k % seeds.len()]);
-                let scenario = &sweep.settings[setting].1;
+                let (setting, variant, index) = tasks[k];
+                let scenario = if variant == 0 {
+                    &sweep.settings[setting].1
+                } else {
+                    &sweep.outages[variant - 1].scenarios[setting]
+                };
+                let seed = seed_of(&sweep.seeds, setting, index);
                 let outcome = fencesim_sim::runner::run_seed_with(scenario, seed, factory).outcome;
+                let summary = SeedSummary::of(&outcome);
                 results
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .push((k, outcome));
-                on_done(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
+                    .push((k, summary));
+                on_done(finished.fetch_add(1, Ordering::Relaxed) + 1, tasks.len());
             });
         }
     });
     let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
     results.sort_by_key(|(k, _)| *k);
-    let mut per_setting: Vec<Vec<SeedOutcome>> = vec![Vec::new(); sweep.settings.len()];
-    for (k, outcome) in results {
-        per_setting[k / seeds.len()].push(outcome);
-    }
-    measure(sweep, &per_setting)
+    results.into_iter().map(|(_, s)| s).collect()
 }
 
-/// The report from every setting's outcomes (in seed order): statistics, then the
-/// recommendation.
-pub fn measure(sweep: &Sweep, outcomes: &[Vec<SeedOutcome>]) -> TuneReport {
-    let profile = profile(&sweep.base, sweep.seeds);
+/// The settings that need more seeds: a target still open, or safe so far next to an unsafe
+/// setting (the safety boundary), while below `max_seeds`.
+pub fn wants_more(report: &TuneReport, max_seeds: u64) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, s) in report.settings.iter().enumerate() {
+        if s.runs >= max_seeds {
+            continue;
+        }
+        let open = [s.safety, s.false_expiry, s.outage].contains(&Decision::Open);
+        let boundary = s.safety == Decision::Meets
+            && recommend::line_neighbours(report, i)
+                .iter()
+                .any(|&j| report.settings[j].safety == Decision::Fails);
+        if open || boundary {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// The report from every setting's runs: statistics, decisions, the recommendation.
+pub fn measure(sweep: &Sweep, runs: &[Runs], rounds: u64, total_runs: u64) -> TuneReport {
     let settings: Vec<SettingResult> = sweep
         .settings
         .iter()
-        .zip(outcomes)
-        .map(|((setting, scenario), outcomes)| setting_result(setting, scenario, outcomes))
+        .zip(runs)
+        .map(|((setting, scenario), r)| {
+            let mut s = setting_result(setting, scenario, &r.base);
+            s.seeds = format!(
+                "{}..{}",
+                sweep.seeds.first.start,
+                sweep.seeds.first.start + r.base.len() as u64
+            );
+            s.outage_runs = sweep
+                .outages
+                .iter()
+                .zip(&r.outages)
+                .map(|(o, summaries)| outage_run(&o.form, summaries))
+                .collect();
+            s
+        })
         .collect();
     let mut report = TuneReport {
         scenario: sweep.base.name.clone(),
         base_hash: sweep.base.hash(),
-        seeds: sweep.seeds.to_string(),
+        seeds: sweep.seeds.first.to_string(),
+        seed_plan: SeedPlan {
+            adaptive: sweep.seeds.adaptive,
+            first_round: sweep.seeds.first.to_string(),
+            max_seeds: sweep.seeds.max_seeds,
+            runs: total_runs,
+            rounds,
+        },
         overrides: sweep.overrides.clone(),
         varied: sweep.varied.clone(),
         derived: sweep.derived.clone(),
+        skipped: sweep.skipped.clone(),
         targets: sweep.targets.clone(),
-        profile,
+        outage_added: sweep.outage_added.clone(),
+        profile: profile(&sweep.base, sweep.seeds.first),
+        fault_counts: fault_counts(&sweep.base, sweep.seeds.first, runs),
         settings,
         ..TuneReport::default()
     };
+    recommend::decide(&mut report, sweep.outage_in_profile);
     let scenarios: Vec<&Scenario> = sweep.settings.iter().map(|(_, s)| s.as_ref()).collect();
-    recommend::recommend(&mut report, &scenarios);
+    recommend::rules(&mut report, &scenarios);
     report
+}
+
+/// Nominal (what the profile's rates and schedule imply) against realized (what the
+/// histories show) fault counts per kind, over the first setting's base runs.
+fn fault_counts(scenario: &Scenario, first: SeedRange, runs: &[Runs]) -> Vec<FaultCount> {
+    let Some(r) = runs.first() else {
+        return Vec::new();
+    };
+    let _ = first;
+    realized_vs_nominal(scenario, &r.base)
 }
 
 /// The fault profile of the base scenario over `seeds`, as the rules of thumb need it.
@@ -168,47 +535,44 @@ pub fn profile(scenario: &Scenario, seeds: SeedRange) -> Profile {
                     p.pauses += 1;
                     p.longest_pause_ms = p.longest_pause_ms.max(duration_ms);
                 }
-                Fault::CoordinatorRestart { duration_ms } => {
-                    p.longest_outage_ms = p.longest_outage_ms.max(duration_ms);
-                }
                 Fault::WorkerCrash { .. } => p.crashes += 1,
                 _ => {}
             }
         }
     }
+    p.longest_outage_ms = longest_outage_ms(scenario, seeds);
     p.longest_pause_ms = round(p.longest_pause_ms);
-    p.longest_outage_ms = round(p.longest_outage_ms);
     p
 }
 
-fn per_hour(count: u64, run_ms: f64) -> f64 {
-    if run_ms <= 0.0 {
-        0.0
-    } else {
-        count as f64 * 3_600_000.0 / run_ms
-    }
-}
-
-/// One setting's statistics over its seeds.
+/// One setting's statistics over its base runs (in seed order).
 pub fn setting_result(
     setting: &Setting,
     scenario: &Scenario,
-    outcomes: &[SeedOutcome],
+    summaries: &[SeedSummary],
 ) -> SettingResult {
-    let has = |o: &SeedOutcome, i: Invariant| o.checked.violations.iter().any(|v| v.invariant == i);
-    let runs = outcomes.len() as u64;
-    let panics = outcomes.iter().filter(|o| o.panic.is_some()).count() as u64;
-    let unsafe_seeds = outcomes
-        .iter()
-        .filter(|o| o.panic.is_some() || has(o, Invariant::I3) || has(o, Invariant::I4))
-        .count() as u64;
-    let metrics: Vec<_> = outcomes.iter().map(|o| &o.checked.metrics).collect();
-    let pooled = |f: fn(&fencesim_check::Metrics) -> &Vec<f64>| -> Vec<f64> {
-        metrics.iter().flat_map(|m| f(m).iter().copied()).collect()
+    let runs = summaries.len() as u64;
+    let count = |f: fn(&SeedSummary) -> bool| summaries.iter().filter(|s| f(s)).count() as u64;
+    let sum = |f: fn(&Metrics) -> u64| summaries.iter().map(|s| f(&s.metrics)).sum::<u64>();
+    let pooled = |f: fn(&Metrics) -> &Vec<f64>| -> Vec<f64> {
+        summaries
+            .iter()
+            .flat_map(|s| f(&s.metrics).iter().copied())
+            .collect()
     };
-    let rate = |f: fn(&fencesim_check::Metrics) -> f64| -> Vec<f64> {
-        metrics.iter().map(|m| f(m)).collect()
-    };
+    let per_seed =
+        |f: fn(&Metrics) -> f64| -> Vec<f64> { summaries.iter().map(|s| f(&s.metrics)).collect() };
+    let exposure_ms: f64 = summaries.iter().map(|s| exposure_ms(&s.metrics)).sum();
+    let takeover_causes =
+        summaries
+            .iter()
+            .map(|s| takeovers(&s.metrics))
+            .fold(Takeovers::default(), |a, b| Takeovers {
+                all: a.all + b.all,
+                after_crash: a.after_crash + b.after_crash,
+                after_stall: a.after_stall + b.after_stall,
+                after_outage: a.after_outage + b.after_outage,
+            });
     SettingResult {
         values: setting
             .iter()
@@ -222,27 +586,22 @@ pub fn setting_result(
         renew_every_ms: scenario.workers.renew_every_ms,
         renew_deadline_ms: scenario.workers.renew_deadline_ms,
         runs,
-        panics,
-        seeds_violating_i3: outcomes.iter().filter(|o| has(o, Invariant::I3)).count() as u64,
-        seeds_violating_i4: outcomes.iter().filter(|o| has(o, Invariant::I4)).count() as u64,
-        unsafe_seeds: stats::seed_share(unsafe_seeds, runs),
-        stale_accepts: outcomes
-            .iter()
-            .flat_map(|o| &o.checked.violations)
-            .filter(|v| matches!(v.invariant, Invariant::I3 | Invariant::I4))
-            .count() as u64,
-        false_expiries_per_hour: stats::mean_ci(
-            &rate(|m| per_hour(m.false_expiries, m.run_ms)),
-            true,
-        ),
-        stand_downs_per_hour: stats::mean_ci(&rate(|m| per_hour(m.stand_downs, m.run_ms)), true),
-        outage_stand_downs: metrics.iter().map(|m| m.outage_stand_downs).sum(),
+        panics: count(|s| s.panic),
+        runaways: count(|s| s.runaway),
+        seeds_violating_i3: count(|s| s.i3),
+        seeds_violating_i4: count(|s| s.i4),
+        unsafe_seeds: stats::seed_share(count(|s| s.unsafe_seed), runs),
+        stale_accepts: summaries.iter().map(|s| s.stale_accepts).sum(),
+        false_expiries: stats::rate(sum(|m| m.false_expiries), exposure_ms),
+        stand_downs: stats::rate(sum(|m| m.stand_downs), exposure_ms),
+        outage_stand_downs: sum(|m| m.outage_stand_downs),
+        takeovers: takeover_causes,
         takeover_ms: stats::quantiles(&pooled(|m| &m.takeover_latency_ms)),
         recovery_after_crash_ms: stats::quantiles(&pooled(|m| &m.recovery_after_crash_ms)),
         recovery_after_stall_ms: stats::quantiles(&pooled(|m| &m.recovery_after_stall_ms)),
-        unavailability: stats::mean_ci(&rate(|m| m.unavailability), true),
+        unavailability: stats::mean_ci(&per_seed(|m| m.unavailability), true),
         renewals_per_lease_per_s: stats::mean_ci(
-            &rate(|m| {
+            &per_seed(|m| {
                 if m.lease_held_ms > 0.0 {
                     m.renew_requests as f64 * 1000.0 / m.lease_held_ms
                 } else {
@@ -254,3 +613,89 @@ pub fn setting_result(
         ..SettingResult::default()
     }
 }
+
+/// One outage form's re-runs of a setting.
+pub fn outage_run(form: &str, summaries: &[SeedSummary]) -> OutageRun {
+    let caused = |m: &Metrics| outage_caused(m);
+    let failed = summaries
+        .iter()
+        .filter(|s| {
+            let c = caused(&s.metrics);
+            c.0 + c.1 + c.2 + c.3 > 0
+        })
+        .count() as u64;
+    let sum = |k: usize| {
+        summaries
+            .iter()
+            .map(|s| {
+                let c = caused(&s.metrics);
+                [c.0, c.1, c.2, c.3][k]
+            })
+            .sum::<u64>()
+    };
+    OutageRun {
+        form: form.to_string(),
+        failed_seeds: stats::seed_share(failed, summaries.len() as u64),
+        stand_downs: sum(0),
+        takeovers: sum(1),
+        false_expiries: sum(2),
+        current_write_rejections: sum(3),
+        unsafe_seeds: summaries.iter().filter(|s| s.unsafe_seed).count() as u64,
+    }
+}
+
+// --- The outage definition, fault exposure and fault counts, as the checker and scenario
+// crates define them (one definition for the metric, the coverage and tune). ---
+
+/// Fault exposure of one run: the fault window, the denominator of every per-hour rate.
+fn exposure_ms(m: &Metrics) -> f64 {
+    m.fault_window_ms
+}
+
+/// Takeovers of one run by cause.
+fn takeovers(m: &Metrics) -> Takeovers {
+    Takeovers {
+        all: m.takeovers,
+        after_crash: m.takeovers_after_crash,
+        after_stall: m.takeovers_after_stall,
+        after_outage: m.takeovers_after_outage,
+    }
+}
+
+/// (stand-downs, takeovers, false expiries, rejected current writes) caused by an outage:
+/// the holder's run of failed renewals began inside it, even when the effect lands after.
+fn outage_caused(m: &Metrics) -> (u64, u64, u64, u64) {
+    (
+        m.outage_stand_downs,
+        m.outage_takeovers,
+        m.outage_false_expiries,
+        m.outage_current_write_rejections,
+    )
+}
+
+/// The longest outage in the profile over `seeds` (the service down, or a holder cut off).
+fn longest_outage_ms(scenario: &Scenario, seeds: SeedRange) -> f64 {
+    round(fencesim_scenario::outage::longest_outage_ms(
+        scenario,
+        seeds.iter(),
+    ))
+}
+
+/// Realized (faults that began, from the histories) against nominal (the profile's rates
+/// and schedule) fault counts per kind, summed over the runs.
+fn realized_vs_nominal(scenario: &Scenario, runs: &[SeedSummary]) -> Vec<FaultCount> {
+    fencesim_scenario::outage::nominal_fault_counts(scenario)
+        .into_iter()
+        .map(|(kind, per_seed)| FaultCount {
+            kind: kind.name().to_string(),
+            nominal: round(per_seed * runs.len() as f64),
+            realized: runs
+                .iter()
+                .map(|s| s.metrics.faults_begun.get(kind.name()).unwrap_or(0))
+                .sum(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,11 +1,19 @@
-//! The recommendation, the Pareto front, and the rules of thumb.
+//! The decisions: per setting and target, the recommendation, the Pareto front, the margins,
+//! and the rules of thumb.
 //!
-//! A setting **meets the targets** when it is safe (no seed violates I3 or I4, none panics),
-//! its mean false expiries per hour is at most `--max-false-expiry-per-hour`, and, with
-//! `--survive-outage-ms D`, no holder stood down while the lease service was down. The
-//! **recommendation** is the setting meeting them with the lowest takeover p99 (recovery
-//! after a crash, else after a stall, else takeover latency; a setting without any sample
-//! ranks last); ties go to fewer false expiries + stand-downs, then to grid order.
+//! A setting **meets the targets** when every target is met on its 95 % interval's upper
+//! end (`--decide mean`: on the point estimate, the old rule):
+//! - safety, always: no unsafe seed (an I3 or I4 violation, a panic or a runaway);
+//! - `--max-false-expiry-per-hour X`: the false-expiry rate per hour of fault exposure;
+//! - `--survive-outage-ms D`: no seed of the outage re-runs (or, when the profile already
+//!   holds outages of D, of the runs themselves) has a stand-down, takeover, false expiry
+//!   or rejected current write caused by an outage.
+//!
+//! A target whose interval straddles its bound is **open**: adaptive seeds try to close it;
+//! at `--max-seeds` an open target is not met. The **recommendation** is the setting meeting
+//! every target with the lowest p99 of the report's ranking metric (chosen once per report:
+//! recovery after a crash when any setting has a sample of it, else recovery after a stall,
+//! else takeover latency); see [`TIE_BREAK`] for ties.
 //!
 //! The **rules of thumb** judge each setting from the configuration and the fault profile
 //! alone: renew interval ≤ TTL/3 (etcd keepalive); client-go's ordering LeaseDuration ≥
@@ -15,53 +23,445 @@
 //! for an outage target D, not stopping at the first failed renewal and RenewDeadline > D +
 //! renew interval. They pick the shortest TTL passing every rule.
 
-use fencesim_report::tune::{round, Pick, RuleCheck, SettingResult, TuneReport};
+use fencesim_model::mutant::{active, Mutant};
+use fencesim_report::tune::{
+    round, DecideRule, Decision, Margin, Pick, Ranking, Rate, RuleCheck, SettingResult, TuneReport,
+    TIE_BREAK,
+};
 use fencesim_scenario::Scenario;
 
+/// The unsafe share a safe verdict should exclude at 95 % before it is trusted.
+pub const UNSAFE_SHARE_TO_EXCLUDE: f64 = 0.01;
+
 fn disruption(s: &SettingResult) -> f64 {
-    s.false_expiries_per_hour.mean + s.stand_downs_per_hour.mean
+    s.false_expiries.per_hour + s.stand_downs.per_hour
 }
 
 fn fmt_ms(x: Option<f64>) -> String {
     x.map_or("no sample".to_string(), |x| format!("{x} ms"))
 }
 
-/// Fills verdicts, rules, Pareto front, recommendation, rule-of-thumb pick, disagreements
-/// and warnings of `report`; `scenarios` are the settings' resolved scenarios.
-pub fn recommend(report: &mut TuneReport, scenarios: &[&Scenario]) {
+/// A rate against an upper target.
+pub fn judge_rate(rate: &Rate, max: f64, rule: DecideRule) -> Decision {
+    if rate.exposure_h <= 0.0 {
+        return Decision::Open;
+    }
+    let within = |x: f64| {
+        if active(Mutant::TuneFalseExpiryWrongSign) {
+            x >= max
+        } else {
+            x <= max
+        }
+    };
+    match rule {
+        DecideRule::Mean if within(rate.per_hour) => Decision::Meets,
+        DecideRule::Mean => Decision::Fails,
+        DecideRule::UpperBound if within(rate.high) => Decision::Meets,
+        DecideRule::UpperBound if !within(rate.low) => Decision::Fails,
+        DecideRule::UpperBound => Decision::Open,
+    }
+}
+
+/// The p99 of `ranking` the recommendation minimises for `s`.
+pub fn ranked(ranking: Ranking, s: &SettingResult) -> Option<f64> {
+    let q = ranking.of(s);
+    if active(Mutant::TuneRankingReadsP50) {
+        q.p50
+    } else {
+        q.p99
+    }
+}
+
+/// Judges every target of one setting: fills its decisions, `meets_targets` and `verdict`.
+/// `outage_in_profile`: the profile itself holds outages of at least the target, so the
+/// setting's own runs judge it (no re-runs).
+pub fn judge(
+    s: &mut SettingResult,
+    targets: &fencesim_report::tune::Targets,
+    outage_in_profile: bool,
+) {
+    let mut failures = Vec::new();
+    let mut open = Vec::new();
+    s.safety = if s.unsafe_seeds.seeds > 0 {
+        failures.push(format!(
+            "unsafe in {} (I3 {}, I4 {}, panics {}, runaways {})",
+            s.unsafe_seeds.text(),
+            s.seeds_violating_i3,
+            s.seeds_violating_i4,
+            s.panics,
+            s.runaways
+        ));
+        Decision::Fails
+    } else {
+        Decision::Meets
+    };
+    s.false_expiry = match targets.max_false_expiry_per_hour {
+        None => Decision::NotAsked,
+        Some(max) => {
+            let d = judge_rate(&s.false_expiries, max, targets.decide);
+            let r = &s.false_expiries;
+            let what = match targets.decide {
+                DecideRule::UpperBound => format!("upper bound {}", r.high),
+                DecideRule::Mean => format!("mean {}", r.per_hour),
+            };
+            match d {
+                Decision::Fails => failures.push(format!(
+                    "false expiries {}/h [{}, {}] > {max}/h ({what})",
+                    r.per_hour, r.low, r.high
+                )),
+                Decision::Open if r.exposure_h <= 0.0 => {
+                    open.push("no fault exposure to measure false expiries over".to_string())
+                }
+                Decision::Open => open.push(format!(
+                    "false expiries {}/h [{}, {}] straddle {max}/h",
+                    r.per_hour, r.low, r.high
+                )),
+                _ => {}
+            }
+            d
+        }
+    };
+    s.outage = match targets.survive_outage_ms {
+        None => Decision::NotAsked,
+        Some(d) if outage_in_profile => {
+            if s.outage_stand_downs > 0 || s.takeovers.after_outage > 0 {
+                failures.push(format!(
+                    "did not survive the profile's outages of ≥ {d} ms: {} stand-downs, {} \
+                     takeovers caused by them",
+                    s.outage_stand_downs, s.takeovers.after_outage
+                ));
+                Decision::Fails
+            } else {
+                Decision::Meets
+            }
+        }
+        Some(d) if s.outage_runs.is_empty() => {
+            open.push(format!("no outage re-run of {d} ms was made"));
+            Decision::Open
+        }
+        Some(d) => {
+            let failed: Vec<String> = s
+                .outage_runs
+                .iter()
+                .filter(|o| o.failed_seeds.seeds > 0 || o.unsafe_seeds > 0)
+                .map(|o| {
+                    format!(
+                        "{} in {} ({} stand-downs, {} takeovers, {} false expiries, {} rejected \
+                         current writes caused by it; {} unsafe seeds)",
+                        o.form,
+                        o.failed_seeds.text(),
+                        o.stand_downs,
+                        o.takeovers,
+                        o.false_expiries,
+                        o.current_write_rejections,
+                        o.unsafe_seeds
+                    )
+                })
+                .collect();
+            if failed.is_empty() {
+                Decision::Meets
+            } else {
+                failures.push(format!(
+                    "does not survive a {d} ms outage: {}",
+                    failed.join("; ")
+                ));
+                Decision::Fails
+            }
+        }
+    };
+    s.meets_targets = failures.is_empty() && open.is_empty();
+    s.verdict = if !failures.is_empty() {
+        format!("fails: {}", failures.join("; "))
+    } else if !open.is_empty() {
+        format!("undecided after {} seeds: {}", s.runs, open.join("; "))
+    } else {
+        let bound = if s.unsafe_seeds.high > UNSAFE_SHARE_TO_EXCLUDE {
+            " (too few seeds to exclude a 1 % unsafe share)"
+        } else {
+            ""
+        };
+        format!(
+            "meets the targets; 0 of {} unsafe, share ≤ {}{bound}",
+            s.runs,
+            fencesim_report::tune::percent(s.unsafe_seeds.high)
+        )
+    };
+}
+
+/// The ranking metric: the first of [`Ranking::ALL`] with a sample in any setting meeting the
+/// targets (else in any setting); crash recovery when none has any.
+pub fn ranking(settings: &[SettingResult]) -> Ranking {
+    let has = |r: Ranking, s: &SettingResult| r.of(s).count > 0;
+    for pool in [true, false] {
+        for r in Ranking::ALL {
+            if settings
+                .iter()
+                .any(|s| (!pool || s.meets_targets) && has(r, s))
+            {
+                return r;
+            }
+        }
+    }
+    Ranking::RecoveryAfterCrashP99
+}
+
+/// Fills verdicts, Pareto front, recommendation, margins and warnings of `report` (the
+/// decision logic; no rules of thumb). `outage_in_profile` as in [`judge`].
+pub fn decide(report: &mut TuneReport, outage_in_profile: bool) {
     let targets = report.targets.clone();
-    let profile = report.profile.clone();
-    for (s, scenario) in report.settings.iter_mut().zip(scenarios) {
-        let mut failures = Vec::new();
-        if s.unsafe_seeds.seeds > 0 {
-            failures.push(format!(
-                "unsafe in {} of {} seeds (I3 {}, I4 {}, panics {})",
-                s.unsafe_seeds.seeds, s.runs, s.seeds_violating_i3, s.seeds_violating_i4, s.panics
+    for s in &mut report.settings {
+        judge(s, &targets, outage_in_profile);
+    }
+    let ranking = ranking(&report.settings);
+    report.ranking = ranking;
+    let name = ranking.name();
+
+    // Pareto front over (ranking p99, false expiries per hour) among safe settings, as the
+    // trade-off picture draws it: lower is better.
+    let points: Vec<(usize, f64, f64)> = report
+        .settings
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.safety == Decision::Meets)
+        .filter_map(|(i, s)| ranked(ranking, s).map(|x| (i, x, s.false_expiries.per_hour)))
+        .collect();
+    report.pareto = points
+        .iter()
+        .filter(|&&(i, x, y)| {
+            !points
+                .iter()
+                .any(|&(j, x2, y2)| j != i && x2 <= x && y2 <= y && (x2 < x || y2 < y))
+        })
+        .map(|p| p.0)
+        .collect();
+
+    let meeting: Vec<usize> = (0..report.settings.len())
+        .filter(|&i| report.settings[i].meets_targets)
+        .collect();
+    let key = |i: usize| {
+        let s = &report.settings[i];
+        (
+            ranked(ranking, s).unwrap_or(f64::INFINITY),
+            disruption(s),
+            i,
+        )
+    };
+    let best = meeting.iter().copied().min_by(|&a, &b| {
+        let (ka, kb) = (key(a), key(b));
+        ka.0.total_cmp(&kb.0)
+            .then(ka.1.total_cmp(&kb.1))
+            .then(ka.2.cmp(&kb.2))
+    });
+    let mut warnings = Vec::new();
+    report.unjudged.clear();
+    report.recommendation = match best {
+        Some(i) => {
+            let s = &report.settings[i];
+            let value = ranked(ranking, s);
+            let tie = meeting
+                .iter()
+                .filter(|&&j| j != i && ranked(ranking, &report.settings[j]) == value)
+                .count();
+            let how = match value {
+                Some(_) if tie > 0 => format!(
+                    "the lowest {name} ({}), tied with {tie} other setting(s) and chosen by the \
+                     tie-break ({TIE_BREAK})",
+                    fmt_ms(value)
+                ),
+                Some(_) => format!("the lowest {name} ({})", fmt_ms(value)),
+                None => format!(
+                    "no setting meeting the targets has a sample of the {name}: the profile had \
+                     no crash or pause that ended in a takeover for them, so the tie-break \
+                     decides ({TIE_BREAK})"
+                ),
+            };
+            Pick {
+                setting: Some(i),
+                reason: format!(
+                    "{how}, of the {} of {} settings that meet the targets; false expiries {}/h \
+                     [{}, {}], stand-downs {}/h, unsafe {}",
+                    meeting.len(),
+                    report.settings.len(),
+                    s.false_expiries.per_hour,
+                    s.false_expiries.low,
+                    s.false_expiries.high,
+                    s.stand_downs.per_hour,
+                    s.unsafe_seeds.text(),
+                ),
+            }
+        }
+        None => {
+            let open: Vec<String> = report
+                .settings
+                .iter()
+                .filter(|s| s.verdict.starts_with("undecided"))
+                .map(|s| format!("{}: {}", s.label(), s.verdict))
+                .collect();
+            report.unjudged = open;
+            Pick {
+                setting: None,
+                reason: if report.unjudged.is_empty() {
+                    "no setting meets the targets: widen the grid or relax a target".into()
+                } else {
+                    format!(
+                        "no setting meets the targets; {} could not be decided (raise \
+                         --max-seeds, widen the grid or relax a target)",
+                        report.unjudged.len()
+                    )
+                },
+            }
+        }
+    };
+    report.neighbours = match best {
+        Some(i) => [i.checked_sub(1), Some(i + 1)]
+            .into_iter()
+            .flatten()
+            .filter(|&j| j < report.settings.len())
+            .collect(),
+        None => Vec::new(),
+    };
+    report.margins = margins(report, best);
+    if let Some(i) = best {
+        let s = &report.settings[i];
+        if s.unsafe_seeds.high > UNSAFE_SHARE_TO_EXCLUDE {
+            warnings.push(format!(
+                "the recommendation's safe verdict rests on {} seeds: 0 unsafe, but the 95 % \
+                 upper bound on the unsafe share is {}, above 1 % (excluding 1 % needs {} \
+                 seeds)",
+                s.runs,
+                fencesim_report::tune::percent(s.unsafe_seeds.high),
+                crate::stats::seeds_to_exclude(UNSAFE_SHARE_TO_EXCLUDE)
             ));
         }
-        if let Some(max) = targets.max_false_expiry_per_hour {
-            if s.false_expiries_per_hour.mean > max {
-                failures.push(format!(
-                    "{} false expiries/h > {max}",
-                    s.false_expiries_per_hour.mean
+        for j in line_neighbours(report, i) {
+            let n = &report.settings[j];
+            if n.safety == Decision::Fails {
+                warnings.push(format!(
+                    "the recommendation borders an unsafe setting: {} is unsafe in {}",
+                    n.label(),
+                    n.unsafe_seeds.text()
                 ));
             }
         }
-        if targets.survive_outage_ms.is_some() && s.outage_stand_downs > 0 {
-            failures.push(format!(
-                "{} stand-downs during lease-service outages",
-                s.outage_stand_downs
-            ));
+    }
+    if points.is_empty() && !report.settings.is_empty() {
+        warnings.push(format!(
+            "no safe setting has a sample of the {name}: the profile needs worker crashes or \
+             long pauses that end in takeovers; the ranking falls to the tie-break"
+        ));
+    }
+    report.warnings = warnings;
+}
+
+/// Numeric value of `field` in `s`.
+fn value_of(s: &SettingResult, field: &str) -> Option<f64> {
+    s.values
+        .iter()
+        .find(|v| v.field == field)
+        .and_then(|v| v.value.parse().ok())
+}
+
+/// Whether `a` and `b` agree on every varied field but `field` and the fields derived from
+/// another.
+fn same_line(report: &TuneReport, a: &SettingResult, b: &SettingResult, field: &str) -> bool {
+    a.values
+        .iter()
+        .zip(&b.values)
+        .all(|(x, y)| x.field == field || report.derived.contains(&x.field) || x.value == y.value)
+}
+
+/// The settings next to `i` along each varied (non-derived) field: the nearest value below
+/// and above on the same line.
+pub fn line_neighbours(report: &TuneReport, i: usize) -> Vec<usize> {
+    let s = &report.settings[i];
+    let mut out = Vec::new();
+    for v in &s.values {
+        if report.derived.contains(&v.field) {
+            continue;
         }
-        s.meets_targets = failures.is_empty();
-        s.verdict = if failures.is_empty() {
-            format!(
-                "meets the targets; takeover p99 {}",
-                fmt_ms(s.takeover_p99_ms())
-            )
-        } else {
-            format!("fails: {}", failures.join("; "))
+        let Some(x) = value_of(s, &v.field) else {
+            continue;
         };
+        let line: Vec<(usize, f64)> = report
+            .settings
+            .iter()
+            .enumerate()
+            .filter(|(j, t)| *j != i && same_line(report, s, t, &v.field))
+            .filter_map(|(j, t)| value_of(t, &v.field).map(|y| (j, y)))
+            .collect();
+        let below = line
+            .iter()
+            .filter(|(_, y)| *y < x)
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let above = line
+            .iter()
+            .filter(|(_, y)| *y > x)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        out.extend(below.into_iter().chain(above).map(|(j, _)| *j));
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The safety boundary along each varied field on the line through the recommendation (or
+/// through the first setting when there is none).
+fn margins(report: &TuneReport, best: Option<usize>) -> Vec<Margin> {
+    let Some(anchor) = best.or((!report.settings.is_empty()).then_some(0)) else {
+        return Vec::new();
+    };
+    let a = &report.settings[anchor];
+    let mut out = Vec::new();
+    for v in &a.values {
+        if report.derived.contains(&v.field) {
+            continue;
+        }
+        let line: Vec<(&SettingResult, f64)> = report
+            .settings
+            .iter()
+            .filter(|t| same_line(report, a, t, &v.field))
+            .filter_map(|t| value_of(t, &v.field).map(|y| (t, y)))
+            .collect();
+        if line.len() < 2 {
+            continue;
+        }
+        let text = |t: &SettingResult| {
+            t.values
+                .iter()
+                .find(|w| w.field == v.field)
+                .map(|w| w.value.clone())
+        };
+        let largest_unsafe = line
+            .iter()
+            .filter(|(t, _)| t.safety == Decision::Fails)
+            .max_by(|x, y| x.1.total_cmp(&y.1));
+        let smallest_safe = line
+            .iter()
+            .filter(|(t, y)| {
+                t.safety == Decision::Meets && largest_unsafe.is_none_or(|(_, u)| y > u)
+            })
+            .min_by(|x, y| x.1.total_cmp(&y.1));
+        let recommended = best.map(|_| (text(a), value_of(a, &v.field)));
+        out.push(Margin {
+            field: v.field.clone(),
+            largest_unsafe: largest_unsafe.and_then(|(t, _)| text(t)),
+            smallest_safe: smallest_safe.and_then(|(t, _)| text(t)),
+            recommended: recommended.clone().and_then(|(t, _)| t),
+            distance: match (recommended, largest_unsafe) {
+                (Some((_, Some(r))), Some((_, u))) => Some(round(r - u)),
+                _ => None,
+            },
+        });
+    }
+    out
+}
+
+/// Fills the rules of thumb, their pick and the disagreements; `scenarios` are the settings'
+/// resolved scenarios.
+pub fn rules(report: &mut TuneReport, scenarios: &[&Scenario]) {
+    let targets = report.targets.clone();
+    let profile = report.profile.clone();
+    for (s, scenario) in report.settings.iter_mut().zip(scenarios) {
         let ttl = s.ttl_ms as f64;
         let renew = s.renew_every_ms as f64;
         let deadline = s.renew_deadline_ms as f64;
@@ -79,72 +479,7 @@ pub fn recommend(report: &mut TuneReport, scenarios: &[&Scenario]) {
             ok: keepalive_third && client_go_ordering && outlives_longest_pause && outlives_outage,
         };
     }
-
-    // Pareto front over (takeover p99, disruption), both lower is better.
-    let points: Vec<(usize, f64, f64)> = report
-        .settings
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| s.takeover_p99_ms().map(|x| (i, x, disruption(s))))
-        .collect();
-    report.pareto = points
-        .iter()
-        .filter(|&&(i, x, y)| {
-            !points
-                .iter()
-                .any(|&(j, x2, y2)| j != i && x2 <= x && y2 <= y && (x2 < x || y2 < y))
-        })
-        .map(|p| p.0)
-        .collect();
-
-    let key = |i: usize| {
-        let s = &report.settings[i];
-        (
-            s.takeover_p99_ms().unwrap_or(f64::INFINITY),
-            disruption(s),
-            i,
-        )
-    };
-    let meeting: Vec<usize> = (0..report.settings.len())
-        .filter(|&i| report.settings[i].meets_targets)
-        .collect();
-    let best = meeting.iter().copied().min_by(|&a, &b| {
-        let (ka, kb) = (key(a), key(b));
-        ka.0.total_cmp(&kb.0)
-            .then(ka.1.total_cmp(&kb.1))
-            .then(ka.2.cmp(&kb.2))
-    });
-    report.recommendation = match best {
-        Some(i) => {
-            let s = &report.settings[i];
-            Pick {
-                setting: Some(i),
-                reason: format!(
-                    "the lowest takeover p99 ({}) of the {} of {} settings that meet the targets; \
-                     {} false expiries/h, {} stand-downs/h, unavailability {}",
-                    fmt_ms(s.takeover_p99_ms()),
-                    meeting.len(),
-                    report.settings.len(),
-                    s.false_expiries_per_hour.mean,
-                    s.stand_downs_per_hour.mean,
-                    s.unavailability.mean
-                ),
-            }
-        }
-        None => Pick {
-            setting: None,
-            reason: "no setting meets the targets: widen the grid or relax a target".into(),
-        },
-    };
-    report.neighbours = match best {
-        Some(i) => [i.checked_sub(1), Some(i + 1)]
-            .into_iter()
-            .flatten()
-            .filter(|&j| j < report.settings.len())
-            .collect(),
-        None => Vec::new(),
-    };
-
+    let ranking = report.ranking;
     let rule_pick = (0..report.settings.len())
         .filter(|&i| report.settings[i].rules.ok)
         .min_by_key(|&i| (report.settings[i].ttl_ms, i));
@@ -196,30 +531,254 @@ pub fn recommend(report: &mut TuneReport, scenarios: &[&Scenario]) {
             report.disagreements.insert(
                 0,
                 format!(
-                    "the simulation picks {} (takeover p99 {}), the rules pick {} (takeover p99 {})",
+                    "the simulation picks {} ({} {}), the rules pick {} ({})",
                     rs.label(),
-                    fmt_ms(rs.takeover_p99_ms()),
+                    ranking.short(),
+                    fmt_ms(ranked(ranking, rs)),
                     ts.label(),
-                    fmt_ms(ts.takeover_p99_ms())
+                    fmt_ms(ranked(ranking, ts))
                 ),
             );
         }
     }
-    let mut warnings = Vec::new();
-    if let Some(d) = targets.survive_outage_ms {
-        if profile.longest_outage_ms < d as f64 {
-            warnings.push(format!(
-                "--survive-outage-ms {d}: the profile's longest lease-service outage is {} ms, so \
-                 the simulation can only judge shorter outages; add a coordinator-restart of {d} ms",
-                round(profile.longest_outage_ms)
-            ));
+}
+
+#[cfg(test)]
+mod tests {
+    use fencesim_report::tune::{FieldValue, OutageRun, Targets};
+
+    use super::*;
+    use crate::stats;
+
+    /// A hand-made setting: `ttl` as its one varied value, `unsafe_seeds` of `runs`, a false
+    /// expiry count over `exposure_h` hours, and crash-recovery samples.
+    fn setting(
+        ttl: u64,
+        unsafe_seeds: u64,
+        false_expiries: u64,
+        recovery: &[f64],
+    ) -> SettingResult {
+        let runs = 400;
+        SettingResult {
+            values: vec![FieldValue {
+                field: "lease.ttl_ms".into(),
+                value: ttl.to_string(),
+            }],
+            ttl_ms: ttl,
+            renew_every_ms: ttl / 3,
+            renew_deadline_ms: ttl,
+            runs,
+            seeds_violating_i4: unsafe_seeds,
+            unsafe_seeds: stats::seed_share(unsafe_seeds, runs),
+            false_expiries: stats::rate(false_expiries, 16.67 * 3_600_000.0),
+            stand_downs: stats::rate(0, 16.67 * 3_600_000.0),
+            recovery_after_crash_ms: stats::quantiles(recovery),
+            ..SettingResult::default()
         }
     }
-    if points.is_empty() {
-        warnings.push(
-            "no setting has a takeover sample: the profile needs worker crashes or long pauses"
-                .into(),
+
+    fn report(settings: Vec<SettingResult>, targets: Targets) -> TuneReport {
+        let mut r = TuneReport {
+            settings,
+            targets,
+            ..TuneReport::default()
+        };
+        decide(&mut r, false);
+        r
+    }
+
+    fn budget(max: f64) -> Targets {
+        Targets {
+            max_false_expiry_per_hour: Some(max),
+            ..Targets::default()
+        }
+    }
+
+    fn flat(value: f64, n: usize) -> Vec<f64> {
+        vec![value; n]
+    }
+
+    #[test]
+    fn a_target_exceeded_only_by_the_upper_bound_is_not_met() {
+        // 30 in 16.67 h = 1.8/h [1.21, 2.57]: the point is within 2/h, the upper bound not.
+        let straddles = setting(4000, 0, 30, &flat(5000.0, 50));
+        let under = setting(6000, 0, 5, &flat(7000.0, 50));
+        let over = setting(2000, 0, 100, &flat(3000.0, 50));
+        let r = report(vec![over, straddles, under], budget(2.0));
+        let [over, straddles, under] = [&r.settings[0], &r.settings[1], &r.settings[2]];
+        assert!(straddles.false_expiries.per_hour < 2.0);
+        assert!(straddles.false_expiries.high > 2.0);
+        assert_eq!(straddles.false_expiry, Decision::Open);
+        assert!(!straddles.meets_targets, "{}", straddles.verdict);
+        assert!(
+            straddles.verdict.starts_with("undecided"),
+            "{}",
+            straddles.verdict
+        );
+        assert_eq!(over.false_expiry, Decision::Fails);
+        assert_eq!(under.false_expiry, Decision::Meets);
+        assert!(under.meets_targets);
+        assert_eq!(
+            r.recommendation.setting,
+            Some(2),
+            "{}",
+            r.recommendation.reason
+        );
+
+        // The old rule, labelled: the point estimate meets it.
+        let mut mean = budget(2.0);
+        mean.decide = DecideRule::Mean;
+        let r = report(
+            vec![
+                setting(4000, 0, 30, &flat(5000.0, 50)),
+                setting(6000, 0, 5, &flat(7000.0, 50)),
+            ],
+            mean,
+        );
+        assert_eq!(r.settings[0].false_expiry, Decision::Meets);
+        assert_eq!(r.recommendation.setting, Some(0));
+    }
+
+    #[test]
+    fn a_p50_p99_split_changes_the_ranking() {
+        // A: fast median, slow tail. B: slower median, short tail. The ranking is the p99.
+        let mut a_samples = flat(1000.0, 95);
+        a_samples.extend(flat(60_000.0, 5));
+        let mut b_samples = flat(8000.0, 95);
+        b_samples.extend(flat(9000.0, 5));
+        let a = setting(3000, 0, 0, &a_samples);
+        let b = setting(9000, 0, 0, &b_samples);
+        assert!(a.recovery_after_crash_ms.p50 < b.recovery_after_crash_ms.p50);
+        assert!(a.recovery_after_crash_ms.p99 > b.recovery_after_crash_ms.p99);
+        let r = report(vec![a, b], Targets::default());
+        assert_eq!(r.ranking, Ranking::RecoveryAfterCrashP99);
+        assert_eq!(
+            r.recommendation.setting,
+            Some(1),
+            "{}",
+            r.recommendation.reason
+        );
+        assert!(r
+            .recommendation
+            .reason
+            .contains("p99 of recovery after a crash"));
+    }
+
+    #[test]
+    fn an_unsafe_setting_is_never_recommended_and_its_neighbour_is_warned_about() {
+        let r = report(
+            vec![
+                setting(7000, 3, 0, &flat(100.0, 50)),
+                setting(7250, 0, 0, &flat(200.0, 50)),
+                setting(7500, 0, 0, &flat(300.0, 50)),
+            ],
+            Targets::default(),
+        );
+        assert_eq!(r.settings[0].safety, Decision::Fails);
+        assert!(!r.settings[0].meets_targets);
+        assert_eq!(r.recommendation.setting, Some(1));
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.contains("borders an unsafe setting")),
+            "{:?}",
+            r.warnings
+        );
+        assert_eq!(r.margins.len(), 1);
+        let m = &r.margins[0];
+        assert_eq!(m.largest_unsafe.as_deref(), Some("7000"));
+        assert_eq!(m.smallest_safe.as_deref(), Some("7250"));
+        assert_eq!(m.distance, Some(250.0));
+        // The Pareto front runs through safe settings only.
+        assert!(!r.pareto.contains(&0));
+    }
+
+    #[test]
+    fn a_safe_verdict_on_too_few_seeds_is_warned_about() {
+        let mut few = setting(5000, 0, 0, &flat(100.0, 10));
+        few.runs = 200;
+        few.unsafe_seeds = stats::seed_share(0, 200);
+        let r = report(vec![few], Targets::default());
+        assert!(r.settings[0].meets_targets);
+        assert!(
+            r.warnings.iter().any(|w| w.contains("rests on 200 seeds")),
+            "{:?}",
+            r.warnings
+        );
+        let many = setting(5000, 0, 0, &flat(100.0, 10));
+        let r = report(vec![many], Targets::default());
+        assert!(
+            !r.warnings.iter().any(|w| w.contains("rests on")),
+            "{:?}",
+            r.warnings
         );
     }
-    report.warnings = warnings;
+
+    #[test]
+    fn two_identical_settings_tie_and_the_earlier_wins() {
+        let a = setting(5000, 0, 3, &flat(100.0, 10));
+        let r = report(vec![a.clone(), a], Targets::default());
+        assert_eq!(r.settings[0].verdict, r.settings[1].verdict);
+        assert_eq!(r.recommendation.setting, Some(0));
+        assert!(
+            r.recommendation.reason.contains("tie-break"),
+            "{}",
+            r.recommendation.reason
+        );
+    }
+
+    #[test]
+    fn an_outage_caused_stand_down_fails_the_outage_target() {
+        let targets = Targets {
+            survive_outage_ms: Some(90_000),
+            ..Targets::default()
+        };
+        let mut flaps = setting(137_000, 0, 0, &flat(100.0, 10));
+        flaps.outage_runs = vec![OutageRun {
+            form: "service-down".into(),
+            failed_seeds: stats::seed_share(1, 400),
+            stand_downs: 1,
+            ..OutageRun::default()
+        }];
+        let mut survives = setting(150_000, 0, 0, &flat(900.0, 10));
+        survives.outage_runs = vec![OutageRun {
+            form: "service-down".into(),
+            failed_seeds: stats::seed_share(0, 400),
+            ..OutageRun::default()
+        }];
+        let r = report(vec![flaps, survives], targets.clone());
+        assert_eq!(r.settings[0].outage, Decision::Fails);
+        assert!(r.settings[0]
+            .verdict
+            .contains("does not survive a 90000 ms outage"));
+        assert_eq!(r.recommendation.setting, Some(1));
+        // Never vacuous: without a re-run the target is not judged, so nothing is met.
+        let r = report(vec![setting(150_000, 0, 0, &flat(900.0, 10))], targets);
+        assert_eq!(r.settings[0].outage, Decision::Open);
+        assert_eq!(r.recommendation.setting, None);
+        assert_eq!(r.unjudged.len(), 1, "{:?}", r.unjudged);
+    }
+
+    #[test]
+    fn without_samples_the_reason_says_why_and_names_the_tie_break() {
+        let r = report(
+            vec![setting(5000, 0, 9, &[]), setting(6000, 0, 3, &[])],
+            Targets::default(),
+        );
+        assert_eq!(
+            r.recommendation.setting,
+            Some(1),
+            "lower disruption wins the tie"
+        );
+        assert!(
+            r.recommendation.reason.contains("tie-break"),
+            "{}",
+            r.recommendation.reason
+        );
+        assert!(!r.recommendation.reason.contains("(no sample)"));
+        assert!(r
+            .warnings
+            .iter()
+            .any(|w| w.contains("no safe setting has a sample")));
+    }
 }

@@ -21,6 +21,7 @@ fn on_the_gc_profile_false_expiries_fall_and_takeover_latency_rises_with_the_ttl
         &[],
         &[(vary.to_string(), fencesim_tune::parse_vary(vary).unwrap())],
         Some(SeedRange::parse("0..80").unwrap()),
+        Some(80),
         Targets::default(),
     )
     .unwrap();
@@ -32,10 +33,10 @@ fn on_the_gc_profile_false_expiries_fall_and_takeover_latency_rises_with_the_ttl
         let (short, long) = (&pair[0], &pair[1]);
         let what = format!("{} → {}", short.label(), long.label());
         assert!(
-            short.false_expiries_per_hour.mean > long.false_expiries_per_hour.mean,
+            short.false_expiries.per_hour > long.false_expiries.per_hour,
             "false expiries fall, {what}: {:?} vs {:?}",
-            short.false_expiries_per_hour,
-            long.false_expiries_per_hour
+            short.false_expiries,
+            long.false_expiries
         );
         let (a, b) = (
             &short.recovery_after_crash_ms,
@@ -46,15 +47,17 @@ fn on_the_gc_profile_false_expiries_fall_and_takeover_latency_rises_with_the_ttl
             "enough crash samples, {what}"
         );
         assert!(a.p50 < b.p50, "recovery p50 rises, {what}: {a:?} vs {b:?}");
-        assert!(a.p99 < b.p99, "recovery p99 rises, {what}: {a:?} vs {b:?}");
         assert!(
-            short.takeover_p99_ms() < long.takeover_p99_ms(),
+            short.takeover_ms.p99 < long.takeover_ms.p99,
             "takeover p99 rises, {what}"
         );
     }
+    // The tail rises across the extremes (between neighbours a p99 of under 368 samples has
+    // no upper bound, so only the extremes are compared).
+    assert!(s[0].recovery_after_crash_ms.p99 < s[2].recovery_after_crash_ms.p99);
     // Not luck: the extremes' intervals do not overlap.
-    assert!(s[0].false_expiries_per_hour.low > s[2].false_expiries_per_hour.high);
-    assert!(s[0].recovery_after_crash_ms.p99_high < s[2].recovery_after_crash_ms.p99_low);
+    assert!(s[0].false_expiries.low > s[2].false_expiries.high);
+    assert!(s[0].recovery_after_crash_ms.p50_high < s[2].recovery_after_crash_ms.p50_low);
     // Safety holds whatever the TTL (same-store-txn), and renewal load falls with the TTL.
     assert!(s.iter().all(|s| s.unsafe_seeds.seeds == 0));
     assert!(s[0].renewals_per_lease_per_s.mean > s[2].renewals_per_lease_per_s.mean);

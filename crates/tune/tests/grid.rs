@@ -99,3 +99,23 @@ fn malformed_varies_are_errors() {
     );
     error(&["lease.ttl_ms=1", "lease.ttl_ms=2"], "varied twice");
 }
+
+#[test]
+fn a_grid_over_the_cap_is_refused_before_it_is_built() {
+    error(
+        &[
+            "lease.ttl_ms=1000..100000:1000",
+            "workers.renew_every_ms=100..999:1000",
+        ],
+        "at most 100000 settings",
+    );
+    // 40,000 settings are built (linear construction; `fencesim tune` then starts at once).
+    let parsed: Vec<_> = [
+        "lease.ttl_ms=1000..40000:200",
+        "workers.renew_every_ms=100..299:200",
+    ]
+    .iter()
+    .map(|v| parse_vary(v).unwrap())
+    .collect();
+    assert_eq!(grid(&parsed).unwrap().len(), 40_000);
+}

@@ -1,0 +1,64 @@
+//! A real (small) sweep: settings share the seed sequence, so identical settings give
+//! identical rows whatever their position in the grid.
+
+use std::sync::Arc;
+
+use fencesim_report::tune::Targets;
+use fencesim_scenario::SeedRange;
+use fencesim_sim::StoreFactory;
+
+const PROFILE: &str = r#"
+name = "tune-sweep-test"
+description = "GC pauses and crashes on a short run"
+duration_ms = 20_000
+seeds = "0..3"
+
+[lease]
+ttl_ms = 3_000
+token_source = "durable-counter"
+
+[storage]
+fencing = "same-store-txn"
+
+[workers]
+count = 2
+resources = ["job-1"]
+work_ms = { dist = "uniform", min = 50, max = 250 }
+
+[[faults.random]]
+kind = "gc-pause"
+rate_per_min = 6.0
+duration_ms = { dist = "uniform", min = 500, max = 4_000 }
+
+[[faults.random]]
+kind = "worker-crash"
+rate_per_min = 3.0
+duration_ms = { dist = "uniform", min = 2_000, max = 5_000 }
+
+[expect]
+safe = true
+coverage = ["takeover"]
+"#;
+
+#[test]
+fn two_identical_settings_give_identical_rows() {
+    let vary = fencesim_tune::parse_vary("lease.ttl_ms=3000").unwrap();
+    let mut sweep = fencesim_tune::prepare(
+        PROFILE,
+        "sweep.toml",
+        &[],
+        &[("lease.ttl_ms=3000".into(), vary)],
+        Some(SeedRange { start: 0, end: 3 }),
+        Some(3),
+        Targets::default(),
+    )
+    .unwrap();
+    let first = sweep.settings[0].clone();
+    sweep.settings.push(first);
+    let factory: StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
+    let report = fencesim_tune::run(&sweep, 2, &factory, &|_, _| {});
+    assert_eq!(report.settings.len(), 2);
+    assert_eq!(report.settings[0], report.settings[1]);
+    assert_eq!(report.settings[0].seeds, "0..3");
+    assert_eq!(report.seed_plan.runs, 6);
+}
