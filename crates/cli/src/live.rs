@@ -1,10 +1,14 @@
-//! `fencesim live` (issue 12): run etcd-preset scenarios against a real etcd, real worker
+//! `fencesim live`: run etcd-preset scenarios against a real etcd, real worker
 //! processes and real SQLite; `--compare` runs the simulator too and writes the fidelity
 //! report. `fencesim live-worker` is the worker role (hidden).
 
 use std::{
+    collections::BTreeMap,
     path::{Path, PathBuf},
-    sync::Arc,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
 };
 
 use fencesim::{builtin_store, StoreFactory};
@@ -14,7 +18,7 @@ use fencesim_live::{
 };
 use fencesim_scenario::{Outcome, Override, Scenario, SeedRange};
 
-use crate::{parse_seeds, shown, InputError};
+use crate::{shown, InputError};
 
 /// What `fencesim live` was asked.
 pub(crate) struct LiveArgs {
@@ -39,14 +43,22 @@ fn expected(scenario: &Scenario) -> String {
 }
 
 /// Exit 0 when every live run's verdict is the scenario's expected one (and, with
-/// `--compare`, the verdicts agree and the windows are within 10 %); 1 otherwise.
+/// `--compare`, the verdict shares agree and the median windows are within 10 %); 1 otherwise.
 pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
+    // Every input is checked before anything starts: the runs, the simulated seeds, the
+    // report's path, and every live seed's fault plan (each seed draws its own).
     if args.runs == 0 || args.runs > MAX_RUNS {
         return Err(InputError(format!(
             "--runs: expected 1..={MAX_RUNS}, got {}",
             args.runs
         )));
     }
+    let sim_seeds = match &args.sim_seeds {
+        Some(text) => {
+            SeedRange::parse(text).map_err(|error| InputError(format!("--sim-seeds: {error}")))?
+        }
+        None => SeedRange { start: 0, end: 200 },
+    };
     if args.compare {
         // Refuse an unwritable report before an hour of live runs, not after.
         let inputs: Vec<&Path> = args.scenarios.iter().map(PathBuf::as_path).collect();
@@ -58,8 +70,8 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
     let mut loaded = Vec::new();
     for path in &args.scenarios {
         let scenario = fencesim_scenario::load_with(path, &args.set)?;
-        // Refuse before starting anything.
-        fencesim_live::live_plan(&scenario, scenario.seeds.start)
+        let seeds = live_seeds(&scenario, args.runs);
+        fencesim_live::check_seeds(&scenario, seeds)
             .map_err(|error| InputError(format!("{}: {error}", shown(path))))?;
         loaded.push((path.clone(), Arc::new(scenario)));
     }
@@ -75,48 +87,29 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
     let mut comparisons = Vec::new();
     for (path, scenario) in &loaded {
         let want = expected(scenario);
+        let first = fencesim_live::live_plan(scenario, scenario.seeds.start)
+            .map_err(|error| InputError(format!("{}: {error}", shown(path))))?;
         println!(
             "{}: {} live run(s) of {:.1} s each, expected {want}",
             scenario.name,
             args.runs,
-            fencesim_live::run_length_ms(
-                scenario,
-                &fencesim_live::live_plan(scenario, scenario.seeds.start)
-                    .map_err(|e| InputError(e.to_string()))?
-            ) / 1_000.0
+            fencesim_live::run_length_ms(scenario, &first) / 1_000.0
         );
         let mut live_side = Side::default();
-        for run in 0..args.runs {
-            let seed = scenario.seeds.start + u64::from(run);
-            if run == 0 {
-                for note in fencesim_live::live_plan(scenario, seed)
-                    .map(|p| p.notes)
-                    .unwrap_or_default()
-                {
-                    println!("  note: {note}");
-                }
-            }
+        for (run, seed) in live_seeds(scenario, args.runs).enumerate() {
             let keep = args
                 .out
                 .as_ref()
                 .map(|dir| dir.join(&scenario.name).join(format!("run-{run}")));
             let result = match run_live(scenario, seed, &exe, &stop, keep.as_deref()) {
                 Ok(result) => result,
-                Err(LiveError::Interrupted) => {
-                    eprintln!("live: interrupted; every process and temp directory it started was removed");
-                    std::process::exit(130);
-                }
+                Err(LiveError::Interrupted) => interrupted(),
                 Err(error) => return Err(InputError(format!("{}: {error}", shown(path)))),
             };
             let checked = fencesim_check::check(&result.history);
             let before = live_side.takeovers.len();
-            live_side.add(&result.history, &checked);
-            let verdict = fidelity::verdict(&checked);
-            let verdict = if verdict.is_empty() {
-                "safe".to_string()
-            } else {
-                verdict.into_iter().collect::<Vec<_>>().join("+")
-            };
+            live_side.add(seed, &result.history, &checked);
+            let verdict = fidelity::verdict_name(&checked);
             let takeovers: Vec<String> = live_side.takeovers[before..]
                 .iter()
                 .map(|t| {
@@ -126,15 +119,10 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
                     )
                 })
                 .collect();
-            let ok = verdict == want;
             println!(
-                "  run {}: {verdict}{} ({} events){}",
+                "  run {} (seed {seed}, started {:.0} ms after etcd was ready): {verdict} ({} events){}",
                 run + 1,
-                if ok {
-                    ""
-                } else {
-                    "  (not the scenario's verdict)"
-                },
+                result.phase_ms,
                 result.history.events.len(),
                 if takeovers.is_empty() {
                     String::new()
@@ -160,56 +148,29 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
             windows.n, windows.min, windows.p50, windows.mean, windows.max
         );
         if args.compare {
-            let seeds = match &args.sim_seeds {
-                Some(text) => parse_seeds(text)?,
-                None => SeedRange { start: 0, end: 200 },
-            };
-            let mut sim_side = Side::default();
-            let factory: StoreFactory = Arc::new(builtin_store);
-            for seed in seeds.start..seeds.end {
-                let result = fencesim::run_seed_with(scenario, seed, &factory);
-                let checked = fencesim_check::check(&result.history);
-                sim_side.add(&result.history, &checked);
-            }
-            let sim = Stats::of(&sim_side.windows());
+            let comparison = compare(path, scenario, live_side, sim_seeds, &stop)?;
+            let (agree, paired) = comparison.paired_agreement();
             println!(
-                "  simulated takeover window ({} seeds): n={} min {:.0} p50 {:.0} mean {:.0} max {:.0} ms",
-                seeds.len(), sim.n, sim.min, sim.p50, sim.mean, sim.max
-            );
-            let comparison = Comparison {
-                scenario: scenario.name.clone(),
-                file: shown(path),
-                live: live_side,
-                sim: sim_side,
-            };
-            let agree = comparison.verdicts_agree();
-            let close = comparison
-                .window_difference()
-                .is_none_or(|d| d.abs() <= fidelity::WINDOW_TOLERANCE);
-            println!(
-                "  verdicts {}; window difference {}",
-                if agree { "agree" } else { "DISAGREE" },
+                "  per-run agreement with the same seed's simulation: {agree}/{paired}; verdict shares {}; median window difference {}; KS {}",
+                if comparison.verdicts_agree() { "agree" } else { "DISAGREE" },
                 comparison
                     .window_difference()
-                    .map_or("-".to_string(), |d| format!("{:+.1} %", d * 100.0))
+                    .map_or("-".to_string(), |d| format!("{:+.1} %", d * 100.0)),
+                comparison
+                    .window_test()
+                    .map_or("-".to_string(), |(d, p)| format!("D {d:.2}, p {p:.3}"))
             );
-            all_ok &= agree && close;
+            all_ok &= comparison.passes();
             comparisons.push(comparison);
         }
     }
     if args.compare {
         let files: Vec<String> = loaded.iter().map(|(p, _)| shown(p)).collect();
-        let seeds = args
-            .sim_seeds
-            .clone()
-            .unwrap_or_else(|| "0..200".to_string());
         let header = format!(
-            "Made by `cargo run --release -p fencesim -- live {} --runs {} --compare --sim-seeds {seeds}` \
+            "Made by `cargo run --release -p fencesim -- live {} --runs {} --compare --sim-seeds {sim_seeds}` \
              against {version} on loopback (one member, default election timeout), real worker \
              processes (SIGSTOP/SIGCONT for pauses) and a real SQLite file. Live figures vary \
-             from run to run; the simulated ones are deterministic. A scenario's verdict is \
-             the invariants violated in at least one run or seed (as `[expect]` and the \
-             catalogue judge it); the counts per distinct verdict follow it.",
+             from run to run; the simulated ones are deterministic.",
             files.join(" "),
             args.runs
         );
@@ -217,6 +178,67 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
         println!("wrote {}", args.report.display());
     }
     Ok(all_ok)
+}
+
+/// The seeds of a scenario's live runs: run k uses the scenario's k-th seed.
+fn live_seeds(scenario: &Scenario, runs: u32) -> std::ops::Range<u64> {
+    scenario.seeds.start..scenario.seeds.start.saturating_add(u64::from(runs))
+}
+
+fn interrupted() -> ! {
+    eprintln!("live: interrupted; every process and temp directory it started was removed");
+    std::process::exit(130);
+}
+
+/// Simulates `sim_seeds` and every live run's own seed; stops (exit 130) at SIGINT/SIGTERM.
+fn compare(
+    path: &Path,
+    scenario: &Arc<Scenario>,
+    live_side: Side,
+    sim_seeds: SeedRange,
+    stop: &AtomicBool,
+) -> Result<Comparison, InputError> {
+    let factory: StoreFactory = Arc::new(builtin_store);
+    let mut sim_side = Side::default();
+    for seed in sim_seeds.iter() {
+        if stop.load(Ordering::SeqCst) {
+            interrupted();
+        }
+        let result = fencesim::run_seed_with(scenario, seed, &factory);
+        let checked = fencesim_check::check(&result.history);
+        sim_side.add(seed, &result.history, &checked);
+    }
+    let mut paired = BTreeMap::new();
+    for &seed in live_side.by_seed.keys() {
+        if stop.load(Ordering::SeqCst) {
+            interrupted();
+        }
+        let verdict = match sim_side.by_seed.get(&seed) {
+            Some(verdict) => verdict.clone(),
+            None => {
+                let result = fencesim::run_seed_with(scenario, seed, &factory);
+                fidelity::verdict_name(&fencesim_check::check(&result.history))
+            }
+        };
+        paired.insert(seed, verdict);
+    }
+    let sim = Stats::of(&sim_side.windows());
+    println!(
+        "  simulated takeover window ({} seeds): n={} min {:.0} p50 {:.0} mean {:.0} max {:.0} ms",
+        sim_seeds.len(),
+        sim.n,
+        sim.min,
+        sim.p50,
+        sim.mean,
+        sim.max
+    );
+    Ok(Comparison {
+        scenario: scenario.name.clone(),
+        file: shown(path),
+        live: live_side,
+        sim: sim_side,
+        paired,
+    })
 }
 
 /// Whole or not at all (`fencesim_report::fs::write_atomic`), directories created.

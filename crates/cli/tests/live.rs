@@ -137,21 +137,80 @@ fn ctrl_c_mid_run_leaves_no_process_and_no_temp_directory() {
 #[test]
 fn a_scenario_live_mode_cannot_run_is_refused_before_anything_starts() {
     let tmp = tempfile::tempdir().unwrap();
-    for (file, expected) in [
-        ("gc-pause-textbook-none.toml", "preset = \"etcd\""),
-        ("preset-etcd-takeover-after-pause.toml", "storage.fencing"),
-    ] {
-        let output = Command::new(BIN)
-            .args(["live", &scenario(file)])
-            .env("TMPDIR", tmp.path())
-            .output()
-            .unwrap();
+    let textbook = "gc-pause-textbook-etcd-none.toml";
+    // (file, --set overrides, what the message must name). Every row exits 2 before etcd or
+    // a worker starts and before a temp directory is made; crates/live/tests/refuse.rs
+    // covers every option at the library level.
+    let rows: &[(&str, &[&str], &str)] = &[
+        ("gc-pause-textbook-none.toml", &[], "`lease.preset`"),
+        (
+            "preset-etcd-takeover-after-pause.toml",
+            &[],
+            "`storage.fencing",
+        ),
+        (textbook, &["lease.ttl_ms=2500"], "`lease.ttl_ms = 2500`"),
+        (
+            textbook,
+            &["lease.ttl_ms=1000", "lease.min_ttl_ms=0"],
+            "`lease.ttl_ms = 1000`",
+        ),
+        (textbook, &["lease.on_restart=drop"], "`lease.on_restart"),
+        (
+            textbook,
+            &["lease.expiry_check_ms=100"],
+            "`lease.expiry_check_ms = 100`",
+        ),
+        (textbook, &["network.loss=0.1"], "`network.loss = 0.1`"),
+        (
+            textbook,
+            &["clocks.random_offset_ms=10"],
+            "`clocks.random_offset_ms = 10`",
+        ),
+        (
+            textbook,
+            &["faults.schedule[1].node=coordinator"],
+            "not the coordinator",
+        ),
+        (
+            textbook,
+            &["workers.side_effects=outbox"],
+            "`workers.side_effects",
+        ),
+    ];
+    for (file, set, expected) in rows {
+        let mut command = Command::new(BIN);
+        command.args(["live", &scenario(file), "--runs", "2"]);
+        for s in *set {
+            command.args(["--set", s]);
+        }
+        let output = command.env("TMPDIR", tmp.path()).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{file}: {stderr}");
+        assert_eq!(output.status.code(), Some(2), "{file} {set:?}: {stderr}");
         assert!(
             stderr.contains(expected) && stderr.contains(file),
-            "{file}: {stderr}"
+            "{file} {set:?}: {stderr}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&output.stdout).contains("etcd Version"),
+            "{file} {set:?}: etcd was asked before the refusal"
         );
     }
+    // A bad --sim-seeds fails before any live run, too.
+    let output = Command::new(BIN)
+        .args([
+            "live",
+            &scenario(textbook),
+            "--compare",
+            "--report",
+            &tmp.path().join("r.md").display().to_string(),
+            "--sim-seeds",
+            "5..2",
+        ])
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--sim-seeds"), "{stderr}");
     assert!(Path::new(tmp.path()).read_dir().unwrap().next().is_none());
 }

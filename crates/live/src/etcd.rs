@@ -55,6 +55,8 @@ pub fn revision(response: &Value) -> i64 {
 pub struct Client {
     /// The member's client address.
     pub addr: SocketAddr,
+    /// How long a request (but the watch) may take: a worker's `workers.request_timeout_ms`.
+    pub timeout: Duration,
 }
 
 /// What a campaign got.
@@ -73,8 +75,30 @@ pub enum Campaign {
 }
 
 impl Client {
+    /// A client of the member at `addr` with the default [`REQUEST_TIMEOUT`].
+    pub fn new(addr: SocketAddr) -> Client {
+        Client {
+            addr,
+            timeout: REQUEST_TIMEOUT,
+        }
+    }
+
     fn call(&self, path: &str, body: Value) -> Result<Value, HttpError> {
-        post(self.addr, path, &body, REQUEST_TIMEOUT)
+        post(self.addr, path, &body, self.timeout)
+    }
+
+    /// Whether the lock key of `scope` still exists with create revision `token`: the lease
+    /// that took it under that token is alive (check-lease-before-write).
+    pub fn holds(&self, scope: &str, token: i64) -> Result<bool, HttpError> {
+        let response = self.call(
+            "/v3/kv/range",
+            json!({ "key": base64(lock_key(scope).as_bytes()) }),
+        )?;
+        let kv = response
+            .get("kvs")
+            .and_then(Value::as_array)
+            .and_then(|kvs| kvs.first());
+        Ok(kv.is_some_and(|kv| int(kv, "create_revision") == token))
     }
 
     /// `LeaseGrant`: a new lease of `ttl_s` seconds (etcd raises it to its minimum silently);
@@ -255,9 +279,7 @@ impl Server {
 
     /// The client to this member.
     pub fn client(&self) -> Client {
-        Client {
-            addr: SocketAddr::from(([127, 0, 0, 1], self.client_port)),
-        }
+        Client::new(SocketAddr::from(([127, 0, 0, 1], self.client_port)))
     }
 
     /// The etcd process id, while it runs.

@@ -1,4 +1,4 @@
-//! Live mode (issue 12): a scenario whose lease service is the `etcd` preset, run against a
+//! Live mode: a scenario whose lease service is the `etcd` preset, run against a
 //! real etcd 3.4, one real OS process per worker and a real SQLite file, with the schedule
 //! injected for real (SIGSTOP/SIGCONT, SIGKILL and restart, an etcd restart). Every process
 //! logs the simulator's events stamped with real time; the merged [`History`] is judged by
@@ -90,56 +90,218 @@ enum Action {
 #[derive(Clone, Debug)]
 pub struct LivePlan {
     store: LiveStore,
+    /// The TTL asked of etcd (whole seconds, the scenario's effective TTL).
+    ttl_s: u64,
     actions: Vec<(f64, Action)>,
     heal_ms: f64,
-    /// Notes printed before the run (approximations live mode makes).
-    pub notes: Vec<String>,
 }
 
-/// Checks that `scenario` can run live and translates its fault plan for `seed`.
-pub fn live_plan(scenario: &Scenario, seed: u64) -> Result<LivePlan, LiveError> {
-    let unsupported = |what: String| {
-        Err(LiveError::Unsupported(format!(
-            "scenario `{}`: {what}",
-            scenario.name
-        )))
-    };
-    if scenario.lease.preset != Some(Preset::Etcd) {
-        return unsupported(
-            "live mode needs `[lease] preset = \"etcd\"` (the only service it can start)".into(),
+/// etcd's own timings with its default flags (`--election-timeout 1000`): what the `etcd`
+/// preset assumes and live mode cannot change.
+const ETCD_ELECTION_TIMEOUT_MS: u64 = 1_000;
+/// etcd's lessor looks for expired leases every 500 ms.
+const ETCD_EXPIRY_CHECK_MS: u64 = 500;
+/// etcd's minimum TTL: ceil(1.5 × election timeout) in whole seconds.
+const ETCD_MIN_TTL_MS: u64 = 2_000;
+
+/// The loopback network live mode runs on is the scenario format's default network: nothing
+/// else can be honoured.
+fn default_network() -> fencesim_scenario::NetworkSpec {
+    fencesim_scenario::NetworkSpec {
+        latency: fencesim_scenario::LatencySpec {
+            base: fencesim_scenario::Dist::Lognormal {
+                median: 0.5,
+                p99: 5.0,
+            },
+            spike_probability: 0.0,
+            spikes_ms: vec![200.0, 400.0, 800.0],
+        },
+        loss: 0.0,
+        duplicate: 0.0,
+    }
+}
+
+/// Checks every field of `scenario` against what live mode implements: the first field it
+/// cannot honour, named with its value and why. Every field of the resolved scenario is
+/// taken apart here, so a new one does not compile until live mode decides about it.
+fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64), String> {
+    use fencesim_model::lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource};
+    use fencesim_scenario::{ClocksSpec, LeaseSpec, SideEffects, StorageSpec, WorkerSpec};
+    let Scenario {
+        name: _,
+        description: _,
+        duration_ms: _,
+        seeds: _,
+        lease,
+        storage,
+        workers,
+        network,
+        clocks,
+        faults: _, // per seed, in `translate`
+        expect: _,
+    } = scenario;
+    let LeaseSpec {
+        preset,
+        ttl_ms,
+        min_ttl_ms: _, // through effective_ttl_ms
+        max_ttl_ms,
+        expiry_factor,
+        expiry_check_ms,
+        lock_delay_ms,
+        election_timeout_ms,
+        restart_election_ms,
+        token_source,
+        token_scope,
+        on_restart,
+        expired_by,
+        holder_identity,
+        planted_bug_double_grant,
+    } = lease;
+    if *preset != Some(Preset::Etcd) {
+        return Err(
+            "`lease.preset`: live mode needs `preset = \"etcd\"` (the only service it can start)"
+                .into(),
         );
     }
-    let store = match scenario.storage.fencing {
+    let ttl = lease.effective_ttl_ms();
+    if ttl % 1_000 != 0 {
+        return Err(format!(
+            "`lease.ttl_ms = {ttl_ms}` (effective TTL {ttl} ms): etcd grants whole seconds, so it \
+             would run as {} s live; set a multiple of 1000",
+            ttl.div_ceil(1_000)
+        ));
+    }
+    if ttl < ETCD_MIN_TTL_MS {
+        return Err(format!(
+            "`lease.ttl_ms = {ttl_ms}` with `lease.min_ttl_ms` (effective TTL {ttl} ms): etcd \
+             raises any TTL below its minimum of {} s to it, so it would run as {} s live",
+            ETCD_MIN_TTL_MS / 1_000,
+            ETCD_MIN_TTL_MS / 1_000
+        ));
+    }
+    let mut checks: Vec<(bool, String)> = vec![
+        (*max_ttl_ms != 0, format!("`lease.max_ttl_ms = {max_ttl_ms}`: etcd has no maximum live mode could set (expected 0)")),
+        (*expiry_factor != 1, format!("`lease.expiry_factor = {expiry_factor}`: etcd expires a lease at its TTL (expected 1)")),
+        (*expiry_check_ms != ETCD_EXPIRY_CHECK_MS, format!("`lease.expiry_check_ms = {expiry_check_ms}`: etcd's lessor checks every {ETCD_EXPIRY_CHECK_MS} ms and live mode cannot change it")),
+        (*lock_delay_ms != 0, format!("`lease.lock_delay_ms = {lock_delay_ms}`: etcd has no lock-delay (expected 0)")),
+        (*election_timeout_ms != ETCD_ELECTION_TIMEOUT_MS, format!("`lease.election_timeout_ms = {election_timeout_ms}`: live etcd runs with its default election timeout of {ETCD_ELECTION_TIMEOUT_MS} ms")),
+        (*restart_election_ms != ETCD_ELECTION_TIMEOUT_MS, format!("`lease.restart_election_ms = {restart_election_ms}`: a restarted live etcd elects itself within its election timeout, {ETCD_ELECTION_TIMEOUT_MS} ms (expected that)")),
+        (*token_source != TokenSource::Revision, format!("`lease.token_source = {token_source:?}`: live tokens are etcd revisions (expected \"revision\")")),
+        (*token_scope != TokenScope::Global, format!("`lease.token_scope = {token_scope:?}`: etcd's revision is store-wide (expected \"global\")")),
+        (*on_restart != OnRestart::KeepAndExtend, format!("`lease.on_restart = {on_restart:?}`: a restarted etcd keeps its leases and extends them (expected \"keep-and-extend\")")),
+        (*expired_by != ExpiredBy::Service, format!("`lease.expired_by = {expired_by:?}`: etcd expires its leases itself (expected \"service\")")),
+        (*holder_identity != HolderIdentity::Session, format!("`lease.holder_identity = {holder_identity:?}`: a live worker's lease is its own (expected \"session\")")),
+        (*planted_bug_double_grant, "`lease.planted_bug_double_grant`: a planted bug of the simulated service; etcd has none".to_string()),
+    ];
+    let StorageSpec {
+        fencing,
+        max_token: _, // live storage never restarts (storage-restart is refused)
+        compare_scope,
+        proxy_bypass: _, // only with `fencing = "proxy"`, refused below
+        planted_bug_stall_after_heal,
+    } = storage;
+    let store = match fencing {
         FencingMode::None => LiveStore::None,
         FencingMode::Sql => LiveStore::Sql,
         FencingMode::SqlIgnoreRows => LiveStore::SqlIgnoreRows,
         FencingMode::SameStoreTxn => LiveStore::SameStoreTxn,
         other => {
-            return unsupported(format!(
+            return Err(format!(
                 "`storage.fencing = {other:?}`: live mode runs none, sql, sql-ignore-rows and same-store-txn"
             ))
         }
     };
+    checks.push((
+        *compare_scope != fencesim_model::fence::CompareScope::PerResource,
+        format!("`storage.compare_scope = {compare_scope:?}`: the live SQLite store compares per resource (expected \"per-resource\")"),
+    ));
+    checks.push((
+        *planted_bug_stall_after_heal,
+        "`storage.planted_bug_stall_after_heal`: a planted bug of the simulated storage".into(),
+    ));
+    let WorkerSpec {
+        count: _,
+        resources: _,
+        lease_scope: _,
+        work_ms: _,
+        writes_per_lease: _,
+        renew_every_ms: _,
+        renew_deadline_ms: _,
+        stop_on_renew_failure: _,
+        check_lease_before_write: _, // asked of etcd (a range read of the lock key)
+        recheck_deadline_before_write: _,
+        deadline_from: _,
+        request_timeout_ms: _, // the worker's HTTP timeout
+        acquire_retry_ms: _,
+        acquire_retry_jitter: _, // drawn from the simulated worker's stream
+        side_effects,
+    } = workers;
+    checks.push((
+        *side_effects == SideEffects::Outbox,
+        "`workers.side_effects = \"outbox\"`: live storage has no outbox relay (none and direct run live)".into(),
+    ));
+    if *network != default_network() {
+        let what = if network.loss != 0.0 {
+            format!("`network.loss = {}`", network.loss)
+        } else if network.duplicate != 0.0 {
+            format!("`network.duplicate = {}`", network.duplicate)
+        } else if network.latency.spike_probability != 0.0 {
+            format!(
+                "`network.spike_probability = {}`",
+                network.latency.spike_probability
+            )
+        } else {
+            "`network.latency_ms`".to_string()
+        };
+        checks.push((
+            true,
+            format!("{what}: live mode runs on loopback, whose latency and loss are the machine's (leave [network] out)"),
+        ));
+    }
+    let ClocksSpec {
+        random_drift_ppm,
+        random_offset_ms,
+        nodes,
+    } = clocks;
+    checks.push((
+        *random_drift_ppm != 0.0,
+        format!("`clocks.random_drift_ppm = {random_drift_ppm}`: every live process reads the machine's one clock"),
+    ));
+    checks.push((
+        *random_offset_ms != 0.0,
+        format!("`clocks.random_offset_ms = {random_offset_ms}`: every live process reads the machine's one clock"),
+    ));
+    if let Some((node, clock)) = nodes
+        .iter()
+        .find(|(_, c)| c.offset_ms != 0.0 || c.drift_ppm != 0.0)
+    {
+        checks.push((
+            true,
+            format!(
+                "`clocks.{node}` (offset {} ms, drift {} ppm): every live process reads the machine's one clock",
+                clock.offset_ms, clock.drift_ppm
+            ),
+        ));
+    }
+    match checks.into_iter().find(|(refused, _)| *refused) {
+        Some((_, why)) => Err(why),
+        None => Ok((store, ttl / 1_000)),
+    }
+}
+
+/// Translates one seed's fault plan into live actions, refusing any fault live mode cannot
+/// inject.
+fn translate(scenario: &Scenario, seed: u64) -> Result<(Vec<(f64, Action)>, f64), String> {
     let fault_plan = plan(scenario, seed);
     let mut actions = Vec::new();
-    let mut notes = Vec::new();
     for TimedFault { at_ms, fault } in &fault_plan.faults {
+        let worker = |node: &str| node.starts_with("worker-");
         let action = match fault.clone() {
-            Fault::GcPause { node, duration_ms } => Action::Pause {
+            Fault::GcPause { node, duration_ms } if worker(&node) => Action::Pause {
                 node,
                 kind: PauseKind::Gc,
                 ms: duration_ms,
             },
-            Fault::VmSuspend { node, duration_ms } => {
-                notes.push(format!(
-                    "vm-suspend of {node} at {at_ms} ms runs as SIGSTOP: its monotonic clock keeps running (a GC pause)"
-                ));
-                Action::Pause {
-                    node,
-                    kind: PauseKind::VmSuspend,
-                    ms: duration_ms,
-                }
-            }
             Fault::WorkerCrash { node, duration_ms } => Action::Crash {
                 node,
                 ms: duration_ms,
@@ -152,29 +314,57 @@ pub fn live_plan(scenario: &Scenario, seed: u64) -> Result<LivePlan, LiveError> 
                 duration_ms,
             } if *at_ms <= 0.0
                 && peers == [COORDINATOR.to_string()]
-                && nodes.iter().all(|n| n.starts_with("worker-")) =>
+                && nodes.iter().all(|n| worker(n)) =>
             {
                 Action::LateStart {
                     nodes,
                     ms: duration_ms,
                 }
             }
+            Fault::GcPause { node, .. } => {
+                return Err(format!(
+                    "fault `{fault}` at {at_ms} ms (seed {seed}): live mode pauses workers only, not the {node}"
+                ))
+            }
+            Fault::VmSuspend { .. } => {
+                return Err(format!(
+                    "fault `{fault}` at {at_ms} ms (seed {seed}): a live process cannot have its monotonic clock stopped (SIGSTOP would make it a gc-pause)"
+                ))
+            }
             other => {
-                return unsupported(format!(
-                    "fault `{other}` at {at_ms} ms: live mode injects gc-pause, vm-suspend, \
-                     worker-crash, coordinator-restart, and a partition of workers from the \
-                     coordinator starting at 0 ms"
+                return Err(format!(
+                    "fault `{other}` at {at_ms} ms (seed {seed}): live mode injects gc-pause of a \
+                     worker, worker-crash, coordinator-restart, and a partition of workers from \
+                     the coordinator starting at 0 ms"
                 ))
             }
         };
         actions.push((*at_ms, action));
     }
+    Ok((actions, fault_plan.heal_ms()))
+}
+
+/// Checks that `scenario` can run live and translates its fault plan for `seed`.
+pub fn live_plan(scenario: &Scenario, seed: u64) -> Result<LivePlan, LiveError> {
+    let unsupported =
+        |what: String| LiveError::Unsupported(format!("scenario `{}`: {what}", scenario.name));
+    let (store, ttl_s) = check_fields(scenario).map_err(unsupported)?;
+    let (actions, heal_ms) = translate(scenario, seed).map_err(unsupported)?;
     Ok(LivePlan {
         store,
+        ttl_s,
         actions,
-        heal_ms: fault_plan.heal_ms().max(scenario.duration_ms as f64),
-        notes,
+        heal_ms: heal_ms.max(scenario.duration_ms as f64),
     })
+}
+
+/// Checks that every seed in `seeds` can run live (each draws its own fault plan), before
+/// anything starts.
+pub fn check_seeds(scenario: &Scenario, seeds: std::ops::Range<u64>) -> Result<(), LiveError> {
+    for seed in seeds {
+        live_plan(scenario, seed)?;
+    }
+    Ok(())
 }
 
 /// How long a live run lasts: like the simulator, the safety phase, then twice the
@@ -190,6 +380,8 @@ pub struct LiveRun {
     pub history: History,
     /// The etcd version line.
     pub etcd_version: String,
+    /// How long after etcd was ready the run began (ms; [`revoke_phase_ms`]).
+    pub phase_ms: f64,
 }
 
 /// Worker processes by name, killed (SIGKILL) and reaped on drop.
@@ -284,10 +476,13 @@ struct Run<'a> {
     worker_exe: &'a Path,
     seed: u64,
     store: LiveStore,
+    ttl_s: u64,
     etcd: std::net::SocketAddr,
     incarnations: BTreeMap<String, u32>,
     logs: Vec<PathBuf>,
     epoch: u64,
+    /// The drawn start offset after etcd was ready ([`revoke_phase_ms`]).
+    phase_ms: f64,
 }
 
 impl Run<'_> {
@@ -301,28 +496,15 @@ impl Run<'_> {
             .trim_start_matches("worker-")
             .parse()
             .map_err(|_| LiveError::Unsupported(format!("`{name}` is not a worker")))?;
-        let spec = &self.scenario.workers;
-        let lease = &self.scenario.lease;
         let events = self.dir.join(format!("{name}-{incarnation}.jsonl"));
         let config = WorkerConfig {
             name: name.to_string(),
             index,
             incarnation,
             seed: self.seed,
+            scenario: self.scenario.clone(),
             etcd: self.etcd,
-            ttl_s: lease.effective_ttl_ms().div_ceil(1_000),
-            renew_every_ms: spec.renew_every_ms,
-            renew_deadline_ms: spec.renew_deadline_ms,
-            stop_on_renew_failure: spec.stop_on_renew_failure,
-            recheck_deadline_before_write: spec.recheck_deadline_before_write,
-            work_ms: spec.work_ms.clone(),
-            writes_per_lease: spec.writes_per_lease,
-            acquire_retry_ms: spec.acquire_retry_ms,
-            resources: spec
-                .resources
-                .iter()
-                .map(|r| (r.clone(), self.scenario.lease_scope_of(r)))
-                .collect(),
+            ttl_s: self.ttl_s,
             store: self.store,
             db: self.dir.join("store.sqlite"),
             events: events.clone(),
@@ -439,10 +621,12 @@ pub fn run_live(
         worker_exe,
         seed,
         store: live.store,
+        ttl_s: live.ttl_s,
         etcd: client.addr,
         incarnations: BTreeMap::new(),
         logs: vec![supervisor_log_path],
         epoch: 0,
+        phase_ms: 0.0,
     };
     let mut workers = Workers::default();
     let result = drive(
@@ -481,7 +665,16 @@ pub fn run_live(
     Ok(LiveRun {
         history,
         etcd_version,
+        phase_ms: run.phase_ms,
     })
+}
+
+/// How long after etcd is ready a run with `seed` begins (ms): uniform in [0, 500), from the
+/// seed's own `live/revoke-phase` stream, so it is recorded by the seed and differs per run.
+pub fn revoke_phase_ms(seed: u64) -> f64 {
+    use rand::Rng as _;
+    fencesim_model::rng::stream(seed, "live/revoke-phase")
+        .gen_range(0.0..ETCD_EXPIRY_CHECK_MS as f64)
 }
 
 /// The run itself; returns the epoch and the end (Unix ns).
@@ -494,8 +687,15 @@ fn drive(
     log: &Log,
     stop: &AtomicBool,
 ) -> Result<(u64, u64), LiveError> {
+    // etcd's lessor looks for expired leases every 500 ms from its own start, so a run begun
+    // right after etcd answers would meet that loop at nearly one phase every time. The
+    // simulator draws the phase per coordinator start; here the run starts at a drawn offset
+    // after etcd is ready, so live windows sample the same spread.
+    let phase_ms = revoke_phase_ms(run.seed);
+    wait_until(now_unix_ns() + (phase_ms * NS_PER_MS as f64) as u64, stop)?;
     let epoch = now_unix_ns();
     run.epoch = epoch;
+    run.phase_ms = phase_ms;
     let at = |ms: f64| epoch + (ms.max(0.0) * NS_PER_MS as f64) as u64;
     log.record_at(
         epoch,
