@@ -256,3 +256,9 @@ pub(crate) fn worker(config: &Path) -> Result<bool, InputError> {
     fencesim_live::worker::run(config).map_err(InputError)?;
     Ok(true)
 }
+
+/// The hidden guard role.
+pub(crate) fn guard() -> Result<bool, InputError> {
+    fencesim_live::guard::run().map_err(InputError)?;
+    Ok(true)
+}

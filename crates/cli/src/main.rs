@@ -80,6 +80,10 @@ enum Command {
         /// The worker's JSON configuration, written by `fencesim live`.
         config: PathBuf,
     },
+    /// The guard role of `fencesim live`: kills a run's processes and removes its directory
+    /// when the supervisor's pipe closes (started by it; not for direct use).
+    #[command(hide = true)]
+    LiveGuard,
     /// Run a scenario over a seed range and check its expectation.
     Run {
         /// Scenario file (TOML).
@@ -321,7 +325,7 @@ fn main() -> ExitCode {
     // its temp directory before exiting, which an exit from this handler would skip.
     if !matches!(
         cli.command,
-        Command::Live { .. } | Command::LiveWorker { .. }
+        Command::Live { .. } | Command::LiveWorker { .. } | Command::LiveGuard
     ) {
         remove_temps_on_signals();
     }
@@ -350,6 +354,7 @@ fn main() -> ExitCode {
             })
         }),
         Command::LiveWorker { config } => live::worker(&config),
+        Command::LiveGuard => live::guard(),
         Command::Run {
             scenario,
             seeds,

@@ -214,3 +214,92 @@ fn a_scenario_live_mode_cannot_run_is_refused_before_anything_starts() {
     assert!(stderr.contains("--sim-seeds"), "{stderr}");
     assert!(Path::new(tmp.path()).read_dir().unwrap().next().is_none());
 }
+
+/// A process's state letter (`R`, `S`, `T` for stopped, ...).
+fn state(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, tail) = stat.rsplit_once(')')?;
+    tail.split_whitespace().next().map(str::to_string)
+}
+
+#[test]
+fn sigkill_of_the_supervisor_leaves_no_process_port_or_temp_directory() {
+    if !etcd_or_skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BIN)
+        .args([
+            "live",
+            &scenario("gc-pause-textbook-etcd-none.toml"),
+            "--runs",
+            "1",
+        ])
+        .env("TMPDIR", tmp.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until worker-0 is SIGSTOPped (its pause begins at 3 s), the case a watcher inside
+    // the worker could never handle: etcd, the guard and two workers run.
+    let mut started = Vec::new();
+    let mut paused = false;
+    for _ in 0..300 {
+        started = descendants(child.id());
+        paused = started
+            .iter()
+            .any(|(pid, c)| c == "fencesim" && state(*pid).as_deref() == Some("T"));
+        if paused {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(paused, "no paused worker among {started:?}");
+    let etcd = started
+        .iter()
+        .find(|(_, c)| c == "etcd")
+        .map(|(pid, _)| *pid)
+        .expect("etcd runs");
+    assert!(
+        started.iter().filter(|(_, c)| c == "fencesim").count() >= 3,
+        "two workers and the guard: {started:?}"
+    );
+    let cmdline = std::fs::read_to_string(format!("/proc/{etcd}/cmdline")).unwrap();
+    let port: u16 = cmdline
+        .split('\0')
+        .find_map(|arg| arg.strip_prefix("--listen-client-urls=http://127.0.0.1:"))
+        .and_then(|port| port.parse().ok())
+        .expect("etcd's client port");
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1);
+
+    let status = Command::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    child.wait().unwrap();
+    let mut left = Vec::new();
+    for _ in 0..100 {
+        left = started
+            .iter()
+            .filter(|(pid, _)| alive(*pid))
+            .cloned()
+            .collect::<Vec<_>>();
+        let dir_left = std::fs::read_dir(tmp.path()).unwrap().next().is_some();
+        let port_open = std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+        if left.is_empty() && !dir_left && !port_open {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let dirs: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    panic!(
+        "5 s after SIGKILL of the supervisor: processes {left:?}, directories {dirs:?}, etcd port {port} open: {}",
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    );
+}

@@ -4,11 +4,13 @@ use std::{
     net::{SocketAddr, TcpListener},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
+    sync::Arc,
     time::Duration,
 };
 
 use serde_json::{json, Value};
 
+use crate::guard::Guard;
 use crate::http::{base64, post, stream, unbase64, HttpError};
 
 /// Every request but the watch gives up after this long.
@@ -247,6 +249,7 @@ pub fn etcd_version() -> Result<String, String> {
 /// A single-member etcd on loopback ports with its own data directory.
 #[derive(Debug)]
 pub struct Server {
+    guard: Option<Arc<Guard>>,
     data_dir: PathBuf,
     log: PathBuf,
     client_port: u16,
@@ -263,10 +266,13 @@ fn free_ports() -> std::io::Result<(u16, u16)> {
 
 impl Server {
     /// Starts etcd with its data under `dir` and waits until it answers (up to 20 s).
-    pub fn start(dir: &Path) -> Result<Server, String> {
+    /// Each etcd process is registered with `guard`, if any, which kills it if the supervisor
+    /// dies.
+    pub fn start(dir: &Path, guard: Option<Arc<Guard>>) -> Result<Server, String> {
         let (client_port, peer_port) =
             free_ports().map_err(|error| format!("no free loopback port: {error}"))?;
         let mut server = Server {
+            guard,
             data_dir: dir.join("etcd-data"),
             log: dir.join("etcd.log"),
             client_port,
@@ -309,6 +315,9 @@ impl Server {
             .stderr(log)
             .spawn()
             .map_err(|error| format!("cannot start {}: {error}", etcd_binary().display()))?;
+        if let Some(guard) = &self.guard {
+            guard.started(child.id());
+        }
         self.child = Some(child);
         for _ in 0..400 {
             if self.client().ready() {
@@ -316,24 +325,39 @@ impl Server {
             }
             if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
                 self.child = None;
+                // The log lives in the run's temp directory, removed on the way out: quote it.
                 return Err(format!(
-                    "etcd exited ({status}) during start-up; see its log {}",
-                    self.log.display()
+                    "etcd exited ({status}) during start-up; the end of its log:\n{}",
+                    self.log_tail()
                 ));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
         self.kill();
         Err(format!(
-            "etcd did not answer within 20 s; see {}",
-            self.log.display()
+            "etcd did not answer within 20 s; the end of its log:\n{}",
+            self.log_tail()
         ))
+    }
+
+    /// The last 20 lines of etcd's log, indented.
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(20)..]
+            .iter()
+            .map(|line| format!("    {line}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// SIGKILL (a crash) and reap.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
+            if let Some(guard) = &self.guard {
+                guard.reaped(child.id());
+            }
             let _ = child.wait();
         }
     }

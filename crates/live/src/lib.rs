@@ -12,6 +12,7 @@
 
 pub mod etcd;
 pub mod fidelity;
+pub mod guard;
 pub mod http;
 pub mod record;
 pub mod worker;
@@ -36,6 +37,7 @@ use fencesim_scenario::{plan, Fault, FencingMode, Preset, Scenario, TimedFault};
 
 use crate::{
     etcd::Server,
+    guard::Guard,
     record::{now_unix_ns, Log},
     worker::{LiveStore, WorkerConfig},
 };
@@ -384,16 +386,18 @@ pub struct LiveRun {
     pub phase_ms: f64,
 }
 
-/// Worker processes by name, killed (SIGKILL) and reaped on drop.
-#[derive(Default)]
+/// Worker processes by name, killed (SIGKILL) and reaped on drop; each registered with the
+/// run's guard while it lives.
 struct Workers {
     children: BTreeMap<String, (Child, u32)>,
+    guard: Arc<Guard>,
 }
 
 impl Workers {
     fn kill(&mut self, name: &str) {
         if let Some((mut child, _)) = self.children.remove(name) {
             let _ = child.kill();
+            self.guard.reaped(child.id());
             let _ = child.wait();
         }
     }
@@ -536,6 +540,7 @@ impl Run<'_> {
                 ))
             })?;
         self.logs.push(events);
+        workers.guard.started(child.id());
         workers
             .children
             .insert(name.to_string(), (child, incarnation));
@@ -604,7 +609,9 @@ pub fn run_live(
         .prefix("fencesim-live-")
         .tempdir()
         .map_err(|error| LiveError::Setup(format!("cannot create a temp directory: {error}")))?;
-    let mut server = Server::start(temp.path()).map_err(LiveError::Setup)?;
+    // Declared after `temp`, so dropped (its pipe closed, stragglers killed) before it.
+    let guard = Arc::new(Guard::start(worker_exe, temp.path()).map_err(LiveError::Setup)?);
+    let mut server = Server::start(temp.path(), Some(guard.clone())).map_err(LiveError::Setup)?;
     let client = server.client();
     let supervisor_log_path = temp.path().join("supervisor.jsonl");
     let log = Arc::new(Log::open(&supervisor_log_path).map_err(|error| {
@@ -628,7 +635,10 @@ pub fn run_live(
         epoch: 0,
         phase_ms: 0.0,
     };
-    let mut workers = Workers::default();
+    let mut workers = Workers {
+        children: BTreeMap::new(),
+        guard: guard.clone(),
+    };
     let result = drive(
         scenario,
         &live,
