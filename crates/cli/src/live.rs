@@ -29,7 +29,11 @@ pub(crate) struct LiveArgs {
     pub(crate) report: PathBuf,
     pub(crate) sim_seeds: Option<String>,
     pub(crate) set: Vec<Override>,
+    pub(crate) jobs: usize,
 }
+
+/// Most live runs at once (`--jobs`): each is mostly asleep, but its timings are measured.
+const MAX_JOBS: usize = 8;
 
 fn expected(scenario: &Scenario) -> String {
     match &scenario.expect.outcome {
@@ -51,6 +55,12 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
         return Err(InputError(format!(
             "--runs: expected 1..={MAX_RUNS}, got {}",
             args.runs
+        )));
+    }
+    if args.jobs == 0 || args.jobs > MAX_JOBS {
+        return Err(InputError(format!(
+            "--jobs: expected 1..={MAX_JOBS} live runs at once, got {}",
+            args.jobs
         )));
     }
     let sim_seeds = match &args.sim_seeds {
@@ -96,19 +106,17 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
             fencesim_live::run_length_ms(scenario, &first) / 1_000.0
         );
         let mut live_side = Side::default();
-        for (run, seed) in live_seeds(scenario, args.runs).enumerate() {
-            let keep = args
-                .out
-                .as_ref()
-                .map(|dir| dir.join(&scenario.name).join(format!("run-{run}")));
-            let result = match run_live(scenario, seed, &exe, &stop, keep.as_deref()) {
+        let seeds: Vec<u64> = live_seeds(scenario, args.runs).collect();
+        let results = run_all(args, scenario, &seeds, &exe, &stop);
+        for (run, (seed, result)) in seeds.iter().zip(results).enumerate() {
+            let result = match result {
                 Ok(result) => result,
                 Err(LiveError::Interrupted) => interrupted(),
                 Err(error) => return Err(InputError(format!("{}: {error}", shown(path)))),
             };
             let checked = fencesim_check::check(&result.history);
             let before = live_side.takeovers.len();
-            live_side.add(seed, &result.history, &checked);
+            live_side.add(*seed, &result.history, &checked);
             let verdict = fidelity::verdict_name(&checked);
             let takeovers: Vec<String> = live_side.takeovers[before..]
                 .iter()
@@ -167,17 +175,72 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
     if args.compare {
         let files: Vec<String> = loaded.iter().map(|(p, _)| shown(p)).collect();
         let header = format!(
-            "Made by `cargo run --release -p fencesim -- live {} --runs {} --compare --sim-seeds {sim_seeds}` \
-             against {version} on loopback (one member, default election timeout), real worker \
-             processes (SIGSTOP/SIGCONT for pauses) and a real SQLite file. Live figures vary \
+            "Made by `cargo run --release -p fencesim -- live {} --runs {} --jobs {} --compare --sim-seeds {sim_seeds}` \
+             against {version} on loopback (one member, default election timeout; {} run(s) at \
+             once, each with its own etcd), real worker processes (SIGSTOP/SIGCONT for pauses) \
+             and a real SQLite file. Live run k uses seed k's fault plan and work draws and \
+             starts at a drawn offset in [0, 500) ms after its etcd is ready. Live figures vary \
              from run to run; the simulated ones are deterministic.",
             files.join(" "),
-            args.runs
+            args.runs,
+            args.jobs,
+            args.jobs
         );
         write_report(&args.report, &fidelity::markdown(&header, &comparisons))?;
         println!("wrote {}", args.report.display());
     }
     Ok(all_ok)
+}
+
+/// Runs `seeds` live, `args.jobs` at a time; the results in seed order. After an interrupt
+/// no new run starts (the ones in progress stop and clean up themselves).
+fn run_all(
+    args: &LiveArgs,
+    scenario: &Scenario,
+    seeds: &[u64],
+    exe: &Path,
+    stop: &Arc<AtomicBool>,
+) -> Vec<Result<fencesim_live::LiveRun, LiveError>> {
+    let next = std::sync::Mutex::new(0_usize);
+    let results: Vec<std::sync::Mutex<Option<Result<fencesim_live::LiveRun, LiveError>>>> =
+        seeds.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..args.jobs.min(seeds.len()) {
+            scope.spawn(|| loop {
+                let run = {
+                    let mut next = next
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let run = *next;
+                    *next += 1;
+                    run
+                };
+                let Some(&seed) = seeds.get(run) else {
+                    return;
+                };
+                let result = if stop.load(Ordering::SeqCst) {
+                    Err(LiveError::Interrupted)
+                } else {
+                    let keep = args
+                        .out
+                        .as_ref()
+                        .map(|dir| dir.join(&scenario.name).join(format!("run-{run}")));
+                    run_live(scenario, seed, exe, stop, keep.as_deref())
+                };
+                *results[run]
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(result);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|cell| {
+            cell.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .unwrap_or(Err(LiveError::Interrupted))
+        })
+        .collect()
 }
 
 /// The seeds of a scenario's live runs: run k uses the scenario's k-th seed.

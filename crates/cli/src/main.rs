@@ -73,6 +73,9 @@ enum Command {
         /// Override a scenario field (`lease.ttl_ms=8000`); repeatable.
         #[arg(long = "set", value_name = "FIELD=VALUE")]
         set: Vec<String>,
+        /// Live runs at once (1 to 8), each with its own etcd, workers and directory.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
     },
     /// The worker role of `fencesim live` (started by it; not for direct use).
     #[command(hide = true)]
@@ -342,6 +345,7 @@ fn main() -> ExitCode {
             report,
             sim_seeds,
             set,
+            jobs,
         } => overrides(&set).and_then(|set| {
             live::live(&live::LiveArgs {
                 scenarios,
@@ -351,6 +355,7 @@ fn main() -> ExitCode {
                 report,
                 sim_seeds,
                 set,
+                jobs,
             })
         }),
         Command::LiveWorker { config } => live::worker(&config),

@@ -212,6 +212,16 @@ fn a_scenario_live_mode_cannot_run_is_refused_before_anything_starts() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--sim-seeds"), "{stderr}");
+    for jobs in ["0", "9"] {
+        let output = Command::new(BIN)
+            .args(["live", &scenario(textbook), "--jobs", jobs])
+            .env("TMPDIR", tmp.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "--jobs {jobs}: {stderr}");
+        assert!(stderr.contains("--jobs"), "{stderr}");
+    }
     assert!(Path::new(tmp.path()).read_dir().unwrap().next().is_none());
 }
 
