@@ -14,7 +14,7 @@ use std::{
 use fencesim::{builtin_store, StoreFactory};
 use fencesim_live::{
     fidelity::{self, Comparison, Side, Stats},
-    run_live, stop_on_signals, LiveError, MAX_RUNS,
+    run_live, stop_on_signals, Kind, LiveError, MAX_RUNS,
 };
 use fencesim_scenario::{Outcome, Override, Scenario, SeedRange};
 
@@ -85,12 +85,27 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
             .map_err(|error| InputError(format!("{}: {error}", shown(path))))?;
         loaded.push((path.clone(), Arc::new(scenario)));
     }
-    let version = fencesim_live::etcd::etcd_version().map_err(|error| {
-        InputError(format!(
-            "{error}\n  live mode needs etcd 3.4 (Debian: apt-get install etcd-server), or FENCESIM_ETCD=/path/to/etcd"
-        ))
-    })?;
-    println!("live: {version}");
+    let mut versions = Vec::new();
+    for (path, scenario) in &loaded {
+        let kind = fencesim_live::live_plan(scenario, scenario.seeds.start)
+            .map_err(|error| InputError(format!("{}: {error}", shown(path))))?
+            .kind;
+        let version = fencesim_live::service_version(kind).map_err(|error| {
+            InputError(match kind {
+                Kind::Etcd => format!(
+                    "{error}\n  live mode needs etcd 3.4 (Debian: apt-get install etcd-server), or FENCESIM_ETCD=/path/to/etcd"
+                ),
+                Kind::Zookeeper { .. } => format!(
+                    "{error}\n  live mode needs ZooKeeper and java (Debian: apt-get install zookeeper), or FENCESIM_ZOOKEEPER_JAR=/path/to/zookeeper.jar"
+                ),
+            })
+        })?;
+        if !versions.contains(&version) {
+            println!("live: {version}");
+            versions.push(version);
+        }
+    }
+    let version = versions.join(" and ");
     let stop = stop_on_signals().map_err(|error| InputError(error.to_string()))?;
     let exe = std::env::current_exe()?;
     let mut all_ok = true;
@@ -128,7 +143,7 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
                 })
                 .collect();
             println!(
-                "  run {} (seed {seed}, started {:.0} ms after etcd was ready): {verdict} ({} events){}",
+                "  run {} (seed {seed}, started {:.0} ms after the service was ready): {verdict} ({} events){}",
                 run + 1,
                 result.phase_ms,
                 result.history.events.len(),
@@ -176,11 +191,13 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
         let files: Vec<String> = loaded.iter().map(|(p, _)| shown(p)).collect();
         let header = format!(
             "Made by `cargo run --release -p fencesim -- live {} --runs {} --jobs {} --compare --sim-seeds {sim_seeds}` \
-             against {version} on loopback (one member, default election timeout; {} run(s) at \
-             once, each with its own etcd), real worker processes (SIGSTOP/SIGCONT for pauses) \
-             and a real SQLite file. Live run k uses seed k's fault plan and work draws and \
-             starts at a drawn offset in [0, 500) ms after its etcd is ready. Live figures vary \
-             from run to run; the simulated ones are deterministic.",
+             against {version} on loopback (etcd: one member, default election timeout; \
+             ZooKeeper: standalone, tickTime = `expiry_check_ms`; {} run(s) at once, each with \
+             its own service), real worker processes (SIGSTOP/SIGCONT for pauses) and a real \
+             SQLite file. Live run k uses seed k's fault plan and work draws and starts at a \
+             drawn offset within one expiry-check period (etcd 500 ms, ZooKeeper one tick) after \
+             its service is ready. Live figures vary from run to run; the simulated ones are \
+             deterministic.",
             files.join(" "),
             args.runs,
             args.jobs,

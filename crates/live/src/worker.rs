@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     etcd::{Campaign, Client},
     record::{now_unix_ns, Log},
+    zk,
 };
 
 /// Where a live worker's writes go.
@@ -65,9 +66,10 @@ pub struct WorkerConfig {
     /// (`fencesim_sim::builtin_policy`) for every decision, and takes its work, resources,
     /// retries and timeouts from `[workers]`.
     pub scenario: Scenario,
-    /// etcd's client address.
-    pub etcd: SocketAddr,
-    /// The lease TTL asked of etcd, in whole seconds.
+    /// The lease service's client address: etcd's or ZooKeeper's.
+    pub service: Service,
+    /// The lease TTL asked of etcd, in whole seconds (ZooKeeper: the session timeout asked,
+    /// in ms, is the scenario's effective TTL).
     pub ttl_s: u64,
     /// Where writes go.
     pub store: LiveStore,
@@ -81,6 +83,17 @@ pub struct WorkerConfig {
     pub epoch_unix_ns: u64,
     /// The step lock file (see [`step_lock_path`]).
     pub step_lock: PathBuf,
+}
+
+/// Which lease service a worker talks to, and where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Service {
+    /// etcd: a lease plus a put-if-absent lock key; the token is the key's create revision.
+    Etcd(SocketAddr),
+    /// ZooKeeper: a session plus an ephemeral sequential node (Curator's lock recipe); the
+    /// lowest sequence number holds the lock and is the token.
+    Zookeeper(SocketAddr),
 }
 
 /// The file a worker holds an exclusive lock on (`flock`) during each step that talks to the
@@ -129,6 +142,8 @@ struct Worker {
     policy: Arc<dyn WorkerPolicy>,
     step_lock: Mutex<std::fs::File>,
     client: Client,
+    /// The ZooKeeper session of the lease held (one session per lease period).
+    session: Mutex<Option<zk::Session>>,
     log: Log,
     store: Mutex<Store>,
     next_op: Mutex<u64>,
@@ -177,9 +192,12 @@ pub fn run(config_path: &std::path::Path) -> Result<(), String> {
         policy: builtin_policy(&config.scenario, &config.name),
         step_lock: Mutex::new(step_lock),
         client: Client {
-            addr: config.etcd,
+            addr: match config.service {
+                Service::Etcd(addr) | Service::Zookeeper(addr) => addr,
+            },
             timeout: Duration::from_millis(config.scenario.workers.request_timeout_ms),
         },
+        session: Mutex::new(None),
         log,
         store: Mutex::new(store),
         next_op: Mutex::new(0),
@@ -219,6 +237,14 @@ pub fn run(config_path: &std::path::Path) -> Result<(), String> {
             }
         }
     }
+}
+
+/// Whether a decision `mine` (its due time, its role) must let another go first: one that
+/// fell due earlier and is already overdue at `now`.
+fn must_wait(mine: (u64, Role), others: &[(u64, Role)], now: u64) -> bool {
+    others
+        .iter()
+        .any(|other| other.1 != mine.1 && *other < mine && other.0 <= now)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -279,9 +305,7 @@ impl Worker {
                         others.push((belief.deadline_ns, Role::Deadline));
                     }
                 }
-                others
-                    .iter()
-                    .any(|other| other.1 != role && *other < mine && other.0 <= now)
+                must_wait(mine, &others, now)
             };
             if !waiting {
                 return;
@@ -322,6 +346,9 @@ impl Worker {
     }
 
     fn acquire_step(&self, scope: &str) -> Option<(Token, i64, u64)> {
+        if matches!(self.config.service, Service::Zookeeper(_)) {
+            return self.zk_acquire(scope);
+        }
         let sent = self.mono();
         let (lease, _ttl) = self
             .client
@@ -353,6 +380,62 @@ impl Worker {
             Err(error) => {
                 eprintln!("{}: campaign: {error}", self.name());
                 let _ = self.client.revoke(lease);
+                None
+            }
+        }
+    }
+
+    /// Curator's lock on ZooKeeper: a new session (timeout = the effective TTL), an
+    /// ephemeral sequential node under the scope's lock directory holding the worker's name;
+    /// the lock is ours if our node has the lowest sequence number, which is the token.
+    /// Otherwise the node and the session go and the worker retries, as the simulated one.
+    fn zk_acquire(&self, scope: &str) -> Option<(Token, i64, u64)> {
+        let sent = self.mono();
+        let ttl_ms = self.config.scenario.lease.effective_ttl_ms();
+        let mut session = zk::Session::connect(self.client.addr, ttl_ms, self.client.timeout)
+            .map_err(|error| eprintln!("{}: session: {error}", self.name()))
+            .ok()?;
+        let dir = zk::lock_dir(scope);
+        let attempt = (|| {
+            let path = session
+                .create(
+                    &format!("{dir}/lock-"),
+                    self.name().as_bytes(),
+                    zk::EPHEMERAL_SEQUENTIAL,
+                )?
+                .map_err(|code| zk::ZkError(format!("create: error {code}")))?;
+            let (children, _) = session
+                .children(&dir)?
+                .map_err(|code| zk::ZkError(format!("children: error {code}")))?;
+            let mine = zk::sequence(&path);
+            let lowest = children.iter().filter_map(|c| zk::sequence(c)).min();
+            Ok::<_, zk::ZkError>((mine, lowest == mine))
+        })();
+        match attempt {
+            Ok((Some(token), true)) => {
+                let now = now_unix_ns();
+                let answered = now.saturating_sub(self.config.epoch_unix_ns);
+                self.log.record_at(
+                    now,
+                    COORDINATOR,
+                    EventKind::Granted {
+                        scope: scope.to_string(),
+                        holder: self.name().to_string(),
+                        token,
+                        expires_mono_ms: ms(answered) + f64::from(session.timeout_ms),
+                    },
+                    None,
+                );
+                *lock(&self.session) = Some(session);
+                Some((token, 0, self.deadline_after(sent, answered)))
+            }
+            Ok(_) => {
+                let _ = session.close();
+                None
+            }
+            Err(error) => {
+                eprintln!("{}: lock: {error}", self.name());
+                let _ = session.close();
                 None
             }
         }
@@ -399,12 +482,33 @@ impl Worker {
                 false
             }
             Gate::AskLease => {
-                let signed = i64::try_from(token).unwrap_or(i64::MAX);
-                if self.client.holds(scope, signed).unwrap_or(false) {
+                if self.holds(scope, token) {
                     true
                 } else {
                     self.end(BeliefEnd::CheckFailed);
                     false
+                }
+            }
+        }
+    }
+
+    /// Whether the lease service still has `scope` held under `token`.
+    fn holds(&self, scope: &str, token: Token) -> bool {
+        match self.config.service {
+            Service::Etcd(_) => {
+                let signed = i64::try_from(token).unwrap_or(i64::MAX);
+                self.client.holds(scope, signed).unwrap_or(false)
+            }
+            Service::Zookeeper(_) => {
+                let mut session = lock(&self.session);
+                let Some(session) = session.as_mut() else {
+                    return false;
+                };
+                match session.children(&zk::lock_dir(scope)) {
+                    Ok(Ok((children, _))) => {
+                        children.iter().filter_map(|c| zk::sequence(c)).min() == Some(token)
+                    }
+                    _ => false,
                 }
             }
         }
@@ -504,6 +608,22 @@ impl Worker {
     }
 
     fn release(&self, scope: &str, token: Token, lease: i64) {
+        if matches!(self.config.service, Service::Zookeeper(_)) {
+            // Closing the session deletes its ephemeral node at once.
+            let closed = lock(&self.session).take().map(|mut s| s.close());
+            if let Some(Ok(_)) = closed {
+                self.log.record(
+                    COORDINATOR,
+                    EventKind::Released {
+                        scope: scope.to_string(),
+                        holder: self.name().to_string(),
+                        token,
+                    },
+                    None,
+                );
+            }
+            return;
+        }
         if let Ok(revision) = self.client.revoke(lease) {
             self.log.record(
                 COORDINATOR,
@@ -585,7 +705,10 @@ impl Worker {
             return false;
         }
         let sent = self.mono();
-        let reply = self.client.keepalive(lease);
+        let reply = match self.config.service {
+            Service::Etcd(_) => self.client.keepalive(lease).map_err(|e| e.to_string()),
+            Service::Zookeeper(_) => self.zk_ping(),
+        };
         let answered = self.mono();
         if self.policy.ends_at_deadline() && self.lease_state().is_some_and(|s| s.deadline_passed())
         {
@@ -610,8 +733,15 @@ impl Worker {
                 );
                 None
             }
-            Ok(_) => Some(("lease not found (TTL 0)".to_string(), true)),
-            Err(error) => Some((error.to_string(), false)),
+            Ok(_) => Some((
+                match self.config.service {
+                    Service::Etcd(_) => "lease not found (TTL 0)",
+                    Service::Zookeeper(_) => "session expired",
+                }
+                .to_string(),
+                true,
+            )),
+            Err(error) => Some((error, false)),
         };
         let Some((reason, refused)) = failure else {
             return true;
@@ -632,6 +762,24 @@ impl Worker {
                 self.end(BeliefEnd::RenewFailed);
                 false
             }
+        }
+    }
+
+    /// A ZooKeeper ping as a keepalive: `Ok(1)` when the session lives, `Ok(0)` when the
+    /// server says it has expired (its node is gone), `Err` when there is no answer. A broken
+    /// connection is resumed first, as a ZooKeeper client does.
+    fn zk_ping(&self) -> Result<i64, String> {
+        let mut session = lock(&self.session);
+        let Some(session) = session.as_mut() else {
+            return Ok(0);
+        };
+        if session.ping().is_ok() {
+            return Ok(1);
+        }
+        match session.resume() {
+            Ok(true) => session.ping().map(|()| 1).map_err(|e| e.to_string()),
+            Ok(false) => Ok(0),
+            Err(error) => Err(error.to_string()),
         }
     }
 
@@ -739,5 +887,45 @@ impl Worker {
             self.end(BeliefEnd::WriteRejected);
         }
         accepted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn after_a_resume_overdue_decisions_go_in_the_order_they_fell_due() {
+        let now = 8_000;
+        // The write fell due during the pause (3 400); a keepalive sent at the resume (due
+        // now) waits for it: the stale write goes out, as in the simulation.
+        assert!(must_wait((now, Role::Renew), &[(3_400, Role::Write)], now));
+        assert!(!must_wait((3_400, Role::Write), &[], now));
+        // A write not yet due does not hold a keepalive up.
+        assert!(!must_wait((now, Role::Renew), &[(8_300, Role::Write)], now));
+        // A deadline that fell due before the write goes first, and the write waits for it.
+        assert!(must_wait(
+            (3_400, Role::Write),
+            &[(3_000, Role::Deadline)],
+            now
+        ));
+        assert!(!must_wait(
+            (3_000, Role::Deadline),
+            &[(3_400, Role::Write)],
+            now
+        ));
+        // A tie goes to the write.
+        assert!(!must_wait(
+            (3_000, Role::Write),
+            &[(3_000, Role::Deadline)],
+            now
+        ));
+        assert!(must_wait(
+            (3_000, Role::Deadline),
+            &[(3_000, Role::Write)],
+            now
+        ));
+        // Never waits for itself.
+        assert!(!must_wait((now, Role::Renew), &[(10, Role::Renew)], now));
     }
 }

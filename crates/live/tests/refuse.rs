@@ -104,6 +104,13 @@ fn options_live_mode_implements_are_accepted() {
         &["storage.fencing=sql"],
         &["storage.fencing=sql-ignore-rows"],
         &["storage.fencing=same-store-txn"],
+        &["lease.preset=zookeeper", "lease.ttl_ms=6000"],
+        &[
+            "lease.preset=zookeeper",
+            "lease.ttl_ms=6000",
+            "lease.expiry_check_ms=1000",
+            "storage.fencing=sql",
+        ],
     ] {
         check(set, "", None);
     }
@@ -161,7 +168,53 @@ fn options_live_mode_cannot_honour_are_refused_naming_the_field() {
             "",
             "`lease.holder_identity",
         ),
-        (&["lease.preset=zookeeper"], "", "`lease.preset`"),
+        (
+            &["lease.preset=consul", "lease.ttl_ms=10000"],
+            "",
+            "`lease.preset`",
+        ),
+        (
+            &["lease.preset=client-go", "lease.ttl_ms=15000"],
+            "",
+            "`lease.preset`",
+        ),
+        // ZooKeeper: the server's own bounds, and no etcd transaction to guard a write on.
+        (
+            &[
+                "lease.preset=zookeeper",
+                "lease.ttl_ms=6000",
+                "lease.min_ttl_ms=0",
+            ],
+            "",
+            "`lease.min_ttl_ms = 0`",
+        ),
+        (
+            &[
+                "lease.preset=zookeeper",
+                "lease.ttl_ms=6000",
+                "lease.max_ttl_ms=0",
+            ],
+            "",
+            "`lease.max_ttl_ms = 0`",
+        ),
+        (
+            &[
+                "lease.preset=zookeeper",
+                "lease.ttl_ms=6000",
+                "storage.fencing=same-store-txn",
+            ],
+            "",
+            "`storage.fencing = SameStoreTxn`",
+        ),
+        (
+            &[
+                "lease.preset=zookeeper",
+                "lease.ttl_ms=6000",
+                "lease.restart_election_ms=1000",
+            ],
+            "",
+            "`lease.restart_election_ms = 1000`",
+        ),
         (
             &["storage.fencing=max-token"],
             "",
