@@ -30,6 +30,7 @@ pub(crate) struct LiveArgs {
     pub(crate) sim_seeds: Option<String>,
     pub(crate) set: Vec<Override>,
     pub(crate) jobs: usize,
+    pub(crate) from_kept: Option<PathBuf>,
 }
 
 /// Most live runs at once (`--jobs`): each is mostly asleep, but its timings are measured.
@@ -122,7 +123,10 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
         );
         let mut live_side = Side::default();
         let seeds: Vec<u64> = live_seeds(scenario, args.runs).collect();
-        let results = run_all(args, scenario, &seeds, &exe, &stop);
+        let results = match &args.from_kept {
+            Some(dir) => read_kept(dir, scenario, &seeds)?,
+            None => run_all(args, scenario, &seeds, &exe, &stop),
+        };
         for (run, (seed, result)) in seeds.iter().zip(results).enumerate() {
             let result = match result {
                 Ok(result) => result,
@@ -143,9 +147,16 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
                 })
                 .collect();
             println!(
-                "  run {} (seed {seed}, started {:.0} ms after the service was ready): {verdict} ({} events){}",
+                "  run {} (seed {seed}, {}): {verdict} ({} events){}",
                 run + 1,
-                result.phase_ms,
+                if result.phase_ms.is_nan() {
+                    "kept history".to_string()
+                } else {
+                    format!(
+                        "started {:.0} ms after the service was ready",
+                        result.phase_ms
+                    )
+                },
                 result.history.events.len(),
                 if takeovers.is_empty() {
                     String::new()
@@ -190,7 +201,7 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
     if args.compare {
         let files: Vec<String> = loaded.iter().map(|(p, _)| shown(p)).collect();
         let header = format!(
-            "Made by `cargo run --release -p fencesim -- live {} --runs {} --jobs {} --compare --sim-seeds {sim_seeds}` \
+            "Made by `cargo run --release -p fencesim -- live {} --runs {} --jobs {} --compare --sim-seeds {sim_seeds}{}` \
              against {version} on loopback (etcd: one member, default election timeout; \
              ZooKeeper: standalone, tickTime = `expiry_check_ms`; {} run(s) at once, each with \
              its own service), real worker processes (SIGSTOP/SIGCONT for pauses) and a real \
@@ -201,8 +212,22 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
             files.join(" "),
             args.runs,
             args.jobs,
+            if args.report == Path::new("reports/fidelity.md") {
+                String::new()
+            } else {
+                format!(" --report {}", args.report.display())
+            },
             args.jobs
         );
+        let header = match &args.from_kept {
+            Some(dir) => format!(
+                "{header} This file was rendered from the histories that command kept with `--out {}`, \
+                 by the same command with `--from-kept {}` instead.",
+                dir.display(),
+                dir.display()
+            ),
+            None => header,
+        };
         write_report(&args.report, &fidelity::markdown(&header, &comparisons))?;
         println!("wrote {}", args.report.display());
     }
@@ -258,6 +283,30 @@ fn run_all(
                 .unwrap_or(Err(LiveError::Interrupted))
         })
         .collect()
+}
+
+/// The live runs `--out DIR` kept (`DIR/<scenario>/run-<k>/history.jsonl`), read back instead
+/// of running them again (to render the report anew); their start offsets were not kept.
+fn read_kept(
+    dir: &Path,
+    scenario: &Scenario,
+    seeds: &[u64],
+) -> Result<Vec<Result<fencesim_live::LiveRun, LiveError>>, InputError> {
+    let mut runs = Vec::new();
+    for run in 0..seeds.len() {
+        let path = dir
+            .join(&scenario.name)
+            .join(format!("run-{run}"))
+            .join("history.jsonl");
+        let history = fencesim::load_history(&path)
+            .map_err(|error| InputError(format!("--from-kept: {error}")))?;
+        runs.push(Ok(fencesim_live::LiveRun {
+            history,
+            service_version: String::new(),
+            phase_ms: f64::NAN,
+        }));
+    }
+    Ok(runs)
 }
 
 /// The seeds of a scenario's live runs: run k uses the scenario's k-th seed.

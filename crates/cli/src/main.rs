@@ -76,6 +76,10 @@ enum Command {
         /// Live runs at once (1 to 8), each with its own etcd, workers and directory.
         #[arg(long, default_value_t = 1)]
         jobs: usize,
+        /// Read the histories an earlier `--out DIR` kept instead of running live again (to
+        /// render the report anew).
+        #[arg(long, value_name = "DIR")]
+        from_kept: Option<PathBuf>,
     },
     /// The worker role of `fencesim live` (started by it; not for direct use).
     #[command(hide = true)]
@@ -346,6 +350,7 @@ fn main() -> ExitCode {
             sim_seeds,
             set,
             jobs,
+            from_kept,
         } => overrides(&set).and_then(|set| {
             live::live(&live::LiveArgs {
                 scenarios,
@@ -356,6 +361,7 @@ fn main() -> ExitCode {
                 sim_seeds,
                 set,
                 jobs,
+                from_kept,
             })
         }),
         Command::LiveWorker { config } => live::worker(&config),
