@@ -313,3 +313,50 @@ fn sigkill_of_the_supervisor_leaves_no_process_port_or_temp_directory() {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     );
 }
+
+#[test]
+fn ctrl_c_during_the_compare_simulation_stops_it() {
+    if !etcd_or_skip() {
+        return;
+    }
+    // A kept (empty) live history stands in for the live runs, so the simulation starts at
+    // once; 100 000 seeds would take minutes.
+    let tmp = tempfile::tempdir().unwrap();
+    let kept = tmp.path().join("kept");
+    let run = kept.join("gc-pause-textbook-etcd-none").join("run-0");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("history.jsonl"), "").unwrap();
+    let report = tmp.path().join("fidelity.md");
+    let child = Command::new(BIN)
+        .args([
+            "live",
+            &scenario("gc-pause-textbook-etcd-none.toml"),
+            "--runs",
+            "1",
+            "--compare",
+            "--sim-seeds",
+            "0..100000",
+        ])
+        .arg("--from-kept")
+        .arg(&kept)
+        .arg("--report")
+        .arg(&report)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1_500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!report.exists(), "no report after an interrupt");
+}
