@@ -519,6 +519,15 @@ machine busy compiling gave -4.8 % and KS p = 0.048. The table above was measure
 on a shared, busy machine; a KS p below 0.05 there says the distributions differ by more than
 the simulation's spread explains, usually by tens of ms of scheduling delay.
 
+Per-run agreement pairs a live run with its seed's simulation through the fault plan and the
+work draws, not through the service's expiry-check phase: the simulator draws that phase from
+the seed, the live run meets etcd's revoke loop at a phase of its own (the drawn start offset
+spreads it, but etcd's loop started at an instant the run cannot see). Where the verdict hinges
+on that phase, as with a pause shorter than the TTL (the lease is revoked during the pause, or
+a few ms after the holder's resume, depending on where the 500 ms check falls), runs can
+disagree with their own seed while the verdict shares agree; the shares are the comparison
+there.
+
 ## ZooKeeper (Debian's `zookeeper` 3.8, standalone)
 
 Live workers take Curator's lock: a session whose timeout is the scenario's effective TTL
