@@ -1,20 +1,24 @@
-//! `fencesim live` (issue 12): run etcd-preset scenarios against a real etcd, real worker
+//! `fencesim live`: run etcd-preset scenarios against a real etcd, real worker
 //! processes and real SQLite; `--compare` runs the simulator too and writes the fidelity
 //! report. `fencesim live-worker` is the worker role (hidden).
 
 use std::{
+    collections::BTreeMap,
     path::{Path, PathBuf},
-    sync::Arc,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
 };
 
 use fencesim::{builtin_store, StoreFactory};
 use fencesim_live::{
     fidelity::{self, Comparison, Side, Stats},
-    run_live, stop_on_signals, LiveError, MAX_RUNS,
+    run_live, stop_on_signals, Kind, LiveError, MAX_RUNS,
 };
 use fencesim_scenario::{Outcome, Override, Scenario, SeedRange};
 
-use crate::{parse_seeds, shown, InputError};
+use crate::{shown, InputError};
 
 /// What `fencesim live` was asked.
 pub(crate) struct LiveArgs {
@@ -25,7 +29,12 @@ pub(crate) struct LiveArgs {
     pub(crate) report: PathBuf,
     pub(crate) sim_seeds: Option<String>,
     pub(crate) set: Vec<Override>,
+    pub(crate) jobs: usize,
+    pub(crate) from_kept: Option<PathBuf>,
 }
+
+/// Most live runs at once (`--jobs`): each is mostly asleep, but its timings are measured.
+const MAX_JOBS: usize = 8;
 
 fn expected(scenario: &Scenario) -> String {
     match &scenario.expect.outcome {
@@ -39,14 +48,28 @@ fn expected(scenario: &Scenario) -> String {
 }
 
 /// Exit 0 when every live run's verdict is the scenario's expected one (and, with
-/// `--compare`, the verdicts agree and the windows are within 10 %); 1 otherwise.
+/// `--compare`, the verdict shares agree and the median windows are within 10 %); 1 otherwise.
 pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
+    // Every input is checked before anything starts: the runs, the simulated seeds, the
+    // report's path, and every live seed's fault plan (each seed draws its own).
     if args.runs == 0 || args.runs > MAX_RUNS {
         return Err(InputError(format!(
             "--runs: expected 1..={MAX_RUNS}, got {}",
             args.runs
         )));
     }
+    if args.jobs == 0 || args.jobs > MAX_JOBS {
+        return Err(InputError(format!(
+            "--jobs: expected 1..={MAX_JOBS} live runs at once, got {}",
+            args.jobs
+        )));
+    }
+    let sim_seeds = match &args.sim_seeds {
+        Some(text) => {
+            SeedRange::parse(text).map_err(|error| InputError(format!("--sim-seeds: {error}")))?
+        }
+        None => SeedRange { start: 0, end: 200 },
+    };
     if args.compare {
         // Refuse an unwritable report before an hour of live runs, not after.
         let inputs: Vec<&Path> = args.scenarios.iter().map(PathBuf::as_path).collect();
@@ -58,65 +81,62 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
     let mut loaded = Vec::new();
     for path in &args.scenarios {
         let scenario = fencesim_scenario::load_with(path, &args.set)?;
-        // Refuse before starting anything.
-        fencesim_live::live_plan(&scenario, scenario.seeds.start)
+        let seeds = live_seeds(&scenario, args.runs);
+        fencesim_live::check_seeds(&scenario, seeds)
             .map_err(|error| InputError(format!("{}: {error}", shown(path))))?;
         loaded.push((path.clone(), Arc::new(scenario)));
     }
-    let version = fencesim_live::etcd::etcd_version().map_err(|error| {
-        InputError(format!(
-            "{error}\n  live mode needs etcd 3.4 (Debian: apt-get install etcd-server), or FENCESIM_ETCD=/path/to/etcd"
-        ))
-    })?;
-    println!("live: {version}");
+    let mut versions = Vec::new();
+    for (path, scenario) in &loaded {
+        let kind = fencesim_live::live_plan(scenario, scenario.seeds.start)
+            .map_err(|error| InputError(format!("{}: {error}", shown(path))))?
+            .kind;
+        let version = fencesim_live::service_version(kind).map_err(|error| {
+            InputError(match kind {
+                Kind::Etcd => format!(
+                    "{error}\n  live mode needs etcd 3.4 (Debian: apt-get install etcd-server), or FENCESIM_ETCD=/path/to/etcd"
+                ),
+                Kind::Zookeeper { .. } => format!(
+                    "{error}\n  live mode needs ZooKeeper and java (Debian: apt-get install zookeeper), or FENCESIM_ZOOKEEPER_JAR=/path/to/zookeeper.jar"
+                ),
+            })
+        })?;
+        if !versions.contains(&version) {
+            println!("live: {version}");
+            versions.push(version);
+        }
+    }
+    let version = versions.join(" and ");
     let stop = stop_on_signals().map_err(|error| InputError(error.to_string()))?;
     let exe = std::env::current_exe()?;
     let mut all_ok = true;
     let mut comparisons = Vec::new();
     for (path, scenario) in &loaded {
         let want = expected(scenario);
+        let first = fencesim_live::live_plan(scenario, scenario.seeds.start)
+            .map_err(|error| InputError(format!("{}: {error}", shown(path))))?;
         println!(
             "{}: {} live run(s) of {:.1} s each, expected {want}",
             scenario.name,
             args.runs,
-            fencesim_live::run_length_ms(
-                scenario,
-                &fencesim_live::live_plan(scenario, scenario.seeds.start)
-                    .map_err(|e| InputError(e.to_string()))?
-            ) / 1_000.0
+            fencesim_live::run_length_ms(scenario, &first) / 1_000.0
         );
         let mut live_side = Side::default();
-        for run in 0..args.runs {
-            let seed = scenario.seeds.start + u64::from(run);
-            if run == 0 {
-                for note in fencesim_live::live_plan(scenario, seed)
-                    .map(|p| p.notes)
-                    .unwrap_or_default()
-                {
-                    println!("  note: {note}");
-                }
-            }
-            let keep = args
-                .out
-                .as_ref()
-                .map(|dir| dir.join(&scenario.name).join(format!("run-{run}")));
-            let result = match run_live(scenario, seed, &exe, &stop, keep.as_deref()) {
+        let seeds: Vec<u64> = live_seeds(scenario, args.runs).collect();
+        let results = match &args.from_kept {
+            Some(dir) => read_kept(dir, scenario, &seeds)?,
+            None => run_all(args, scenario, &seeds, &exe, &stop),
+        };
+        for (run, (seed, result)) in seeds.iter().zip(results).enumerate() {
+            let result = match result {
                 Ok(result) => result,
-                Err(LiveError::Interrupted) => {
-                    eprintln!("live: interrupted; every process and temp directory it started was removed");
-                    std::process::exit(130);
-                }
+                Err(LiveError::Interrupted) => interrupted(),
                 Err(error) => return Err(InputError(format!("{}: {error}", shown(path)))),
             };
             let checked = fencesim_check::check(&result.history);
             let before = live_side.takeovers.len();
-            live_side.add(&result.history, &checked);
-            let verdict = fidelity::verdict(&checked);
-            let verdict = if verdict.is_empty() {
-                "safe".to_string()
-            } else {
-                verdict.into_iter().collect::<Vec<_>>().join("+")
-            };
+            live_side.add(*seed, &result.history, &checked);
+            let verdict = fidelity::verdict_name(&checked);
             let takeovers: Vec<String> = live_side.takeovers[before..]
                 .iter()
                 .map(|t| {
@@ -126,14 +146,16 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
                     )
                 })
                 .collect();
-            let ok = verdict == want;
             println!(
-                "  run {}: {verdict}{} ({} events){}",
+                "  run {} (seed {seed}, {}): {verdict} ({} events){}",
                 run + 1,
-                if ok {
-                    ""
+                if result.phase_ms.is_nan() {
+                    "kept history".to_string()
                 } else {
-                    "  (not the scenario's verdict)"
+                    format!(
+                        "started {:.0} ms after the service was ready",
+                        result.phase_ms
+                    )
                 },
                 result.history.events.len(),
                 if takeovers.is_empty() {
@@ -160,63 +182,192 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
             windows.n, windows.min, windows.p50, windows.mean, windows.max
         );
         if args.compare {
-            let seeds = match &args.sim_seeds {
-                Some(text) => parse_seeds(text)?,
-                None => SeedRange { start: 0, end: 200 },
-            };
-            let mut sim_side = Side::default();
-            let factory: StoreFactory = Arc::new(builtin_store);
-            for seed in seeds.start..seeds.end {
-                let result = fencesim::run_seed_with(scenario, seed, &factory);
-                let checked = fencesim_check::check(&result.history);
-                sim_side.add(&result.history, &checked);
-            }
-            let sim = Stats::of(&sim_side.windows());
+            let comparison = compare(path, scenario, live_side, sim_seeds, &stop)?;
+            let (agree, paired) = comparison.paired_agreement();
             println!(
-                "  simulated takeover window ({} seeds): n={} min {:.0} p50 {:.0} mean {:.0} max {:.0} ms",
-                seeds.len(), sim.n, sim.min, sim.p50, sim.mean, sim.max
-            );
-            let comparison = Comparison {
-                scenario: scenario.name.clone(),
-                file: shown(path),
-                live: live_side,
-                sim: sim_side,
-            };
-            let agree = comparison.verdicts_agree();
-            let close = comparison
-                .window_difference()
-                .is_none_or(|d| d.abs() <= fidelity::WINDOW_TOLERANCE);
-            println!(
-                "  verdicts {}; window difference {}",
-                if agree { "agree" } else { "DISAGREE" },
+                "  per-run agreement with the same seed's simulation: {agree}/{paired}; verdict shares {}; median window difference {}; KS {}",
+                if comparison.verdicts_agree() { "agree" } else { "DISAGREE" },
                 comparison
                     .window_difference()
-                    .map_or("-".to_string(), |d| format!("{:+.1} %", d * 100.0))
+                    .map_or("-".to_string(), |d| format!("{:+.1} %", d * 100.0)),
+                comparison
+                    .window_test()
+                    .map_or("-".to_string(), |(d, p)| format!("D {d:.2}, p {p:.3}"))
             );
-            all_ok &= agree && close;
+            all_ok &= comparison.passes();
             comparisons.push(comparison);
         }
     }
     if args.compare {
         let files: Vec<String> = loaded.iter().map(|(p, _)| shown(p)).collect();
-        let seeds = args
-            .sim_seeds
-            .clone()
-            .unwrap_or_else(|| "0..200".to_string());
         let header = format!(
-            "Made by `cargo run --release -p fencesim -- live {} --runs {} --compare --sim-seeds {seeds}` \
-             against {version} on loopback (one member, default election timeout), real worker \
-             processes (SIGSTOP/SIGCONT for pauses) and a real SQLite file. Live figures vary \
-             from run to run; the simulated ones are deterministic. A scenario's verdict is \
-             the invariants violated in at least one run or seed (as `[expect]` and the \
-             catalogue judge it); the counts per distinct verdict follow it.",
+            "Made by `cargo run --release -p fencesim -- live {} --runs {} --jobs {} --compare --sim-seeds {sim_seeds}{}` \
+             against {version} on loopback (etcd: one member, default election timeout; \
+             ZooKeeper: standalone, tickTime = `expiry_check_ms`; {} run(s) at once, each with \
+             its own service), real worker processes (SIGSTOP/SIGCONT for pauses) and a real \
+             SQLite file. Live run k uses seed k's fault plan and work draws and starts at a \
+             drawn offset within one expiry-check period (etcd 500 ms, ZooKeeper one tick) after \
+             its service is ready. Live figures vary from run to run; the simulated ones are \
+             deterministic.",
             files.join(" "),
-            args.runs
+            args.runs,
+            args.jobs,
+            if args.report == Path::new("reports/fidelity.md") {
+                String::new()
+            } else {
+                format!(" --report {}", args.report.display())
+            },
+            args.jobs
         );
+        let header = match &args.from_kept {
+            Some(dir) => format!(
+                "{header} This file was rendered from the histories that command kept with `--out {}`, \
+                 by the same command with `--from-kept {}` instead.",
+                dir.display(),
+                dir.display()
+            ),
+            None => header,
+        };
         write_report(&args.report, &fidelity::markdown(&header, &comparisons))?;
         println!("wrote {}", args.report.display());
     }
     Ok(all_ok)
+}
+
+/// Runs `seeds` live, `args.jobs` at a time; the results in seed order. After an interrupt
+/// no new run starts (the ones in progress stop and clean up themselves).
+fn run_all(
+    args: &LiveArgs,
+    scenario: &Scenario,
+    seeds: &[u64],
+    exe: &Path,
+    stop: &Arc<AtomicBool>,
+) -> Vec<Result<fencesim_live::LiveRun, LiveError>> {
+    let next = std::sync::Mutex::new(0_usize);
+    let results: Vec<std::sync::Mutex<Option<Result<fencesim_live::LiveRun, LiveError>>>> =
+        seeds.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..args.jobs.min(seeds.len()) {
+            scope.spawn(|| loop {
+                let run = {
+                    let mut next = next
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let run = *next;
+                    *next += 1;
+                    run
+                };
+                let Some(&seed) = seeds.get(run) else {
+                    return;
+                };
+                let result = if stop.load(Ordering::SeqCst) {
+                    Err(LiveError::Interrupted)
+                } else {
+                    let keep = args
+                        .out
+                        .as_ref()
+                        .map(|dir| dir.join(&scenario.name).join(format!("run-{run}")));
+                    run_live(scenario, seed, exe, stop, keep.as_deref())
+                };
+                *results[run]
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(result);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|cell| {
+            cell.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .unwrap_or(Err(LiveError::Interrupted))
+        })
+        .collect()
+}
+
+/// The live runs `--out DIR` kept (`DIR/<scenario>/run-<k>/history.jsonl`), read back instead
+/// of running them again (to render the report anew); their start offsets were not kept.
+fn read_kept(
+    dir: &Path,
+    scenario: &Scenario,
+    seeds: &[u64],
+) -> Result<Vec<Result<fencesim_live::LiveRun, LiveError>>, InputError> {
+    let mut runs = Vec::new();
+    for run in 0..seeds.len() {
+        let path = dir
+            .join(&scenario.name)
+            .join(format!("run-{run}"))
+            .join("history.jsonl");
+        let history = fencesim::load_history(&path)
+            .map_err(|error| InputError(format!("--from-kept: {error}")))?;
+        runs.push(Ok(fencesim_live::LiveRun {
+            history,
+            service_version: String::new(),
+            phase_ms: f64::NAN,
+        }));
+    }
+    Ok(runs)
+}
+
+/// The seeds of a scenario's live runs: run k uses the scenario's k-th seed.
+fn live_seeds(scenario: &Scenario, runs: u32) -> std::ops::Range<u64> {
+    scenario.seeds.start..scenario.seeds.start.saturating_add(u64::from(runs))
+}
+
+fn interrupted() -> ! {
+    eprintln!("live: interrupted; every process and temp directory it started was removed");
+    std::process::exit(130);
+}
+
+/// Simulates `sim_seeds` and every live run's own seed; stops (exit 130) at SIGINT/SIGTERM.
+fn compare(
+    path: &Path,
+    scenario: &Arc<Scenario>,
+    live_side: Side,
+    sim_seeds: SeedRange,
+    stop: &AtomicBool,
+) -> Result<Comparison, InputError> {
+    let factory: StoreFactory = Arc::new(builtin_store);
+    let mut sim_side = Side::default();
+    for seed in sim_seeds.iter() {
+        if stop.load(Ordering::SeqCst) {
+            interrupted();
+        }
+        let result = fencesim::run_seed_with(scenario, seed, &factory);
+        let checked = fencesim_check::check(&result.history);
+        sim_side.add(seed, &result.history, &checked);
+    }
+    let mut paired = BTreeMap::new();
+    for &seed in live_side.by_seed.keys() {
+        if stop.load(Ordering::SeqCst) {
+            interrupted();
+        }
+        let verdict = match sim_side.by_seed.get(&seed) {
+            Some(verdict) => verdict.clone(),
+            None => {
+                let result = fencesim::run_seed_with(scenario, seed, &factory);
+                fidelity::verdict_name(&fencesim_check::check(&result.history))
+            }
+        };
+        paired.insert(seed, verdict);
+    }
+    let sim = Stats::of(&sim_side.windows());
+    println!(
+        "  simulated takeover window ({} seeds): n={} min {:.0} p50 {:.0} mean {:.0} max {:.0} ms",
+        sim_seeds.len(),
+        sim.n,
+        sim.min,
+        sim.p50,
+        sim.mean,
+        sim.max
+    );
+    Ok(Comparison {
+        scenario: scenario.name.clone(),
+        file: shown(path),
+        live: live_side,
+        sim: sim_side,
+        paired,
+    })
 }
 
 /// Whole or not at all (`fencesim_report::fs::write_atomic`), directories created.
@@ -232,5 +383,11 @@ fn write_report(path: &Path, text: &str) -> Result<(), InputError> {
 /// The hidden worker role.
 pub(crate) fn worker(config: &Path) -> Result<bool, InputError> {
     fencesim_live::worker::run(config).map_err(InputError)?;
+    Ok(true)
+}
+
+/// The hidden guard role.
+pub(crate) fn guard() -> Result<bool, InputError> {
+    fencesim_live::guard::run().map_err(InputError)?;
     Ok(true)
 }

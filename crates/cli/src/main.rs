@@ -73,6 +73,13 @@ enum Command {
         /// Override a scenario field (`lease.ttl_ms=8000`); repeatable.
         #[arg(long = "set", value_name = "FIELD=VALUE")]
         set: Vec<String>,
+        /// Live runs at once (1 to 8), each with its own etcd, workers and directory.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Read the histories an earlier `--out DIR` kept instead of running live again (to
+        /// render the report anew).
+        #[arg(long, value_name = "DIR")]
+        from_kept: Option<PathBuf>,
     },
     /// The worker role of `fencesim live` (started by it; not for direct use).
     #[command(hide = true)]
@@ -80,6 +87,10 @@ enum Command {
         /// The worker's JSON configuration, written by `fencesim live`.
         config: PathBuf,
     },
+    /// The guard role of `fencesim live`: kills a run's processes and removes its directory
+    /// when the supervisor's pipe closes (started by it; not for direct use).
+    #[command(hide = true)]
+    LiveGuard,
     /// Run a scenario over a seed range and check its expectation.
     Run {
         /// Scenario file (TOML).
@@ -321,7 +332,7 @@ fn main() -> ExitCode {
     // its temp directory before exiting, which an exit from this handler would skip.
     if !matches!(
         cli.command,
-        Command::Live { .. } | Command::LiveWorker { .. }
+        Command::Live { .. } | Command::LiveWorker { .. } | Command::LiveGuard
     ) {
         remove_temps_on_signals();
     }
@@ -338,6 +349,8 @@ fn main() -> ExitCode {
             report,
             sim_seeds,
             set,
+            jobs,
+            from_kept,
         } => overrides(&set).and_then(|set| {
             live::live(&live::LiveArgs {
                 scenarios,
@@ -347,9 +360,12 @@ fn main() -> ExitCode {
                 report,
                 sim_seeds,
                 set,
+                jobs,
+                from_kept,
             })
         }),
         Command::LiveWorker { config } => live::worker(&config),
+        Command::LiveGuard => live::guard(),
         Command::Run {
             scenario,
             seeds,

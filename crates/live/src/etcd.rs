@@ -4,11 +4,13 @@ use std::{
     net::{SocketAddr, TcpListener},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
+    sync::Arc,
     time::Duration,
 };
 
 use serde_json::{json, Value};
 
+use crate::guard::Guard;
 use crate::http::{base64, post, stream, unbase64, HttpError};
 
 /// Every request but the watch gives up after this long.
@@ -55,6 +57,8 @@ pub fn revision(response: &Value) -> i64 {
 pub struct Client {
     /// The member's client address.
     pub addr: SocketAddr,
+    /// How long a request (but the watch) may take: a worker's `workers.request_timeout_ms`.
+    pub timeout: Duration,
 }
 
 /// What a campaign got.
@@ -73,8 +77,30 @@ pub enum Campaign {
 }
 
 impl Client {
+    /// A client of the member at `addr` with the default [`REQUEST_TIMEOUT`].
+    pub fn new(addr: SocketAddr) -> Client {
+        Client {
+            addr,
+            timeout: REQUEST_TIMEOUT,
+        }
+    }
+
     fn call(&self, path: &str, body: Value) -> Result<Value, HttpError> {
-        post(self.addr, path, &body, REQUEST_TIMEOUT)
+        post(self.addr, path, &body, self.timeout)
+    }
+
+    /// Whether the lock key of `scope` still exists with create revision `token`: the lease
+    /// that took it under that token is alive (check-lease-before-write).
+    pub fn holds(&self, scope: &str, token: i64) -> Result<bool, HttpError> {
+        let response = self.call(
+            "/v3/kv/range",
+            json!({ "key": base64(lock_key(scope).as_bytes()) }),
+        )?;
+        let kv = response
+            .get("kvs")
+            .and_then(Value::as_array)
+            .and_then(|kvs| kvs.first());
+        Ok(kv.is_some_and(|kv| int(kv, "create_revision") == token))
     }
 
     /// `LeaseGrant`: a new lease of `ttl_s` seconds (etcd raises it to its minimum silently);
@@ -223,6 +249,7 @@ pub fn etcd_version() -> Result<String, String> {
 /// A single-member etcd on loopback ports with its own data directory.
 #[derive(Debug)]
 pub struct Server {
+    guard: Option<Arc<Guard>>,
     data_dir: PathBuf,
     log: PathBuf,
     client_port: u16,
@@ -239,10 +266,13 @@ fn free_ports() -> std::io::Result<(u16, u16)> {
 
 impl Server {
     /// Starts etcd with its data under `dir` and waits until it answers (up to 20 s).
-    pub fn start(dir: &Path) -> Result<Server, String> {
+    /// Each etcd process is registered with `guard`, if any, which kills it if the supervisor
+    /// dies.
+    pub fn start(dir: &Path, guard: Option<Arc<Guard>>) -> Result<Server, String> {
         let (client_port, peer_port) =
             free_ports().map_err(|error| format!("no free loopback port: {error}"))?;
         let mut server = Server {
+            guard,
             data_dir: dir.join("etcd-data"),
             log: dir.join("etcd.log"),
             client_port,
@@ -255,9 +285,7 @@ impl Server {
 
     /// The client to this member.
     pub fn client(&self) -> Client {
-        Client {
-            addr: SocketAddr::from(([127, 0, 0, 1], self.client_port)),
-        }
+        Client::new(SocketAddr::from(([127, 0, 0, 1], self.client_port)))
     }
 
     /// The etcd process id, while it runs.
@@ -287,6 +315,9 @@ impl Server {
             .stderr(log)
             .spawn()
             .map_err(|error| format!("cannot start {}: {error}", etcd_binary().display()))?;
+        if let Some(guard) = &self.guard {
+            guard.started(child.id());
+        }
         self.child = Some(child);
         for _ in 0..400 {
             if self.client().ready() {
@@ -294,24 +325,39 @@ impl Server {
             }
             if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
                 self.child = None;
+                // The log lives in the run's temp directory, removed on the way out: quote it.
                 return Err(format!(
-                    "etcd exited ({status}) during start-up; see its log {}",
-                    self.log.display()
+                    "etcd exited ({status}) during start-up; the end of its log:\n{}",
+                    self.log_tail()
                 ));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
         self.kill();
         Err(format!(
-            "etcd did not answer within 20 s; see {}",
-            self.log.display()
+            "etcd did not answer within 20 s; the end of its log:\n{}",
+            self.log_tail()
         ))
+    }
+
+    /// The last 20 lines of etcd's log, indented.
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(20)..]
+            .iter()
+            .map(|line| format!("    {line}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// SIGKILL (a crash) and reap.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
+            if let Some(guard) = &self.guard {
+                guard.reaped(child.id());
+            }
             let _ = child.wait();
         }
     }

@@ -1,4 +1,4 @@
-//! Live mode (issue 12): a scenario whose lease service is the `etcd` preset, run against a
+//! Live mode: a scenario whose lease service is the `etcd` preset, run against a
 //! real etcd 3.4, one real OS process per worker and a real SQLite file, with the schedule
 //! injected for real (SIGSTOP/SIGCONT, SIGKILL and restart, an etcd restart). Every process
 //! logs the simulator's events stamped with real time; the merged [`History`] is judged by
@@ -12,12 +12,14 @@
 
 pub mod etcd;
 pub mod fidelity;
+pub mod guard;
 pub mod http;
 pub mod record;
 pub mod worker;
+pub mod zk;
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, BTreeSet},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     sync::{
@@ -36,6 +38,7 @@ use fencesim_scenario::{plan, Fault, FencingMode, Preset, Scenario, TimedFault};
 
 use crate::{
     etcd::Server,
+    guard::Guard,
     record::{now_unix_ns, Log},
     worker::{LiveStore, WorkerConfig},
 };
@@ -89,57 +92,263 @@ enum Action {
 /// What live mode will do for a scenario and seed: the schedule, validated.
 #[derive(Clone, Debug)]
 pub struct LivePlan {
+    /// The lease service.
+    pub kind: Kind,
     store: LiveStore,
+    /// The TTL asked of etcd (whole seconds, the scenario's effective TTL).
+    ttl_s: u64,
     actions: Vec<(f64, Action)>,
     heal_ms: f64,
-    /// Notes printed before the run (approximations live mode makes).
-    pub notes: Vec<String>,
 }
 
-/// Checks that `scenario` can run live and translates its fault plan for `seed`.
-pub fn live_plan(scenario: &Scenario, seed: u64) -> Result<LivePlan, LiveError> {
-    let unsupported = |what: String| {
-        Err(LiveError::Unsupported(format!(
-            "scenario `{}`: {what}",
-            scenario.name
-        )))
-    };
-    if scenario.lease.preset != Some(Preset::Etcd) {
-        return unsupported(
-            "live mode needs `[lease] preset = \"etcd\"` (the only service it can start)".into(),
-        );
+/// Which lease service a scenario runs against live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// etcd 3.4, one member.
+    Etcd,
+    /// ZooKeeper, standalone, with this tickTime.
+    Zookeeper {
+        /// tickTime (ms): `lease.expiry_check_ms`.
+        tick_ms: u64,
+    },
+}
+
+impl Kind {
+    /// How often the service looks for expired leases (ms): etcd's revoke loop, ZooKeeper's
+    /// tick. A run starts at a drawn offset within one such period.
+    pub fn check_period_ms(self) -> u64 {
+        match self {
+            Kind::Etcd => ETCD_EXPIRY_CHECK_MS,
+            Kind::Zookeeper { tick_ms } => tick_ms,
+        }
     }
-    let store = match scenario.storage.fencing {
+}
+
+/// etcd's own timings with its default flags (`--election-timeout 1000`): what the `etcd`
+/// preset assumes and live mode cannot change.
+const ETCD_ELECTION_TIMEOUT_MS: u64 = 1_000;
+/// etcd's lessor looks for expired leases every 500 ms.
+const ETCD_EXPIRY_CHECK_MS: u64 = 500;
+/// etcd's minimum TTL: ceil(1.5 × election timeout) in whole seconds.
+const ETCD_MIN_TTL_MS: u64 = 2_000;
+
+/// The loopback network live mode runs on is the scenario format's default network: nothing
+/// else can be honoured.
+fn default_network() -> fencesim_scenario::NetworkSpec {
+    fencesim_scenario::NetworkSpec {
+        latency: fencesim_scenario::LatencySpec {
+            base: fencesim_scenario::Dist::Lognormal {
+                median: 0.5,
+                p99: 5.0,
+            },
+            spike_probability: 0.0,
+            spikes_ms: vec![200.0, 400.0, 800.0],
+        },
+        loss: 0.0,
+        duplicate: 0.0,
+    }
+}
+
+/// Checks every field of `scenario` against what live mode implements: the first field it
+/// cannot honour, named with its value and why. Every field of the resolved scenario is
+/// taken apart here, so a new one does not compile until live mode decides about it.
+fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64, Kind), String> {
+    use fencesim_model::lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource};
+    use fencesim_scenario::{ClocksSpec, LeaseSpec, SideEffects, StorageSpec, WorkerSpec};
+    let Scenario {
+        name: _,
+        description: _,
+        duration_ms: _,
+        seeds: _,
+        lease,
+        storage,
+        workers,
+        network,
+        clocks,
+        faults: _, // per seed, in `translate`
+        expect: _,
+    } = scenario;
+    let LeaseSpec {
+        preset,
+        ttl_ms,
+        min_ttl_ms: _, // through effective_ttl_ms
+        max_ttl_ms,
+        expiry_factor,
+        expiry_check_ms,
+        lock_delay_ms,
+        election_timeout_ms,
+        restart_election_ms,
+        token_source,
+        token_scope,
+        on_restart,
+        expired_by,
+        holder_identity,
+        planted_bug_double_grant,
+    } = lease;
+    let ttl = lease.effective_ttl_ms();
+    let common: Vec<(bool, String)> = vec![
+        (*expiry_factor != 1, format!("`lease.expiry_factor = {expiry_factor}`: the service expires a lease at its TTL (expected 1)")),
+        (*lock_delay_ms != 0, format!("`lease.lock_delay_ms = {lock_delay_ms}`: the live service has no lock-delay (expected 0)")),
+        (*token_source != TokenSource::Revision, format!("`lease.token_source = {token_source:?}`: live tokens are the service's own (expected \"revision\")")),
+        (*on_restart != OnRestart::KeepAndExtend, format!("`lease.on_restart = {on_restart:?}`: a restarted live service keeps its leases and extends them (expected \"keep-and-extend\")")),
+        (*expired_by != ExpiredBy::Service, format!("`lease.expired_by = {expired_by:?}`: the live service expires its leases itself (expected \"service\")")),
+        (*holder_identity != HolderIdentity::Session, format!("`lease.holder_identity = {holder_identity:?}`: a live worker's lease is its own (expected \"session\")")),
+        (*planted_bug_double_grant, "`lease.planted_bug_double_grant`: a planted bug of the simulated service; the live one has none".to_string()),
+    ];
+    let (kind, mut checks) = match preset {
+        Some(Preset::Etcd) => {
+            if ttl % 1_000 != 0 {
+                return Err(format!(
+                    "`lease.ttl_ms = {ttl_ms}` (effective TTL {ttl} ms): etcd grants whole seconds, so it \
+                     would run as {} s live; set a multiple of 1000",
+                    ttl.div_ceil(1_000)
+                ));
+            }
+            if ttl < ETCD_MIN_TTL_MS {
+                return Err(format!(
+                    "`lease.ttl_ms = {ttl_ms}` with `lease.min_ttl_ms` (effective TTL {ttl} ms): etcd \
+                     raises any TTL below its minimum of {} s to it, so it would run as {} s live",
+                    ETCD_MIN_TTL_MS / 1_000,
+                    ETCD_MIN_TTL_MS / 1_000
+                ));
+            }
+            (Kind::Etcd, vec![
+                (*max_ttl_ms != 0, format!("`lease.max_ttl_ms = {max_ttl_ms}`: etcd has no maximum live mode could set (expected 0)")),
+                (*expiry_check_ms != ETCD_EXPIRY_CHECK_MS, format!("`lease.expiry_check_ms = {expiry_check_ms}`: etcd's lessor checks every {ETCD_EXPIRY_CHECK_MS} ms and live mode cannot change it")),
+                (*election_timeout_ms != ETCD_ELECTION_TIMEOUT_MS, format!("`lease.election_timeout_ms = {election_timeout_ms}`: live etcd runs with its default election timeout of {ETCD_ELECTION_TIMEOUT_MS} ms")),
+                (*restart_election_ms != ETCD_ELECTION_TIMEOUT_MS, format!("`lease.restart_election_ms = {restart_election_ms}`: a restarted live etcd elects itself within its election timeout, {ETCD_ELECTION_TIMEOUT_MS} ms (expected that)")),
+                (*token_scope != TokenScope::Global, format!("`lease.token_scope = {token_scope:?}`: etcd's revision is store-wide (expected \"global\")")),
+            ])
+        }
+        Some(Preset::Zookeeper) => {
+            // The live server runs with tickTime = expiry_check_ms and clamps session
+            // timeouts to [2, 20] x tickTime itself, as the preset's min and max TTL say.
+            let tick = *expiry_check_ms;
+            (Kind::Zookeeper { tick_ms: tick }, vec![
+                (!(100..=60_000).contains(&tick), format!("`lease.expiry_check_ms = {tick}`: ZooKeeper's tickTime, live from 100 to 60_000 ms")),
+                (lease.min_ttl_ms != 2 * tick, format!("`lease.min_ttl_ms = {}`: ZooKeeper's minimum session timeout is 2 x tickTime ({} ms)", lease.min_ttl_ms, 2 * tick)),
+                (*max_ttl_ms != 20 * tick, format!("`lease.max_ttl_ms = {max_ttl_ms}`: ZooKeeper's maximum session timeout is 20 x tickTime ({} ms)", 20 * tick)),
+                (*restart_election_ms != 0, format!("`lease.restart_election_ms = {restart_election_ms}`: a standalone ZooKeeper serves at once after a restart (expected 0)")),
+                (*token_scope != TokenScope::PerResource, format!("`lease.token_scope = {token_scope:?}`: a lock node's sequence number counts per lock directory (expected \"per-resource\")")),
+            ])
+        }
+        _ => {
+            return Err(
+                "`lease.preset`: live mode needs `preset = \"etcd\"` or `preset = \"zookeeper\"` (the services it can start)"
+                    .into(),
+            )
+        }
+    };
+    checks.extend(common);
+    let StorageSpec {
+        fencing,
+        max_token: _, // live storage never restarts (storage-restart is refused)
+        compare_scope,
+        proxy_bypass: _, // only with `fencing = "proxy"`, refused below
+        planted_bug_stall_after_heal,
+    } = storage;
+    let store = match fencing {
         FencingMode::None => LiveStore::None,
         FencingMode::Sql => LiveStore::Sql,
         FencingMode::SqlIgnoreRows => LiveStore::SqlIgnoreRows,
-        FencingMode::SameStoreTxn => LiveStore::SameStoreTxn,
+        FencingMode::SameStoreTxn if kind == Kind::Etcd => LiveStore::SameStoreTxn,
         other => {
-            return unsupported(format!(
+            return Err(format!(
                 "`storage.fencing = {other:?}`: live mode runs none, sql, sql-ignore-rows and same-store-txn"
             ))
         }
     };
+    checks.push((
+        *compare_scope != fencesim_model::fence::CompareScope::PerResource,
+        format!("`storage.compare_scope = {compare_scope:?}`: the live SQLite store compares per resource (expected \"per-resource\")"),
+    ));
+    checks.push((
+        *planted_bug_stall_after_heal,
+        "`storage.planted_bug_stall_after_heal`: a planted bug of the simulated storage".into(),
+    ));
+    let WorkerSpec {
+        count: _,
+        resources: _,
+        lease_scope: _,
+        work_ms: _,
+        writes_per_lease: _,
+        renew_every_ms: _,
+        renew_deadline_ms: _,
+        stop_on_renew_failure: _,
+        check_lease_before_write: _, // asked of etcd (a range read of the lock key)
+        recheck_deadline_before_write: _,
+        deadline_from: _,
+        request_timeout_ms: _, // the worker's HTTP timeout
+        acquire_retry_ms: _,
+        acquire_retry_jitter: _, // drawn from the simulated worker's stream
+        side_effects,
+    } = workers;
+    checks.push((
+        *side_effects == SideEffects::Outbox,
+        "`workers.side_effects = \"outbox\"`: live storage has no outbox relay (none and direct run live)".into(),
+    ));
+    if *network != default_network() {
+        let what = if network.loss != 0.0 {
+            format!("`network.loss = {}`", network.loss)
+        } else if network.duplicate != 0.0 {
+            format!("`network.duplicate = {}`", network.duplicate)
+        } else if network.latency.spike_probability != 0.0 {
+            format!(
+                "`network.spike_probability = {}`",
+                network.latency.spike_probability
+            )
+        } else {
+            "`network.latency_ms`".to_string()
+        };
+        checks.push((
+            true,
+            format!("{what}: live mode runs on loopback, whose latency and loss are the machine's (leave [network] out)"),
+        ));
+    }
+    let ClocksSpec {
+        random_drift_ppm,
+        random_offset_ms,
+        nodes,
+    } = clocks;
+    checks.push((
+        *random_drift_ppm != 0.0,
+        format!("`clocks.random_drift_ppm = {random_drift_ppm}`: every live process reads the machine's one clock"),
+    ));
+    checks.push((
+        *random_offset_ms != 0.0,
+        format!("`clocks.random_offset_ms = {random_offset_ms}`: every live process reads the machine's one clock"),
+    ));
+    if let Some((node, clock)) = nodes
+        .iter()
+        .find(|(_, c)| c.offset_ms != 0.0 || c.drift_ppm != 0.0)
+    {
+        checks.push((
+            true,
+            format!(
+                "`clocks.{node}` (offset {} ms, drift {} ppm): every live process reads the machine's one clock",
+                clock.offset_ms, clock.drift_ppm
+            ),
+        ));
+    }
+    match checks.into_iter().find(|(refused, _)| *refused) {
+        Some((_, why)) => Err(why),
+        None => Ok((store, ttl / 1_000, kind)),
+    }
+}
+
+/// Translates one seed's fault plan into live actions, refusing any fault live mode cannot
+/// inject.
+fn translate(scenario: &Scenario, seed: u64) -> Result<(Vec<(f64, Action)>, f64), String> {
     let fault_plan = plan(scenario, seed);
     let mut actions = Vec::new();
-    let mut notes = Vec::new();
     for TimedFault { at_ms, fault } in &fault_plan.faults {
+        let worker = |node: &str| node.starts_with("worker-");
         let action = match fault.clone() {
-            Fault::GcPause { node, duration_ms } => Action::Pause {
+            Fault::GcPause { node, duration_ms } if worker(&node) => Action::Pause {
                 node,
                 kind: PauseKind::Gc,
                 ms: duration_ms,
             },
-            Fault::VmSuspend { node, duration_ms } => {
-                notes.push(format!(
-                    "vm-suspend of {node} at {at_ms} ms runs as SIGSTOP: its monotonic clock keeps running (a GC pause)"
-                ));
-                Action::Pause {
-                    node,
-                    kind: PauseKind::VmSuspend,
-                    ms: duration_ms,
-                }
-            }
             Fault::WorkerCrash { node, duration_ms } => Action::Crash {
                 node,
                 ms: duration_ms,
@@ -152,29 +361,58 @@ pub fn live_plan(scenario: &Scenario, seed: u64) -> Result<LivePlan, LiveError> 
                 duration_ms,
             } if *at_ms <= 0.0
                 && peers == [COORDINATOR.to_string()]
-                && nodes.iter().all(|n| n.starts_with("worker-")) =>
+                && nodes.iter().all(|n| worker(n)) =>
             {
                 Action::LateStart {
                     nodes,
                     ms: duration_ms,
                 }
             }
+            Fault::GcPause { node, .. } => {
+                return Err(format!(
+                    "fault `{fault}` at {at_ms} ms (seed {seed}): live mode pauses workers only, not the {node}"
+                ))
+            }
+            Fault::VmSuspend { .. } => {
+                return Err(format!(
+                    "fault `{fault}` at {at_ms} ms (seed {seed}): a live process cannot have its monotonic clock stopped (SIGSTOP would make it a gc-pause)"
+                ))
+            }
             other => {
-                return unsupported(format!(
-                    "fault `{other}` at {at_ms} ms: live mode injects gc-pause, vm-suspend, \
-                     worker-crash, coordinator-restart, and a partition of workers from the \
-                     coordinator starting at 0 ms"
+                return Err(format!(
+                    "fault `{other}` at {at_ms} ms (seed {seed}): live mode injects gc-pause of a \
+                     worker, worker-crash, coordinator-restart, and a partition of workers from \
+                     the coordinator starting at 0 ms"
                 ))
             }
         };
         actions.push((*at_ms, action));
     }
+    Ok((actions, fault_plan.heal_ms()))
+}
+
+/// Checks that `scenario` can run live and translates its fault plan for `seed`.
+pub fn live_plan(scenario: &Scenario, seed: u64) -> Result<LivePlan, LiveError> {
+    let unsupported =
+        |what: String| LiveError::Unsupported(format!("scenario `{}`: {what}", scenario.name));
+    let (store, ttl_s, kind) = check_fields(scenario).map_err(unsupported)?;
+    let (actions, heal_ms) = translate(scenario, seed).map_err(unsupported)?;
     Ok(LivePlan {
+        kind,
         store,
+        ttl_s,
         actions,
-        heal_ms: fault_plan.heal_ms().max(scenario.duration_ms as f64),
-        notes,
+        heal_ms: heal_ms.max(scenario.duration_ms as f64),
     })
+}
+
+/// Checks that every seed in `seeds` can run live (each draws its own fault plan), before
+/// anything starts.
+pub fn check_seeds(scenario: &Scenario, seeds: std::ops::Range<u64>) -> Result<(), LiveError> {
+    for seed in seeds {
+        live_plan(scenario, seed)?;
+    }
+    Ok(())
 }
 
 /// How long a live run lasts: like the simulator, the safety phase, then twice the
@@ -188,20 +426,24 @@ pub fn run_length_ms(scenario: &Scenario, plan: &LivePlan) -> f64 {
 pub struct LiveRun {
     /// The merged history.
     pub history: History,
-    /// The etcd version line.
-    pub etcd_version: String,
+    /// The lease service's version line.
+    pub service_version: String,
+    /// How long after etcd was ready the run began (ms; [`check_phase_ms`]).
+    pub phase_ms: f64,
 }
 
-/// Worker processes by name, killed (SIGKILL) and reaped on drop.
-#[derive(Default)]
+/// Worker processes by name, killed (SIGKILL) and reaped on drop; each registered with the
+/// run's guard while it lives.
 struct Workers {
     children: BTreeMap<String, (Child, u32)>,
+    guard: Arc<Guard>,
 }
 
 impl Workers {
     fn kill(&mut self, name: &str) {
         if let Some((mut child, _)) = self.children.remove(name) {
             let _ = child.kill();
+            self.guard.reaped(child.id());
             let _ = child.wait();
         }
     }
@@ -284,10 +526,13 @@ struct Run<'a> {
     worker_exe: &'a Path,
     seed: u64,
     store: LiveStore,
-    etcd: std::net::SocketAddr,
+    ttl_s: u64,
+    service: worker::Service,
     incarnations: BTreeMap<String, u32>,
     logs: Vec<PathBuf>,
     epoch: u64,
+    /// The drawn start offset after etcd was ready ([`check_phase_ms`]).
+    phase_ms: f64,
 }
 
 impl Run<'_> {
@@ -301,28 +546,15 @@ impl Run<'_> {
             .trim_start_matches("worker-")
             .parse()
             .map_err(|_| LiveError::Unsupported(format!("`{name}` is not a worker")))?;
-        let spec = &self.scenario.workers;
-        let lease = &self.scenario.lease;
         let events = self.dir.join(format!("{name}-{incarnation}.jsonl"));
         let config = WorkerConfig {
             name: name.to_string(),
             index,
             incarnation,
             seed: self.seed,
-            etcd: self.etcd,
-            ttl_s: lease.effective_ttl_ms().div_ceil(1_000),
-            renew_every_ms: spec.renew_every_ms,
-            renew_deadline_ms: spec.renew_deadline_ms,
-            stop_on_renew_failure: spec.stop_on_renew_failure,
-            recheck_deadline_before_write: spec.recheck_deadline_before_write,
-            work_ms: spec.work_ms.clone(),
-            writes_per_lease: spec.writes_per_lease,
-            acquire_retry_ms: spec.acquire_retry_ms,
-            resources: spec
-                .resources
-                .iter()
-                .map(|r| (r.clone(), self.scenario.lease_scope_of(r)))
-                .collect(),
+            scenario: self.scenario.clone(),
+            service: self.service,
+            ttl_s: self.ttl_s,
             store: self.store,
             db: self.dir.join("store.sqlite"),
             events: events.clone(),
@@ -354,6 +586,7 @@ impl Run<'_> {
                 ))
             })?;
         self.logs.push(events);
+        workers.guard.started(child.id());
         workers
             .children
             .insert(name.to_string(), (child, incarnation));
@@ -417,21 +650,60 @@ pub fn run_live(
     keep: Option<&Path>,
 ) -> Result<LiveRun, LiveError> {
     let live = live_plan(scenario, seed)?;
-    let etcd_version = etcd::etcd_version().map_err(LiveError::Setup)?;
+    let service_version = service_version(live.kind).map_err(LiveError::Setup)?;
     let temp = tempfile::Builder::new()
         .prefix("fencesim-live-")
         .tempdir()
         .map_err(|error| LiveError::Setup(format!("cannot create a temp directory: {error}")))?;
-    let mut server = Server::start(temp.path()).map_err(LiveError::Setup)?;
-    let client = server.client();
+    // Declared after `temp`, so dropped (its pipe closed, stragglers killed) before it.
+    let guard = Arc::new(Guard::start(worker_exe, temp.path()).map_err(LiveError::Setup)?);
+    let mut server = match live.kind {
+        Kind::Etcd => LeaseServer::Etcd(
+            Server::start(temp.path(), Some(guard.clone())).map_err(LiveError::Setup)?,
+        ),
+        Kind::Zookeeper { tick_ms } => LeaseServer::Zookeeper(
+            zk::Server::start(temp.path(), tick_ms, Some(guard.clone()))
+                .map_err(LiveError::Setup)?,
+        ),
+    };
+    let scopes: BTreeSet<String> = scenario
+        .workers
+        .resources
+        .iter()
+        .map(|r| scenario.lease_scope_of(r))
+        .collect();
+    if let LeaseServer::Zookeeper(zk_server) = &server {
+        let mut session = zk::Session::connect(zk_server.addr(), 10_000, Duration::from_secs(2))
+            .map_err(|error| LiveError::Setup(format!("ZooKeeper: {error}")))?;
+        for scope in &scopes {
+            zk::ensure_path(&mut session, &zk::lock_dir(scope))
+                .map_err(|error| LiveError::Setup(format!("ZooKeeper: {error}")))?;
+        }
+        let _ = session.close();
+    }
     let supervisor_log_path = temp.path().join("supervisor.jsonl");
     let log = Arc::new(Log::open(&supervisor_log_path).map_err(|error| {
         LiveError::Setup(format!("{}: {error}", supervisor_log_path.display()))
     })?);
     let watch_stop = Arc::new(AtomicBool::new(false));
-    let watcher = {
+    let (service, watcher) = {
         let (log, watch_stop) = (log.clone(), watch_stop.clone());
-        std::thread::spawn(move || watch(client, log, watch_stop))
+        match &server {
+            LeaseServer::Etcd(etcd_server) => {
+                let client = etcd_server.client();
+                (
+                    worker::Service::Etcd(client.addr),
+                    std::thread::spawn(move || watch(client, log, watch_stop)),
+                )
+            }
+            LeaseServer::Zookeeper(zk_server) => {
+                let addr = zk_server.addr();
+                (
+                    worker::Service::Zookeeper(addr),
+                    std::thread::spawn(move || watch_zookeeper(addr, &scopes, &log, &watch_stop)),
+                )
+            }
+        }
     };
     let mut run = Run {
         scenario,
@@ -439,12 +711,17 @@ pub fn run_live(
         worker_exe,
         seed,
         store: live.store,
-        etcd: client.addr,
+        ttl_s: live.ttl_s,
+        service,
         incarnations: BTreeMap::new(),
         logs: vec![supervisor_log_path],
         epoch: 0,
+        phase_ms: 0.0,
     };
-    let mut workers = Workers::default();
+    let mut workers = Workers {
+        children: BTreeMap::new(),
+        guard: guard.clone(),
+    };
     let result = drive(
         scenario,
         &live,
@@ -454,7 +731,8 @@ pub fn run_live(
         &log,
         stop,
     );
-    // Every path out: workers, the watch, etcd; the temp directory goes when `temp` drops.
+    // Every path out: workers, the watch, the service; the temp directory goes when `temp`
+    // drops.
     drop(workers);
     watch_stop.store(true, Ordering::SeqCst);
     server.kill();
@@ -471,17 +749,123 @@ pub fn run_live(
     let end_ns = end.saturating_sub(epoch);
     history.events.retain(|e| e.t_ns <= end_ns);
     if let Some(keep) = keep {
+        let service_log = match live.kind {
+            Kind::Etcd => "etcd.log",
+            Kind::Zookeeper { .. } => "zookeeper.log",
+        };
         std::fs::create_dir_all(keep)
             .and_then(|()| std::fs::write(keep.join("history.jsonl"), history.to_jsonl()))
             .and_then(|()| {
-                std::fs::copy(temp.path().join("etcd.log"), keep.join("etcd.log")).map(|_| ())
+                std::fs::copy(temp.path().join(service_log), keep.join(service_log)).map(|_| ())
             })
             .map_err(|error| LiveError::Setup(format!("{}: {error}", keep.display())))?;
     }
     Ok(LiveRun {
         history,
-        etcd_version,
+        service_version,
+        phase_ms: run.phase_ms,
     })
+}
+
+/// The version line of the service `kind` names, or why it cannot be run.
+pub fn service_version(kind: Kind) -> Result<String, String> {
+    match kind {
+        Kind::Etcd => etcd::etcd_version(),
+        Kind::Zookeeper { .. } => zk::zookeeper_version(),
+    }
+}
+
+/// The live lease service of a run.
+enum LeaseServer {
+    Etcd(Server),
+    Zookeeper(zk::Server),
+}
+
+impl LeaseServer {
+    fn kill(&mut self) {
+        match self {
+            LeaseServer::Etcd(server) => server.kill(),
+            LeaseServer::Zookeeper(server) => server.kill(),
+        }
+    }
+
+    fn restart(&mut self) -> Result<(), String> {
+        match self {
+            LeaseServer::Etcd(server) => server.restart(),
+            LeaseServer::Zookeeper(server) => server.restart(),
+        }
+    }
+}
+
+/// Follows ZooKeeper's lock directories (polling every 5 ms with its own session) and logs
+/// every lock node that vanished as an expiry of its holder's lease; the merge keeps only
+/// those of granted tenures that no release explains, stamped no later than the scope's
+/// next grant. Reconnects after a ZooKeeper restart.
+fn watch_zookeeper(
+    addr: std::net::SocketAddr,
+    scopes: &BTreeSet<String>,
+    log: &Log,
+    stop: &AtomicBool,
+) {
+    // Per scope: node name -> (holder, token).
+    let mut known: BTreeMap<String, BTreeMap<String, (String, u64)>> = BTreeMap::new();
+    while !stop.load(Ordering::SeqCst) {
+        let Ok(mut session) = zk::Session::connect(addr, 10_000, Duration::from_secs(1)) else {
+            std::thread::sleep(Duration::from_millis(20));
+            continue;
+        };
+        'poll: while !stop.load(Ordering::SeqCst) {
+            for scope in scopes {
+                let dir = zk::lock_dir(scope);
+                let Ok(Ok((children, _))) = session.children(&dir) else {
+                    break 'poll;
+                };
+                let seen = known.entry(scope.clone()).or_default();
+                let gone: Vec<String> = seen
+                    .keys()
+                    .filter(|name| !children.contains(name))
+                    .cloned()
+                    .collect();
+                for name in gone {
+                    if let Some((holder, token)) = seen.remove(&name) {
+                        log.record(
+                            COORDINATOR,
+                            EventKind::Expired {
+                                scope: scope.clone(),
+                                holder,
+                                token,
+                            },
+                            None,
+                        );
+                    }
+                }
+                for name in children {
+                    if seen.contains_key(&name) {
+                        continue;
+                    }
+                    let Some(token) = zk::sequence(&name) else {
+                        continue;
+                    };
+                    // A node gone before it was read was a lost campaign: nothing to follow.
+                    if let Ok(Ok((data, _))) = session.get(&format!("{dir}/{name}")) {
+                        let holder = String::from_utf8_lossy(&data).into_owned();
+                        seen.insert(name, (holder, token));
+                    }
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = session.close();
+    }
+}
+
+/// How long after the service is ready a run with `seed` begins (ms): uniform within one
+/// expiry-check period of `kind` (etcd: [0, 500)), from the seed's own `live/revoke-phase`
+/// stream, so it is recorded by the seed and differs per run.
+pub fn check_phase_ms(seed: u64, kind: Kind) -> f64 {
+    use rand::Rng as _;
+    fencesim_model::rng::stream(seed, "live/revoke-phase")
+        .gen_range(0.0..kind.check_period_ms() as f64)
 }
 
 /// The run itself; returns the epoch and the end (Unix ns).
@@ -490,12 +874,19 @@ fn drive(
     live: &LivePlan,
     run: &mut Run<'_>,
     workers: &mut Workers,
-    server: &mut Server,
+    server: &mut LeaseServer,
     log: &Log,
     stop: &AtomicBool,
 ) -> Result<(u64, u64), LiveError> {
+    // etcd's lessor looks for expired leases every 500 ms from its own start, so a run begun
+    // right after etcd answers would meet that loop at nearly one phase every time. The
+    // simulator draws the phase per coordinator start; here the run starts at a drawn offset
+    // after etcd is ready, so live windows sample the same spread.
+    let phase_ms = check_phase_ms(run.seed, live.kind);
+    wait_until(now_unix_ns() + (phase_ms * NS_PER_MS as f64) as u64, stop)?;
     let epoch = now_unix_ns();
     run.epoch = epoch;
+    run.phase_ms = phase_ms;
     let at = |ms: f64| epoch + (ms.max(0.0) * NS_PER_MS as f64) as u64;
     log.record_at(
         epoch,

@@ -88,6 +88,20 @@ pub fn read(path: &Path) -> std::io::Result<Vec<Line>> {
     Ok(lines)
 }
 
+/// The first grant of `scope` stamped shortly before `expired_ns`: the poller saw the
+/// deletion after that grant, which needed the lock free, so the expiry must precede it (the
+/// expired tenure's own grant is seconds older: a TTL is at least 2 x tickTime).
+fn grant_before(grants: &[(String, u64)], scope: &str, expired_ns: u64) -> Option<u64> {
+    // A deletion seen at `expired_ns` happened at most one poll (5 ms) plus a round trip
+    // earlier; a grant in that window came after it.
+    let earliest = expired_ns.saturating_sub(50 * fencesim_model::NS_PER_MS);
+    grants
+        .iter()
+        .filter(|(s, t)| s == scope && *t >= earliest && *t <= expired_ns)
+        .map(|(_, t)| *t)
+        .min()
+}
+
 /// Merges the logs of a run into a history whose times are nanoseconds since `epoch_unix_ns`.
 ///
 /// etcd deletes seen by the watch (`Expired` lines) at a revision that a worker's `Released`
@@ -105,6 +119,50 @@ pub fn merge(epoch_unix_ns: u64, logs: Vec<Vec<Line>>) -> History {
         !(matches!(l.event.kind, EventKind::Expired { .. })
             && l.rev.is_some_and(|rev| released.contains(&rev)))
     });
+    // Without revisions (ZooKeeper's poller): a vanished lock node is an expiry only if its
+    // tenure was granted and not released.
+    let tenure = |kind: &EventKind| match kind {
+        EventKind::Granted { scope, token, .. }
+        | EventKind::Released { scope, token, .. }
+        | EventKind::Expired { scope, token, .. } => Some((scope.clone(), *token)),
+        _ => None,
+    };
+    let granted: BTreeSet<(String, u64)> = lines
+        .iter()
+        .filter(|l| matches!(l.event.kind, EventKind::Granted { .. }))
+        .filter_map(|l| tenure(&l.event.kind))
+        .collect();
+    let released_tenures: BTreeSet<(String, u64)> = lines
+        .iter()
+        .filter(|l| matches!(l.event.kind, EventKind::Released { .. }))
+        .filter_map(|l| tenure(&l.event.kind))
+        .collect();
+    lines.retain(|l| {
+        if l.rev.is_some() || !matches!(l.event.kind, EventKind::Expired { .. }) {
+            return true;
+        }
+        let key = tenure(&l.event.kind).expect("an expiry names its tenure");
+        granted.contains(&key) && !released_tenures.contains(&key)
+    });
+    // The poller sees a deletion up to one poll late; the scope's next grant to anyone came
+    // after it (the lock was free), so the expiry is stamped before that grant.
+    let grants: Vec<(String, u64)> = lines
+        .iter()
+        .filter_map(|l| match &l.event.kind {
+            EventKind::Granted { scope, .. } => Some((scope.clone(), l.event.t_ns)),
+            _ => None,
+        })
+        .collect();
+    for line in &mut lines {
+        if line.rev.is_some() {
+            continue;
+        }
+        if let EventKind::Expired { scope, .. } = &line.event.kind {
+            if let Some(next) = grant_before(&grants, scope, line.event.t_ns) {
+                line.event.t_ns = line.event.t_ns.min(next.saturating_sub(1));
+            }
+        }
+    }
     let service: Vec<(i64, u64)> = lines
         .iter()
         .filter_map(|l| l.rev.map(|rev| (rev, l.event.t_ns)))
@@ -131,4 +189,83 @@ pub fn merge(epoch_unix_ns: u64, logs: Vec<Vec<Line>>) -> History {
         );
     }
     history
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(t_ms: u64, node: &str, kind: EventKind, rev: Option<i64>) -> Line {
+        Line {
+            event: Event {
+                t_ns: t_ms * 1_000_000,
+                node: node.into(),
+                kind,
+            },
+            rev,
+        }
+    }
+
+    fn granted(holder: &str, token: u64) -> EventKind {
+        EventKind::Granted {
+            scope: "job-1".into(),
+            holder: holder.into(),
+            token,
+            expires_mono_ms: 0.0,
+        }
+    }
+
+    fn expired(holder: &str, token: u64) -> EventKind {
+        EventKind::Expired {
+            scope: "job-1".into(),
+            holder: holder.into(),
+            token,
+        }
+    }
+
+    #[test]
+    fn zookeeper_expiries_without_revisions_are_kept_only_for_granted_unreleased_tenures() {
+        let logs = vec![vec![
+            line(100, "coordinator", granted("worker-0", 1), None),
+            // A lost campaign's node vanished: never granted, no expiry.
+            line(150, "coordinator", expired("worker-1", 2), None),
+            line(5_000, "coordinator", granted("worker-1", 40), None),
+            // The poller saw worker-0's node gone 3 ms after worker-1's grant.
+            line(5_003, "coordinator", expired("worker-0", 1), None),
+            line(
+                6_000,
+                "coordinator",
+                EventKind::Released {
+                    scope: "job-1".into(),
+                    holder: "worker-1".into(),
+                    token: 40,
+                },
+                None,
+            ),
+            // A release's own deletion: not an expiry.
+            line(6_004, "coordinator", expired("worker-1", 40), None),
+        ]];
+        let history = merge(0, logs);
+        let expiries: Vec<(u64, u64)> = history
+            .events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Expired { token, .. } => Some((e.t_ns, token)),
+                _ => None,
+            })
+            .collect();
+        // Stamped just before the grant that needed the lock free.
+        assert_eq!(expiries, vec![(5_000 * 1_000_000 - 1, 1)]);
+        let order: Vec<&str> = history
+            .events
+            .iter()
+            .map(|e| match e.kind {
+                EventKind::Granted { .. } => "granted",
+                EventKind::Expired { .. } => "expired",
+                EventKind::Released { .. } => "released",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(order, ["granted", "expired", "granted", "released"]);
+    }
 }

@@ -1,9 +1,14 @@
 //! The worker role: one real OS process per worker incarnation (`fencesim live-worker
 //! CONFIG`), holding a lease in etcd and writing through a fencing mode, logging every step.
 //!
-//! It plays the simulator's worker (`crates/sim/src/worker.rs`): acquire, then per unit of
-//! work check the local deadline, work, write with the token; a keepalive thread renews
-//! every `renew_every_ms`; at the end of the period it releases (revokes its lease).
+//! It plays the simulator's worker (`crates/sim/src/worker.rs`) and asks the same
+//! [`WorkerPolicy`] (`fencesim_sim::builtin_policy`) at the same points: acquire, then per unit
+//! of work the policy's gate before the work, the work, its gate before the write and the
+//! write with the token; a keepalive thread renews every `renew_every_ms` and carries out the
+//! policy's answer to a failure; a watcher ends the belief at the local deadline when the
+//! policy says so; at the end of the period it releases (revokes its lease). Each decision
+//! and the request it leads to are one step under the step lock, taken in the order they fell
+//! due ([`Worker::wait_turn`]), so the history records what the simulated worker would do.
 
 use std::{
     net::SocketAddr,
@@ -15,17 +20,21 @@ use std::{
 use fencesim_fencing::{SqlFence, SqlVariant};
 use fencesim_model::{
     fence::{CompareScope, Fence, Verdict, WriteRequest},
-    history::{BeliefEnd, EventKind},
+    history::{BeliefEnd, EffectVia, EventKind},
     nodes::{COORDINATOR, STORAGE},
+    policy::{Gate, LeaseState, RenewFailure, WorkerPolicy},
     rng::stream,
     Token, NS_PER_MS,
 };
-use fencesim_scenario::Dist;
+use fencesim_scenario::{DeadlineFrom, Scenario, SideEffects};
+use fencesim_sim::runner::builtin_policy;
+use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
 use crate::{
     etcd::{Campaign, Client},
     record::{now_unix_ns, Log},
+    zk,
 };
 
 /// Where a live worker's writes go.
@@ -53,26 +62,15 @@ pub struct WorkerConfig {
     pub incarnation: u32,
     /// The run's seed (work durations are drawn from `name/incarnation-K` of it).
     pub seed: u64,
-    /// etcd's client address.
-    pub etcd: SocketAddr,
-    /// The lease TTL asked of etcd, in whole seconds.
+    /// The scenario, resolved: the worker asks the simulator's own policy
+    /// (`fencesim_sim::builtin_policy`) for every decision, and takes its work, resources,
+    /// retries and timeouts from `[workers]`.
+    pub scenario: Scenario,
+    /// The lease service's client address: etcd's or ZooKeeper's.
+    pub service: Service,
+    /// The lease TTL asked of etcd, in whole seconds (ZooKeeper: the session timeout asked,
+    /// in ms, is the scenario's effective TTL).
     pub ttl_s: u64,
-    /// Keepalive interval.
-    pub renew_every_ms: u64,
-    /// Local deadline after a grant or a successful keepalive.
-    pub renew_deadline_ms: u64,
-    /// Stop believing at the first failed keepalive.
-    pub stop_on_renew_failure: bool,
-    /// Check the local deadline again after the work.
-    pub recheck_deadline_before_write: bool,
-    /// Duration of one unit of work.
-    pub work_ms: Dist,
-    /// Units of work per lease period.
-    pub writes_per_lease: u32,
-    /// Pause between failed campaigns.
-    pub acquire_retry_ms: u64,
-    /// `(resource, lease scope)` pairs, taken in turn per lease period.
-    pub resources: Vec<(String, String)>,
     /// Where writes go.
     pub store: LiveStore,
     /// The SQLite file.
@@ -87,6 +85,17 @@ pub struct WorkerConfig {
     pub step_lock: PathBuf,
 }
 
+/// Which lease service a worker talks to, and where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Service {
+    /// etcd: a lease plus a put-if-absent lock key; the token is the key's create revision.
+    Etcd(SocketAddr),
+    /// ZooKeeper: a session plus an ephemeral sequential node (Curator's lock recipe); the
+    /// lowest sequence number holds the lock and is the token.
+    Zookeeper(SocketAddr),
+}
+
 /// The file a worker holds an exclusive lock on (`flock`) during each step that talks to the
 /// lease service or the store and logs what it got, and that the supervisor takes before it
 /// stops or kills the worker. So a pause or a crash falls between two such steps, never
@@ -97,20 +106,48 @@ pub fn step_lock_path(dir: &std::path::Path, name: &str) -> PathBuf {
     dir.join(format!("{name}.step"))
 }
 
+/// What the worker believes about the lease it holds, and which decision is due: everything
+/// the worker's threads share, behind one mutex.
+#[derive(Default)]
+struct State {
+    belief: Option<Belief>,
+    /// When the unit of work in progress ends (ns since the run began): the write decision
+    /// due then must be taken before any renewal outcome or deadline that falls due later
+    /// (see [`Worker::wait_turn`]).
+    write_due_ns: Option<u64>,
+}
+
 struct Belief {
     scope: String,
     token: Token,
+    /// Local deadline (ns since the run began, the worker's clock); `u64::MAX`: none.
     deadline_ns: u64,
     ended: Option<BeliefEnd>,
+    /// A thread ends the belief when the deadline passes (the policy's `ends_at_deadline`).
+    watched: bool,
+}
+
+/// Who asks for a turn (ties at the same due time go in this order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Role {
+    Write,
+    Deadline,
+    Renew,
 }
 
 struct Worker {
     config: WorkerConfig,
+    /// The simulated worker's policy, the same function's answer: every gate, the renewal
+    /// interval, the local deadline and what a failed renewal does are decided by it.
+    policy: Arc<dyn WorkerPolicy>,
     step_lock: Mutex<std::fs::File>,
     client: Client,
+    /// The ZooKeeper session of the lease held (one session per lease period).
+    session: Mutex<Option<zk::Session>>,
     log: Log,
     store: Mutex<Store>,
     next_op: Mutex<u64>,
+    state: Mutex<State>,
 }
 
 enum Store {
@@ -152,11 +189,19 @@ pub fn run(config_path: &std::path::Path) -> Result<(), String> {
         .open(&config.step_lock)
         .map_err(|error| format!("{}: {error}", config.step_lock.display()))?;
     let worker = Arc::new(Worker {
+        policy: builtin_policy(&config.scenario, &config.name),
         step_lock: Mutex::new(step_lock),
-        client: Client { addr: config.etcd },
+        client: Client {
+            addr: match config.service {
+                Service::Etcd(addr) | Service::Zookeeper(addr) => addr,
+            },
+            timeout: Duration::from_millis(config.scenario.workers.request_timeout_ms),
+        },
+        session: Mutex::new(None),
         log,
         store: Mutex::new(store),
         next_op: Mutex::new(0),
+        state: Mutex::new(State::default()),
         config,
     });
     let mut rng = stream(
@@ -166,21 +211,40 @@ pub fn run(config_path: &std::path::Path) -> Result<(), String> {
             worker.config.name, worker.config.incarnation
         ),
     );
+    let spec = worker.config.scenario.workers.clone();
     let mut period = worker.config.index;
     loop {
         worker.exit_if_orphaned();
-        let (resource, scope) =
-            worker.config.resources[period % worker.config.resources.len()].clone();
+        let resource = spec.resources[period % spec.resources.len()].clone();
+        let scope = worker.config.scenario.lease_scope_of(&resource);
         match worker.acquire(&scope) {
-            Some((token, lease)) => {
+            Some((token, lease, deadline_ns)) => {
                 period += 1;
                 worker
                     .clone()
-                    .hold(&mut rng, &scope, &resource, token, lease);
+                    .hold(&mut rng, &scope, &resource, token, lease, deadline_ns);
             }
-            None => std::thread::sleep(Duration::from_millis(worker.config.acquire_retry_ms)),
+            None => {
+                // The simulated worker's draw, from the same stream: no draw without jitter.
+                let factor = if spec.acquire_retry_jitter > 0.0 {
+                    1.0 + rng.gen::<f64>() * spec.acquire_retry_jitter
+                } else {
+                    1.0
+                };
+                std::thread::sleep(Duration::from_secs_f64(
+                    spec.acquire_retry_ms as f64 * factor / 1_000.0,
+                ));
+            }
         }
     }
+}
+
+/// Whether a decision `mine` (its due time, its role) must let another go first: one that
+/// fell due earlier and is already overdue at `now`.
+fn must_wait(mine: (u64, Role), others: &[(u64, Role)], now: u64) -> bool {
+    others
+        .iter()
+        .any(|other| other.1 != mine.1 && *other < mine && other.0 <= now)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -194,9 +258,9 @@ impl Worker {
         &self.config.name
     }
 
-    /// A real-time reading as the history's clock fields give it: ms since the run began.
-    fn mono_ms(&self, unix_ns: u64) -> f64 {
-        ms(unix_ns.saturating_sub(self.config.epoch_unix_ns))
+    /// The worker's own monotonic reading: ns since the run began (the history's clock).
+    fn mono(&self) -> u64 {
+        now_unix_ns().saturating_sub(self.config.epoch_unix_ns)
     }
 
     /// Runs `f` holding the step lock (see [`step_lock_path`]).
@@ -218,13 +282,74 @@ impl Worker {
         }
     }
 
+    /// Waits until no other decision that fell due before `due_ns` is still untaken.
+    ///
+    /// After a pause (SIGSTOP/SIGCONT) every timer of the worker is overdue at once and its
+    /// threads race. The simulated worker decides as madsim runs it: a decision that fell due
+    /// during the pause (the write after the work, a deadline) is taken with what the worker
+    /// knew then, and a renewal sent at the resume changes the belief only when its reply
+    /// comes back, a round trip later. So here a renewal (due "now", its reply later) waits
+    /// for every overdue write or deadline decision, and those go in the order they fell due.
+    fn wait_turn(&self, role: Role, due_ns: u64) {
+        let mine = (due_ns, role);
+        loop {
+            let now = self.mono();
+            let waiting = {
+                let state = lock(&self.state);
+                let mut others = Vec::new();
+                if let Some(write) = state.write_due_ns {
+                    others.push((write, Role::Write));
+                }
+                if let Some(belief) = state.belief.as_ref().filter(|b| b.watched) {
+                    if belief.ended.is_none() {
+                        others.push((belief.deadline_ns, Role::Deadline));
+                    }
+                }
+                must_wait(mine, &others, now)
+            };
+            if !waiting {
+                return;
+            }
+            self.exit_if_orphaned();
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    /// The local deadline after a grant or renewal requested at `sent_ns` and answered at
+    /// `answered_ns`: the policy's belief period from the base `workers.deadline_from` names.
+    fn deadline_after(&self, sent_ns: u64, answered_ns: u64) -> u64 {
+        let base = match self.config.scenario.workers.deadline_from {
+            DeadlineFrom::RequestSent => sent_ns,
+            DeadlineFrom::ReplyReceived => answered_ns,
+        };
+        self.policy.local_deadline_ms().map_or(u64::MAX, |ms| {
+            base.saturating_add(ms.saturating_mul(NS_PER_MS))
+        })
+    }
+
+    /// The policy's view of the belief now; `None` once it has ended (or there is none).
+    fn lease_state(&self) -> Option<LeaseState> {
+        let now = self.mono();
+        let state = lock(&self.state);
+        let belief = state.belief.as_ref()?;
+        belief.ended.is_none().then_some(LeaseState {
+            now_mono_ns: now,
+            deadline_mono_ns: belief.deadline_ns,
+        })
+    }
+
     /// Grant a lease, then put-if-absent the lock key with it. The token is the key's create
-    /// revision (the `etcd` preset's `token_source = "revision"`).
-    fn acquire(&self, scope: &str) -> Option<(Token, i64)> {
+    /// revision (the `etcd` preset's `token_source = "revision"`). Returns the token, the
+    /// lease and the local deadline.
+    fn acquire(&self, scope: &str) -> Option<(Token, i64, u64)> {
         self.step(|| self.acquire_step(scope))
     }
 
-    fn acquire_step(&self, scope: &str) -> Option<(Token, i64)> {
+    fn acquire_step(&self, scope: &str) -> Option<(Token, i64, u64)> {
+        if matches!(self.config.service, Service::Zookeeper(_)) {
+            return self.zk_acquire(scope);
+        }
+        let sent = self.mono();
         let (lease, _ttl) = self
             .client
             .grant(self.config.ttl_s)
@@ -234,6 +359,7 @@ impl Worker {
             Ok(Campaign::Won { revision }) => {
                 let now = now_unix_ns();
                 let token = Token::try_from(revision).ok()?;
+                let answered = now.saturating_sub(self.config.epoch_unix_ns);
                 self.log.record_at(
                     now,
                     COORDINATOR,
@@ -241,11 +367,11 @@ impl Worker {
                         scope: scope.to_string(),
                         holder: self.name().to_string(),
                         token,
-                        expires_mono_ms: self.mono_ms(now) + (self.config.ttl_s * 1_000) as f64,
+                        expires_mono_ms: ms(answered) + (self.config.ttl_s * 1_000) as f64,
                     },
                     Some(revision),
                 );
-                Some((token, lease))
+                Some((token, lease, self.deadline_after(sent, answered)))
             }
             Ok(Campaign::Lost { .. }) => {
                 let _ = self.client.revoke(lease);
@@ -259,30 +385,154 @@ impl Worker {
         }
     }
 
-    fn end(&self, belief: &Mutex<Belief>, why: BeliefEnd) {
-        let mut belief = lock(belief);
+    /// Curator's lock on ZooKeeper: a new session (timeout = the effective TTL), an
+    /// ephemeral sequential node under the scope's lock directory holding the worker's name;
+    /// the lock is ours if our node has the lowest sequence number, which is the token.
+    /// Otherwise the node and the session go and the worker retries, as the simulated one.
+    fn zk_acquire(&self, scope: &str) -> Option<(Token, i64, u64)> {
+        let sent = self.mono();
+        let ttl_ms = self.config.scenario.lease.effective_ttl_ms();
+        let mut session = zk::Session::connect(self.client.addr, ttl_ms, self.client.timeout)
+            .map_err(|error| eprintln!("{}: session: {error}", self.name()))
+            .ok()?;
+        let dir = zk::lock_dir(scope);
+        let attempt = (|| {
+            let path = session
+                .create(
+                    &format!("{dir}/lock-"),
+                    self.name().as_bytes(),
+                    zk::EPHEMERAL_SEQUENTIAL,
+                )?
+                .map_err(|code| zk::ZkError(format!("create: error {code}")))?;
+            let (children, _) = session
+                .children(&dir)?
+                .map_err(|code| zk::ZkError(format!("children: error {code}")))?;
+            let mine = zk::sequence(&path);
+            let lowest = children.iter().filter_map(|c| zk::sequence(c)).min();
+            Ok::<_, zk::ZkError>((mine, lowest == mine))
+        })();
+        match attempt {
+            Ok((Some(token), true)) => {
+                let now = now_unix_ns();
+                let answered = now.saturating_sub(self.config.epoch_unix_ns);
+                self.log.record_at(
+                    now,
+                    COORDINATOR,
+                    EventKind::Granted {
+                        scope: scope.to_string(),
+                        holder: self.name().to_string(),
+                        token,
+                        expires_mono_ms: ms(answered) + f64::from(session.timeout_ms),
+                    },
+                    None,
+                );
+                *lock(&self.session) = Some(session);
+                Some((token, 0, self.deadline_after(sent, answered)))
+            }
+            Ok(_) => {
+                let _ = session.close();
+                None
+            }
+            Err(error) => {
+                eprintln!("{}: lock: {error}", self.name());
+                let _ = session.close();
+                None
+            }
+        }
+    }
+
+    /// Ends the belief (once) and logs why; call it inside a step.
+    fn end(&self, why: BeliefEnd) {
+        let mut state = lock(&self.state);
+        let Some(belief) = state.belief.as_mut() else {
+            return;
+        };
         if belief.ended.is_some() {
             return;
         }
         belief.ended = Some(why.clone());
+        let (scope, token) = (belief.scope.clone(), belief.token);
+        drop(state);
         self.log.record(
             self.name(),
             EventKind::BeliefEnded {
-                scope: belief.scope.clone(),
-                token: belief.token,
+                scope,
+                token,
                 why,
-                local_mono_ms: self.mono_ms(now_unix_ns()),
+                local_mono_ms: ms(self.mono()),
             },
             None,
         );
     }
 
-    fn ended(belief: &Mutex<Belief>) -> bool {
-        lock(belief).ended.is_some()
+    fn ended(&self) -> bool {
+        lock(&self.state)
+            .belief
+            .as_ref()
+            .is_none_or(|b| b.ended.is_some())
     }
 
-    fn deadline_passed(belief: &Mutex<Belief>) -> bool {
-        now_unix_ns() >= lock(belief).deadline_ns
+    /// Carries out the policy's answer at a gate, inside a step; false when the worker must
+    /// stop (the belief has ended).
+    fn pass(&self, gate: Gate, scope: &str, token: Token) -> bool {
+        match gate {
+            Gate::Go => true,
+            Gate::Stop(why) => {
+                self.end(why);
+                false
+            }
+            Gate::AskLease => {
+                if self.holds(scope, token) {
+                    true
+                } else {
+                    self.end(BeliefEnd::CheckFailed);
+                    false
+                }
+            }
+        }
+    }
+
+    /// Whether the lease service still has `scope` held under `token`.
+    fn holds(&self, scope: &str, token: Token) -> bool {
+        match self.config.service {
+            Service::Etcd(_) => {
+                let signed = i64::try_from(token).unwrap_or(i64::MAX);
+                self.client.holds(scope, signed).unwrap_or(false)
+            }
+            Service::Zookeeper(_) => {
+                let mut session = lock(&self.session);
+                let Some(session) = session.as_mut() else {
+                    return false;
+                };
+                match session.children(&zk::lock_dir(scope)) {
+                    Ok(Ok((children, _))) => {
+                        children.iter().filter_map(|c| zk::sequence(c)).min() == Some(token)
+                    }
+                    _ => false,
+                }
+            }
+        }
+    }
+
+    /// One gate decision, taken in a step: false when the worker must stop holding.
+    fn decide(&self, gate: impl FnOnce(&LeaseState) -> Gate, scope: &str, token: Token) -> bool {
+        let Some(state) = self.lease_state() else {
+            return false;
+        };
+        self.pass(gate(&state), scope, token)
+    }
+
+    /// Sleeps until `mono_ns` (the worker's clock), in short steps so a vanished supervisor
+    /// is noticed.
+    fn sleep_until(&self, mono_ns: u64) {
+        loop {
+            let now = self.mono();
+            if now >= mono_ns {
+                return;
+            }
+            std::thread::sleep(Duration::from_nanos((mono_ns - now).min(50 * NS_PER_MS)));
+            self.exit_if_orphaned();
+        }
     }
 
     fn hold(
@@ -292,57 +542,88 @@ impl Worker {
         resource: &str,
         token: Token,
         lease: i64,
+        deadline_ns: u64,
     ) {
-        let deadline_ns = now_unix_ns() + self.config.renew_deadline_ms * NS_PER_MS;
-        self.log.record(
-            self.name(),
-            EventKind::BeliefStarted {
+        let watched = self.policy.ends_at_deadline() && deadline_ns != u64::MAX;
+        self.step(|| {
+            lock(&self.state).belief = Some(Belief {
                 scope: scope.to_string(),
                 token,
-                local_deadline_mono_ms: self.mono_ms(deadline_ns),
-            },
-            None,
-        );
-        let belief = Arc::new(Mutex::new(Belief {
-            scope: scope.to_string(),
-            token,
-            deadline_ns,
-            ended: None,
-        }));
+                deadline_ns,
+                ended: None,
+                watched,
+            });
+            self.log.record(
+                self.name(),
+                EventKind::BeliefStarted {
+                    scope: scope.to_string(),
+                    token,
+                    local_deadline_mono_ms: ms(deadline_ns),
+                },
+                None,
+            );
+        });
         let renewer = {
             let me = self.clone();
-            let belief = belief.clone();
-            std::thread::spawn(move || me.keepalive_loop(&belief, lease))
+            let (scope, token) = (scope.to_string(), token);
+            std::thread::spawn(move || me.keepalive_loop(lease, &scope, token))
         };
-        for _ in 0..self.config.writes_per_lease {
-            if Self::ended(&belief) {
+        // A deadline that never comes needs no watcher.
+        let watcher = watched.then(|| {
+            let me = self.clone();
+            std::thread::spawn(move || me.watch_deadline())
+        });
+        let spec = &self.config.scenario.workers;
+        for _ in 0..spec.writes_per_lease {
+            let go = self.step(|| self.decide(|s| self.policy.before_work(s), scope, token));
+            if !go {
                 break;
             }
-            if Self::deadline_passed(&belief) {
-                self.end(&belief, BeliefEnd::DeadlinePassed);
-                break;
-            }
-            let work_ms = self.config.work_ms.sample(rng);
-            std::thread::sleep(Duration::from_secs_f64(work_ms / 1_000.0));
-            self.exit_if_orphaned();
-            if Self::ended(&belief) {
-                break;
-            }
-            if self.config.recheck_deadline_before_write && Self::deadline_passed(&belief) {
-                self.end(&belief, BeliefEnd::DeadlinePassed);
-                break;
-            }
-            if !self.write(scope, resource, token) {
-                self.end(&belief, BeliefEnd::WriteRejected);
+            let op = self.next_op();
+            let work_ms = spec.work_ms.sample(rng);
+            let due = self.mono() + (work_ms * NS_PER_MS as f64) as u64;
+            lock(&self.state).write_due_ns = Some(due);
+            self.sleep_until(due);
+            self.wait_turn(Role::Write, due);
+            // The decision and the write in one step: a renewal's outcome or a deadline either
+            // came before it (and the policy saw it) or comes after the write went out.
+            let go = self.step(|| {
+                lock(&self.state).write_due_ns = None;
+                self.decide(|s| self.policy.before_write(s), scope, token)
+                    && self.write(op, scope, resource, token)
+            });
+            if !go {
                 break;
             }
         }
-        self.end(&belief, BeliefEnd::Released);
-        self.step(|| self.release(scope, token, lease));
+        self.step(|| {
+            self.end(BeliefEnd::Released);
+            self.release(scope, token, lease);
+        });
         let _ = renewer.join();
+        if let Some(watcher) = watcher {
+            let _ = watcher.join();
+        }
+        lock(&self.state).belief = None;
     }
 
     fn release(&self, scope: &str, token: Token, lease: i64) {
+        if matches!(self.config.service, Service::Zookeeper(_)) {
+            // Closing the session deletes its ephemeral node at once.
+            let closed = lock(&self.session).take().map(|mut s| s.close());
+            if let Some(Ok(_)) = closed {
+                self.log.record(
+                    COORDINATOR,
+                    EventKind::Released {
+                        scope: scope.to_string(),
+                        holder: self.name().to_string(),
+                        token,
+                    },
+                    None,
+                );
+            }
+            return;
+        }
         if let Ok(revision) = self.client.revoke(lease) {
             self.log.record(
                 COORDINATOR,
@@ -356,95 +637,179 @@ impl Worker {
         }
     }
 
-    /// Keepalive every `renew_every_ms`; a failed one ends the belief when
-    /// `stop_on_renew_failure`, otherwise the belief ends at the local deadline.
-    fn keepalive_loop(&self, belief: &Mutex<Belief>, lease: i64) {
-        let every = Duration::from_millis(self.config.renew_every_ms);
-        let (scope, token) = {
-            let b = lock(belief);
-            (b.scope.clone(), b.token)
-        };
-        let mut next = now_unix_ns() + self.config.renew_every_ms * NS_PER_MS;
+    /// A policy that ends the belief at the local deadline (clients that keep retrying
+    /// renewals until it): the simulated worker's `watch_deadline`.
+    fn watch_deadline(&self) {
         loop {
-            // Sleep in short steps so the end of the period is noticed promptly.
-            while now_unix_ns() < next {
-                if Self::ended(belief) {
-                    return;
+            let deadline = {
+                let state = lock(&self.state);
+                match state.belief.as_ref() {
+                    Some(b) if b.ended.is_none() => b.deadline_ns,
+                    _ => return,
                 }
-                if !self.config.stop_on_renew_failure && Self::deadline_passed(belief) {
-                    self.end(belief, BeliefEnd::DeadlinePassed);
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(5).min(every));
+            };
+            let now = self.mono();
+            if now < deadline {
+                std::thread::sleep(Duration::from_nanos((deadline - now).min(5 * NS_PER_MS)));
+                self.exit_if_orphaned();
+                continue;
             }
-            if Self::ended(belief) {
+            self.wait_turn(Role::Deadline, deadline);
+            let done = self.step(|| {
+                let state = self.lease_state();
+                match state {
+                    None => true,
+                    Some(s) if s.deadline_passed() => {
+                        self.end(BeliefEnd::DeadlinePassed);
+                        true
+                    }
+                    // A renewal moved the deadline meanwhile.
+                    Some(_) => false,
+                }
+            });
+            if done {
                 return;
             }
-            next = now_unix_ns() + self.config.renew_every_ms * NS_PER_MS;
-            let failure = self.step(|| self.keepalive_step(belief, lease, &scope, token));
-            if let Some(reason) = failure {
+        }
+    }
+
+    /// Keepalive every `renew_every_ms` after the previous one returned (as the simulated
+    /// worker's renew loop); what a failure does is the policy's `on_renew_failure`.
+    fn keepalive_loop(&self, lease: i64, scope: &str, token: Token) {
+        let every_ns = self.policy.renew_every_ms().saturating_mul(NS_PER_MS);
+        let mut next = self.mono() + every_ns;
+        loop {
+            // Sleep in short steps so the end of the period is noticed promptly.
+            while self.mono() < next {
+                if self.ended() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+                self.exit_if_orphaned();
+            }
+            if self.ended() {
+                return;
+            }
+            self.wait_turn(Role::Renew, self.mono());
+            let go_on = self.step(|| self.keepalive_step(lease, scope, token));
+            if !go_on {
+                return;
+            }
+            next = self.mono() + every_ns;
+        }
+    }
+
+    /// One keepalive, its log line and the policy's answer to it; false when the loop ends.
+    fn keepalive_step(&self, lease: i64, scope: &str, token: Token) -> bool {
+        if self.ended() {
+            return false;
+        }
+        let sent = self.mono();
+        let reply = match self.config.service {
+            Service::Etcd(_) => self.client.keepalive(lease).map_err(|e| e.to_string()),
+            Service::Zookeeper(_) => self.zk_ping(),
+        };
+        let answered = self.mono();
+        if self.policy.ends_at_deadline() && self.lease_state().is_some_and(|s| s.deadline_passed())
+        {
+            // Too late: the client has stopped believing; a late success changes nothing.
+            self.end(BeliefEnd::DeadlinePassed);
+            return false;
+        }
+        let failure = match reply {
+            Ok(ttl) if ttl > 0 => {
+                let deadline = self.deadline_after(sent, answered);
+                if let Some(belief) = lock(&self.state).belief.as_mut() {
+                    belief.deadline_ns = belief.deadline_ns.max(deadline);
+                }
                 self.log.record(
-                    self.name(),
-                    EventKind::RenewFailed {
-                        scope: scope.clone(),
+                    COORDINATOR,
+                    EventKind::Renewed {
+                        scope: scope.to_string(),
+                        holder: self.name().to_string(),
                         token,
-                        reason,
                     },
                     None,
                 );
-                if self.config.stop_on_renew_failure {
-                    self.end(belief, BeliefEnd::RenewFailed);
-                    return;
+                None
+            }
+            Ok(_) => Some((
+                match self.config.service {
+                    Service::Etcd(_) => "lease not found (TTL 0)",
+                    Service::Zookeeper(_) => "session expired",
                 }
+                .to_string(),
+                true,
+            )),
+            Err(error) => Some((error, false)),
+        };
+        let Some((reason, refused)) = failure else {
+            return true;
+        };
+        self.log.record(
+            self.name(),
+            EventKind::RenewFailed {
+                scope: scope.to_string(),
+                token,
+                reason,
+            },
+            None,
+        );
+        match self.policy.on_renew_failure(refused) {
+            RenewFailure::KeepRenewing => true,
+            RenewFailure::StopRenewing => false,
+            RenewFailure::StopBelieving => {
+                self.end(BeliefEnd::RenewFailed);
+                false
             }
         }
     }
 
-    /// One keepalive and its log line; the failure's reason, if it failed.
-    fn keepalive_step(
-        &self,
-        belief: &Mutex<Belief>,
-        lease: i64,
-        scope: &str,
-        token: Token,
-    ) -> Option<String> {
-        {
-            let sent = now_unix_ns();
-            let failure = match self.client.keepalive(lease) {
-                Ok(ttl) if ttl > 0 => {
-                    lock(belief).deadline_ns = sent + self.config.renew_deadline_ms * NS_PER_MS;
-                    self.log.record(
-                        COORDINATOR,
-                        EventKind::Renewed {
-                            scope: scope.to_string(),
-                            holder: self.name().to_string(),
-                            token,
-                        },
-                        None,
-                    );
-                    None
-                }
-                Ok(_) => Some("lease not found (TTL 0)".to_string()),
-                Err(error) => Some(error.to_string()),
-            };
-            failure
+    /// A ZooKeeper ping as a keepalive: `Ok(1)` when the session lives, `Ok(0)` when the
+    /// server says it has expired (its node is gone), `Err` when there is no answer. A broken
+    /// connection is resumed first, as a ZooKeeper client does.
+    fn zk_ping(&self) -> Result<i64, String> {
+        let mut session = lock(&self.session);
+        let Some(session) = session.as_mut() else {
+            return Ok(0);
+        };
+        if session.ping().is_ok() {
+            return Ok(1);
+        }
+        match session.resume() {
+            Ok(true) => session.ping().map(|()| 1).map_err(|e| e.to_string()),
+            Ok(false) => Ok(0),
+            Err(error) => Err(error.to_string()),
         }
     }
 
-    /// One write with the token; false when the store rejected it.
-    fn write(&self, scope: &str, resource: &str, token: Token) -> bool {
-        self.step(|| self.write_step(scope, resource, token))
+    /// A fresh operation id, unique across workers and incarnations of a run.
+    fn next_op(&self) -> u64 {
+        let mut next = lock(&self.next_op);
+        *next += 1;
+        (self.config.index as u64 + 1) * 1_000_000_000
+            + u64::from(self.config.incarnation) * 1_000_000
+            + *next
     }
 
-    fn write_step(&self, scope: &str, resource: &str, token: Token) -> bool {
-        let op = {
-            let mut next = lock(&self.next_op);
-            *next += 1;
-            // Unique across workers and incarnations of a run.
-            (self.config.index as u64 + 1) * 1_000_000_000
-                + u64::from(self.config.incarnation) * 1_000_000
-                + *next
-        };
+    /// One write with the token, inside a step (an external side effect first, when the
+    /// scenario has them); false when the store rejected it (the belief then ends).
+    fn write(&self, op: u64, scope: &str, resource: &str, token: Token) -> bool {
+        if self.config.scenario.workers.side_effects == SideEffects::Direct {
+            // The external call happens before the fenced write: nothing checks its token.
+            self.log.record(
+                self.name(),
+                EventKind::SideEffect {
+                    op,
+                    resource: resource.to_string(),
+                    lease_scope: scope.to_string(),
+                    worker: self.name().to_string(),
+                    token,
+                    via: EffectVia::Direct,
+                },
+                None,
+            );
+        }
         self.log.record(
             self.name(),
             EventKind::WriteSent {
@@ -518,6 +883,49 @@ impl Worker {
             },
         };
         self.log.record(STORAGE, kind, None);
+        if !accepted {
+            self.end(BeliefEnd::WriteRejected);
+        }
         accepted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn after_a_resume_overdue_decisions_go_in_the_order_they_fell_due() {
+        let now = 8_000;
+        // The write fell due during the pause (3 400); a keepalive sent at the resume (due
+        // now) waits for it: the stale write goes out, as in the simulation.
+        assert!(must_wait((now, Role::Renew), &[(3_400, Role::Write)], now));
+        assert!(!must_wait((3_400, Role::Write), &[], now));
+        // A write not yet due does not hold a keepalive up.
+        assert!(!must_wait((now, Role::Renew), &[(8_300, Role::Write)], now));
+        // A deadline that fell due before the write goes first, and the write waits for it.
+        assert!(must_wait(
+            (3_400, Role::Write),
+            &[(3_000, Role::Deadline)],
+            now
+        ));
+        assert!(!must_wait(
+            (3_000, Role::Deadline),
+            &[(3_400, Role::Write)],
+            now
+        ));
+        // A tie goes to the write.
+        assert!(!must_wait(
+            (3_000, Role::Write),
+            &[(3_000, Role::Deadline)],
+            now
+        ));
+        assert!(must_wait(
+            (3_000, Role::Deadline),
+            &[(3_000, Role::Write)],
+            now
+        ));
+        // Never waits for itself.
+        assert!(!must_wait((now, Role::Renew), &[(10, Role::Renew)], now));
     }
 }

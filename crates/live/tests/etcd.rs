@@ -24,7 +24,7 @@ fn campaign_keepalive_guarded_write_revoke_and_watch() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(dir.path()).expect("etcd starts");
+    let mut server = Server::start(dir.path(), None).expect("etcd starts");
     let client = server.client();
 
     let deletes = Arc::new(Mutex::new(Vec::new()));
@@ -53,6 +53,10 @@ fn campaign_keepalive_guarded_write_revoke_and_watch() {
     else {
         panic!("a free key must be won")
     };
+    // check-lease-before-write: held under its own token, not under another.
+    assert!(client.holds("job-1", token_a).unwrap());
+    assert!(!client.holds("job-1", token_a + 1).unwrap());
+    assert!(!client.holds("job-2", token_a).unwrap());
     let (lease_b, _) = client.grant(2).unwrap();
     match client.campaign("job-1", "worker-1", lease_b).unwrap() {
         Campaign::Lost { holder } => assert_eq!(holder, "worker-0"),
@@ -81,6 +85,10 @@ fn campaign_keepalive_guarded_write_revoke_and_watch() {
     // Revoking deletes the key: the next campaign wins with a higher revision, the old token's
     // guarded write fails, and the revoked lease's keepalive reports TTL 0.
     let revoked_at = client.revoke(lease_a).unwrap();
+    assert!(
+        !client.holds("job-1", token_a).unwrap(),
+        "a revoked lease holds nothing"
+    );
     let Campaign::Won { revision: token_b } =
         client.campaign("job-1", "worker-1", lease_b).unwrap()
     else {
