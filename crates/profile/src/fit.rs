@@ -62,7 +62,7 @@ pub fn round_significant(x: f64) -> f64 {
 }
 
 /// The quantile levels a large sample is reduced to: every 0.2 %, every 0.01 % above p99 and
-/// every 0.001 % above p99.9 — 677 points, 0.5/0.9/0.99/1 among them exactly.
+/// every 0.001 % above p99.9 — 686 levels, 0.5/0.9/0.99/1 among them exactly.
 pub fn quantile_grid() -> Vec<f64> {
     let mut grid: Vec<f64> = (0..=500).map(|k| k as f64 / 500.0).collect();
     grid.extend((1..100).map(|k| 0.99 + k as f64 / 10_000.0));
@@ -151,4 +151,53 @@ pub fn short(ms: f64) -> String {
     }
     let digits = (3 - ms.abs().log10().floor() as i32).max(0) as usize;
     format!("{ms:.digits$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grid_holds_the_summary_levels_exactly() {
+        let grid = quantile_grid();
+        assert_eq!(grid.len(), 686);
+        assert!(grid.len() <= MAX_EMPIRICAL_POINTS);
+        assert_eq!((grid[0], grid[grid.len() - 1]), (0.0, 1.0));
+        assert!(grid.windows(2).all(|pair| pair[0] < pair[1]));
+        for p in SUMMARY_PS {
+            assert!(grid.contains(&p), "{p}");
+        }
+    }
+
+    #[test]
+    fn large_samples_reduce_to_the_grid_keeping_their_quantiles() {
+        // 5 000 values with a heavy tail: more than a table holds.
+        let sorted: Vec<f64> = (0..5_000)
+            .map(|i| {
+                let u = (i as f64 + 0.5) / 5_000.0;
+                round6(-10.0 * (1.0 - u).ln())
+            })
+            .collect();
+        let Dist::Empirical { quantiles } = table_from_samples(&sorted) else {
+            panic!("not empirical")
+        };
+        assert_eq!(quantiles.len(), 686);
+        for p in [0.1, 0.5, 0.9, 0.99, 0.999, 0.99999, 1.0] {
+            let table = empirical_quantile(&quantiles, p);
+            let data = sample_quantile(&sorted, p);
+            assert!((table - data).abs() <= 1e-6, "p{p}: {table} vs {data}");
+        }
+        // Small samples are kept whole.
+        let Dist::Empirical { quantiles } = table_from_samples(&sorted[..1_000]) else {
+            panic!("not empirical")
+        };
+        assert_eq!(quantiles.len(), 1_000);
+    }
+
+    #[test]
+    fn rates_keep_six_significant_digits() {
+        assert_eq!(round_significant(0.000_022_768_65), 0.000_022_768_7);
+        assert_eq!(round_significant(187.272_34), 187.272);
+        assert_eq!(round_significant(0.0), 0.0);
+    }
 }

@@ -107,7 +107,7 @@ fn jvm_scan(text: &str) -> (Vec<f64>, Vec<f64>, f64) {
         if !line.contains(" Pause ") {
             continue;
         }
-        let last = line.split(' ').last().unwrap();
+        let last = line.split(' ').next_back().unwrap();
         let Some(ms) = last
             .strip_suffix("ms")
             .and_then(|ms| ms.parse::<f64>().ok())

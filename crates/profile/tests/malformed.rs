@@ -255,14 +255,14 @@ fn reads_are_bounded() {
                 fencesim_profile::outages(zero, "/dev/zero", max, OutageTarget::Link, None)
             }
         };
-        let error = result.err().expect("refused");
+        let error = result.expect_err("refused");
         assert!(
             error.expected.contains("expected at most 4194304 bytes"),
             "{error}"
         );
     }
     // A valid file over the limit is refused too, not half-read.
-    let error = profile(Source::Jvm, JVM.as_bytes(), 100).err().unwrap();
+    let error = profile(Source::Jvm, JVM.as_bytes(), 100).unwrap_err();
     assert!(error.expected.contains("at most 100 bytes"), "{error}");
     // Exactly at the limit is read.
     assert!(profile(Source::Jvm, JVM.as_bytes(), JVM.len() as u64).is_ok());
@@ -287,7 +287,7 @@ fn devices_fifos_and_directories_are_refused_before_reading() {
         (dir.clone(), "a directory"),
         (dir.join("missing.log"), "expected a readable file"),
     ] {
-        let error = input::open(&path).err().expect("refused");
+        let error = input::open(&path).expect_err("refused");
         assert!(
             error.expected.contains(expected),
             "{}: {error}",
