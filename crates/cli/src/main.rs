@@ -17,6 +17,7 @@ mod bench;
 mod check;
 mod live;
 mod outputs;
+mod profile;
 mod sensitivity;
 mod shrink;
 mod tune;
@@ -218,6 +219,10 @@ enum Command {
     /// intervals, recommends a setting against the targets, and writes
     /// DIR/<scenario>/tune/{tune.csv,tune.json,tune.md,*.png,*.svg}.
     Tune(tune::TuneArgs),
+    /// Build a fault profile from production data (a JVM GC log, Go gctrace, a Prometheus
+    /// histogram, an outage record): prints `[[faults.random]]` blocks with empirical
+    /// distributions (or a latency distribution), a fit summary, and writes a fit picture.
+    Profile(profile::ProfileArgs),
     /// Measure the harness's sensitivity (reports/sensitivity.md; see `.ci/sensitivity`):
     /// seeds to first detection of every unsafe scenario, false positives of every safe
     /// scenario over a large sweep, and (built with `--features mutants`) the catalogue
@@ -456,6 +461,7 @@ fn main() -> ExitCode {
             shrink::explore(&scenario, cases, output.as_deref(), sweep_seeds, &set)
         }),
         Command::Tune(args) => tune::tune(&args),
+        Command::Profile(args) => profile::profile(&args),
         Command::Mutants => {
             for info in fencesim_model::mutant::Mutant::ALL {
                 println!(

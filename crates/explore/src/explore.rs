@@ -267,6 +267,7 @@ fn quantile_ms(dist: &Dist, quantile: f64) -> f64 {
     let q = quantile.clamp(1e-9, 1.0 - 1e-9);
     match *dist {
         Dist::Const { value } => value,
+        Dist::Empirical { ref quantiles } => fencesim_scenario::empirical_quantile(quantiles, q),
         Dist::Uniform { min, max } => min + q * (max - min).max(0.0),
         Dist::Exponential { mean } => -mean * (1.0 - q).ln(),
         Dist::Lognormal { median, p99 } => {

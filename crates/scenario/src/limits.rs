@@ -27,6 +27,11 @@ pub const MAX_WRITES_PER_LEASE: u64 = 10_000;
 /// Most entries in a list (`network.spikes_ms`, `faults.schedule`, `faults.random`).
 pub const MAX_LIST_LEN: usize = 1_000;
 
+/// Most points of an empirical distribution's table (`quantiles` or `samples`): a quantile
+/// table of 1 000 points resolves every 0.1 % of the distribution, finer than any log a
+/// profile is built from needs, and keeps a file that holds several well under its size limit.
+pub const MAX_EMPIRICAL_POINTS: usize = 1_000;
+
 /// Most random-fault occurrences per minute of one `[[faults.random]]` entry.
 pub const MAX_RATE_PER_MIN: f64 = 600.0;
 

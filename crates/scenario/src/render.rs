@@ -190,21 +190,29 @@ fn strings(items: &[String]) -> Array {
 /// A distribution as a file writes it: a bare number for a constant, else an inline table.
 fn dist(dist: &Dist) -> Value {
     let mut table = InlineTable::new();
-    match *dist {
-        Dist::Const { value } => return Value::from(value),
-        Dist::Uniform { min, max } => {
+    match dist {
+        &Dist::Const { value } => return Value::from(value),
+        &Dist::Uniform { min, max } => {
             table.insert("dist", "uniform".into());
             table.insert("min", min.into());
             table.insert("max", max.into());
         }
-        Dist::Lognormal { median, p99 } => {
+        &Dist::Lognormal { median, p99 } => {
             table.insert("dist", "lognormal".into());
             table.insert("median", median.into());
             table.insert("p99", p99.into());
         }
-        Dist::Exponential { mean } => {
+        &Dist::Exponential { mean } => {
             table.insert("dist", "exponential".into());
             table.insert("mean", mean.into());
+        }
+        Dist::Empirical { quantiles } => {
+            table.insert("dist", "empirical".into());
+            let points: Array = quantiles
+                .iter()
+                .map(|&[p, ms]| Value::Array(Array::from_iter([p, ms])))
+                .collect();
+            table.insert("quantiles", points.into());
         }
     }
     Value::InlineTable(table)

@@ -45,6 +45,40 @@ pub enum Dist {
         /// Mean (ms).
         mean: f64,
     },
+    /// Empirical: a quantile table `[p, ms]`, sampled by inverse CDF with linear
+    /// interpolation between points. Validated: 2 to `limits::MAX_EMPIRICAL_POINTS` points,
+    /// `p` from exactly 0 to exactly 1 and non-decreasing (equal `p` is a jump, as an empty
+    /// histogram bucket makes), values non-decreasing within the duration limit.
+    Empirical {
+        /// The points `[p, ms]`, in order.
+        quantiles: Vec<[f64; 2]>,
+    },
+}
+
+/// The `p`-quantile of an empirical table (linear interpolation between its points; `p`
+/// clamped to [0, 1]). The one inverse CDF of the empirical kind: sampling feeds it a uniform
+/// draw, and the profile fit and the fault explorer read quantiles from it.
+pub fn empirical_quantile(quantiles: &[[f64; 2]], p: f64) -> f64 {
+    let p = if p.is_nan() { 0.0 } else { p.clamp(0.0, 1.0) };
+    let Some(&[_, last]) = quantiles.last() else {
+        return 0.0;
+    };
+    // The first point whose p exceeds the draw; the segment before it holds the draw. Equal
+    // p's (a jump) form a zero-width segment that no draw lands in.
+    let above = quantiles.partition_point(|point| point[0] <= p);
+    if above == 0 {
+        return quantiles[0][1];
+    }
+    if above == quantiles.len() {
+        return last;
+    }
+    let [p0, v0] = quantiles[above - 1];
+    let [p1, v1] = quantiles[above];
+    let width = p1 - p0;
+    if width <= 0.0 {
+        return v1;
+    }
+    v0 + (p - p0) / width * (v1 - v0)
 }
 
 /// z-score of the 99th percentile of the standard normal distribution.
@@ -76,6 +110,7 @@ impl Dist {
                 }
             }
             Dist::Exponential { mean } => -mean * (1.0 - rng.gen::<f64>()).ln(),
+            Dist::Empirical { ref quantiles } => empirical_quantile(quantiles, rng.gen::<f64>()),
         };
         // Validation bounds every parameter (crate::limits); the clamp keeps a far tail
         // (exponential, lognormal) within the duration limit too.
@@ -92,6 +127,11 @@ impl Dist {
                 median * (sigma * sigma / 2.0).exp()
             }
             Dist::Exponential { mean } => mean,
+            // The area under the piecewise-linear quantile function.
+            Dist::Empirical { ref quantiles } => quantiles
+                .windows(2)
+                .map(|pair| (pair[1][0] - pair[0][0]) * (pair[0][1] + pair[1][1]) / 2.0)
+                .sum(),
         }
     }
 
@@ -103,6 +143,8 @@ impl Dist {
             Dist::Uniform { max, .. } => max,
             Dist::Lognormal { p99, .. } => p99,
             Dist::Exponential { mean } => mean * 4.6,
+            // A table is bounded: its largest value can happen, so it is the bound.
+            Dist::Empirical { ref quantiles } => empirical_quantile(quantiles, 1.0),
         }
     }
 }

@@ -156,6 +156,7 @@ pub(crate) enum RawDistKind {
     Uniform,
     Lognormal,
     Exponential,
+    Empirical,
 }
 
 // One flat table rather than a serde-tagged enum: serde buffers tagged enums, which loses
@@ -171,6 +172,9 @@ pub(crate) struct RawDistTable {
     pub(crate) median: Option<f64>,
     pub(crate) p99: Option<f64>,
     pub(crate) mean: Option<f64>,
+    // Lists of lists, not pairs, so a point of the wrong length is an error at its index.
+    pub(crate) quantiles: Option<Vec<Vec<f64>>>,
+    pub(crate) samples: Option<Vec<f64>>,
 }
 
 impl<'de> Deserialize<'de> for RawDist {

@@ -10,7 +10,7 @@ use super::{
     Ctx, Result,
 };
 use crate::{
-    limits::{MAX_DURATION_MS, MAX_DURATION_MS_F64, MAX_LOGNORMAL_RATIO},
+    limits::{MAX_DURATION_MS, MAX_DURATION_MS_F64, MAX_EMPIRICAL_POINTS, MAX_LOGNORMAL_RATIO},
     spec::Dist,
 };
 
@@ -235,6 +235,7 @@ impl Ctx<'_> {
             RawDistKind::Uniform => ("uniform", &["min", "max"]),
             RawDistKind::Lognormal => ("lognormal", &["median", "p99"]),
             RawDistKind::Exponential => ("exponential", &["mean"]),
+            RawDistKind::Empirical => ("empirical", &["quantiles", "samples"]),
         };
         self.only_keys(
             path,
@@ -247,6 +248,8 @@ impl Ctx<'_> {
                 ("median", table.median.is_some()),
                 ("p99", table.p99.is_some()),
                 ("mean", table.mean.is_some()),
+                ("quantiles", table.quantiles.is_some()),
+                ("samples", table.samples.is_some()),
             ],
         )?;
         let get = |key: &str, value: Option<f64>| -> Result<f64> {
@@ -309,6 +312,96 @@ impl Ctx<'_> {
                     self.positive_f64(&field("mean"), get("mean", table.mean)?, "milliseconds")?;
                 Ok(Dist::Exponential { mean })
             }
+            RawDistKind::Empirical => match (table.quantiles, table.samples) {
+                (Some(quantiles), None) => self.quantile_table(&field("quantiles"), quantiles),
+                (None, Some(samples)) => self.samples(&field("samples"), samples),
+                (Some(_), Some(_)) => Err(self.error(
+                    &field("samples"),
+                    "expected either `quantiles` or `samples` with dist = \"empirical\", not both",
+                )),
+                (None, None) => Err(self.error(
+                    path,
+                    "expected `quantiles = [[p, ms], ...]` or `samples = [ms, ...]` with \
+                     dist = \"empirical\"",
+                )),
+            },
         }
+    }
+
+    fn points_within_limit(&self, field: &str, count: usize, least: usize) -> Result<()> {
+        if (least..=MAX_EMPIRICAL_POINTS).contains(&count) {
+            Ok(())
+        } else {
+            Err(self.error(
+                field,
+                format!("expected {least} to {MAX_EMPIRICAL_POINTS} points, got {count}"),
+            ))
+        }
+    }
+
+    /// `[[p, ms], ...]`: p from exactly 0 to exactly 1, both columns non-decreasing.
+    fn quantile_table(&self, field: &str, raw: Vec<Vec<f64>>) -> Result<Dist> {
+        self.points_within_limit(field, raw.len(), 2)?;
+        let mut quantiles: Vec<[f64; 2]> = Vec::with_capacity(raw.len());
+        for (index, point) in raw.iter().enumerate() {
+            let at = format!("{field}[{index}]");
+            let &[p, ms] = point.as_slice() else {
+                return Err(self.error(
+                    &at,
+                    format!("expected a pair [p, ms], got {} numbers", point.len()),
+                ));
+            };
+            let p = self.probability(&at, self.finite(&at, p)?, true)?;
+            let ms = self.non_negative_f64(&at, ms, "milliseconds")?;
+            if let Some(&[previous_p, previous_ms]) = quantiles.last() {
+                if p < previous_p || ms < previous_ms {
+                    return Err(self.error(
+                        &at,
+                        format!(
+                            "expected p and ms non-decreasing, got [{p}, {ms}] after \
+                             [{previous_p}, {previous_ms}]"
+                        ),
+                    ));
+                }
+            }
+            quantiles.push([p, ms]);
+        }
+        let first = quantiles[0][0];
+        let last = quantiles[quantiles.len() - 1][0];
+        if first != 0.0 || last != 1.0 {
+            return Err(self.error(
+                field,
+                format!(
+                    "expected the first point's p to be 0 and the last's 1 (the table covers \
+                     the whole distribution), got {first} and {last}"
+                ),
+            ));
+        }
+        Ok(Dist::Empirical { quantiles })
+    }
+
+    /// `[ms, ...]` in any order: the sorted samples become the table `[i / (n - 1), x_(i)]`,
+    /// the empirical quantile function with linear interpolation between order statistics.
+    fn samples(&self, field: &str, raw: Vec<f64>) -> Result<Dist> {
+        self.points_within_limit(field, raw.len(), 1)?;
+        let mut samples = Vec::with_capacity(raw.len());
+        for (index, ms) in raw.into_iter().enumerate() {
+            samples.push(self.non_negative_f64(
+                &format!("{field}[{index}]"),
+                ms,
+                "milliseconds",
+            )?);
+        }
+        samples.sort_by(f64::total_cmp);
+        if samples.len() == 1 {
+            samples.push(samples[0]);
+        }
+        let last = (samples.len() - 1) as f64;
+        let quantiles = samples
+            .iter()
+            .enumerate()
+            .map(|(index, &ms)| [index as f64 / last, ms])
+            .collect();
+        Ok(Dist::Empirical { quantiles })
     }
 }
