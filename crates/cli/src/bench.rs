@@ -38,6 +38,11 @@ pub(crate) struct BenchArgs {
     /// 5 000 seeds only.
     #[arg(long)]
     quick: bool,
+    /// Exit 1 when the harness's median CPU per message exceeds R times the bare-madsim
+    /// baseline's (a regression guard for CI: `.ci/run` uses 1.2). The ratio is measured in
+    /// one run, so machine noise mostly cancels.
+    #[arg(long, value_name = "R")]
+    max_ratio: Option<f64>,
     /// Output directory: DIR/bench.md and DIR/bench.json.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
@@ -74,6 +79,13 @@ const QUICK: Plan = Plan {
 pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
     if let Some(seeds) = args.rss_child {
         return rss_child(seeds);
+    }
+    if let Some(max) = args.max_ratio {
+        if !(max.is_finite() && max > 0.0) {
+            return Err(InputError(format!(
+                "--max-ratio: expected a positive ratio, got {max}"
+            )));
+        }
     }
     let (md_path, json_path) = (args.out.join("bench.md"), args.out.join("bench.json"));
     crate::outputs::preflight(
@@ -127,7 +139,32 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
     write(&json_path, &json_text)?;
     write(&md_path, &markdown)?;
     println!("written: {} and {}", md_path.display(), json_path.display());
-    Ok(true)
+    match args.max_ratio {
+        None => Ok(true),
+        Some(max) => {
+            let (met, line) = ratio_guard(ratio["ratio_median"].as_f64(), max);
+            println!("{line}");
+            Ok(met)
+        }
+    }
+}
+
+/// Whether the median per-message ratio is within `max`, and the line saying so.
+fn ratio_guard(median: Option<f64>, max: f64) -> (bool, String) {
+    match median {
+        Some(median) if median <= max => (
+            true,
+            format!("--max-ratio {max}: met (median {median:.3}x per message)"),
+        ),
+        Some(median) => (
+            false,
+            format!(
+                "--max-ratio {max}: EXCEEDED: median {median:.3}x the bare-madsim baseline's CPU \
+                 per message (a performance regression; bench.md has the repetitions)"
+            ),
+        ),
+        None => (false, format!("--max-ratio {max}: no ratio was measured")),
+    }
 }
 
 fn write(path: &Path, text: &str) -> Result<(), InputError> {
@@ -668,5 +705,19 @@ mod tests {
         assert!(text.contains("| a | 1.0 | met |"), "{text}");
         assert!(text.contains("| b | 2.0 | NOT MET |"), "{text}");
         assert!(text.contains("| c | - | not measured |"), "{text}");
+    }
+}
+
+#[cfg(test)]
+mod guard_tests {
+    use super::ratio_guard;
+
+    #[test]
+    fn the_ratio_guard_fails_above_its_limit_only() {
+        assert!(ratio_guard(Some(0.9), 1.2).0);
+        assert!(ratio_guard(Some(1.2), 1.2).0);
+        let (met, line) = ratio_guard(Some(1.25), 1.2);
+        assert!(!met && line.contains("EXCEEDED"), "{line}");
+        assert!(!ratio_guard(None, 1.2).0);
     }
 }

@@ -12,9 +12,7 @@ use std::{
 };
 
 use fencesim::{builtin_store, summarized::sweep_in_seed_order, Components, StoreFactory};
-use fencesim_report::{
-    definitely_failed, replay_command, CheckReport, ScenarioResult, ScenarioResultBuilder, Shard,
-};
+use fencesim_report::{definitely_failed, CheckReport, ScenarioResult, ScenarioResultBuilder};
 use fencesim_scenario::Scenario;
 
 use crate::{outputs::Output, InputError};
@@ -24,6 +22,12 @@ pub(crate) struct Outputs {
     pub json: Option<PathBuf>,
     pub junit: Option<PathBuf>,
     pub matrix: Option<PathBuf>,
+}
+
+/// Which scenarios `check` runs and when it stops: `-k PATTERN`, `--fail-fast`.
+pub(crate) struct Select<'a> {
+    pub filter: Option<&'a str>,
+    pub fail_fast: bool,
 }
 
 /// Scenario files named by `paths`: files as given, directories expanded to their `*.toml`
@@ -127,8 +131,9 @@ fn row(result: &ScenarioResult, verdict: &str, wall: Option<f64>) -> String {
     )
 }
 
-/// `suffix`: the `--set` arguments the scenarios were loaded with, for the replay command.
-fn print_failures(results: &[&ScenarioResult], suffix: &str) {
+/// Each failed scenario's detail and the command replaying it (with the `--set` overrides the
+/// scenario was loaded with, which the result keeps).
+fn print_failures(results: &[&ScenarioResult]) {
     for result in results {
         let summary = &result.summary;
         let seed = summary
@@ -137,10 +142,10 @@ fn print_failures(results: &[&ScenarioResult], suffix: &str) {
             .copied()
             .unwrap_or(result.scenario.seeds.start);
         println!(
-            "{}: {}\n    replay: {}{suffix}",
+            "{}: {}\n    replay: {}",
             summary.scenario,
             summary.expectation_detail,
-            replay_command(&result.file, seed)
+            result.replay_command(seed)
         );
     }
 }
@@ -177,6 +182,7 @@ pub(crate) fn check(
     set: &[fencesim_scenario::Override],
     jobs: usize,
     shard: Option<&str>,
+    select: &Select<'_>,
     outputs: &Outputs,
 ) -> Result<bool, InputError> {
     if jobs == 0 {
@@ -184,11 +190,17 @@ pub(crate) fn check(
             "--jobs: expected a positive number of threads, got 0".into(),
         ));
     }
-    let shard = shard
-        .map(|text| {
-            Shard::parse(text).map_err(|expected| InputError(format!("--shard: {expected}")))
-        })
-        .transpose()?;
+    crate::env_seed::refuse_for_check(crate::env_seed::from_process()?)?;
+    let shard = match shard {
+        None => None,
+        Some(text) => {
+            let (shard, source) = crate::shard_env::parse(text, &|name| std::env::var(name).ok())?;
+            if let Some(source) = source {
+                println!("shard {shard} from {source}");
+            }
+            Some(shard)
+        }
+    };
     if shard.is_some() && outputs.matrix.is_some() {
         return Err(InputError(
             "--matrix: needs every seed; run it on the merged report (`fencesim merge --matrix`)"
@@ -204,6 +216,22 @@ pub(crate) fn check(
             file.clone(),
             Arc::new(fencesim_scenario::load_with(file, set)?),
         ));
+    }
+    if let Some(pattern) = select.filter {
+        let total = scenarios.len();
+        scenarios.retain(|(file, scenario)| {
+            scenario.name.contains(pattern) || file.display().to_string().contains(pattern)
+        });
+        if scenarios.is_empty() {
+            return Err(InputError(format!(
+                "-k {pattern}: expected a pattern some scenario's name or file path contains; \
+                 none of the {total} does"
+            )));
+        }
+        println!(
+            "-k {pattern}: {} of {total} scenarios selected",
+            scenarios.len()
+        );
     }
     let factory: StoreFactory = Arc::new(builtin_store);
     let components = Components::with_store(&factory);
@@ -227,7 +255,8 @@ pub(crate) fn check(
     println!("{HEADER}");
     let mut results = Vec::with_capacity(scenarios.len());
     let mut wall_seconds = BTreeMap::new();
-    for (file, scenario) in &scenarios {
+    let mut not_run = 0;
+    for (position, (file, scenario)) in scenarios.iter().enumerate() {
         let total = match shard {
             Some(shard) => shard.seeds(scenario.seeds).count() as u64,
             None => scenario.seeds.end - scenario.seeds.start,
@@ -265,7 +294,8 @@ pub(crate) fn check(
         }
         let wall = started.elapsed().as_secs_f64();
         progress.clear();
-        let result = builder.finish(&file.display().to_string(), scenario);
+        let mut result = builder.finish(&file.display().to_string(), scenario);
+        result.overrides = set.iter().map(|o| o.to_arg()).collect();
         let shown = match shard {
             Some(_) if definitely_failed(&result) => "FAILED",
             Some(_) => "partial",
@@ -275,14 +305,24 @@ pub(crate) fn check(
         // One line per contained panic; the full message is in `replay` (issue 9).
         for (seed, panic) in result.state.panicked() {
             println!(
-                "    seed {seed}: panicked: {} (replay: {}{})",
+                "    seed {seed}: panicked: {} (replay: {})",
                 crate::first_line(panic),
-                replay_command(&result.file, *seed),
-                crate::set_args(set)
+                result.replay_command(*seed),
             );
         }
         wall_seconds.insert(scenario.name.clone(), wall);
+        let failed = match shard {
+            Some(_) => definitely_failed(&result),
+            None => !result.summary.expectation_met,
+        };
         results.push(result);
+        if select.fail_fast && failed {
+            not_run = scenarios.len() - position - 1;
+            if not_run > 0 {
+                println!("--fail-fast: stopped at the first failure; {not_run} scenarios not run");
+            }
+            break;
+        }
     }
     let shard_label = shard.map(|shard| shard.to_string());
     let report = fencesim_report::check_report(shard_label.clone(), results);
@@ -299,14 +339,23 @@ pub(crate) fn check(
             .filter(|r| !r.summary.expectation_met)
             .collect(),
     };
-    print_failures(&failed, &crate::set_args(set));
+    print_failures(&failed);
     match shard_label {
         Some(label) => println!(
             "shard {label}: {} scenarios, {} failed for certain (expectations are decided by `fencesim merge`)",
             report.scenarios.len(),
             failed.len()
         ),
-        None => println!("{} scenarios, {} failed", report.scenarios.len(), failed.len()),
+        None => println!(
+            "{} scenarios, {} failed{}",
+            report.scenarios.len(),
+            failed.len(),
+            if not_run > 0 {
+                format!(", {not_run} not run (--fail-fast)")
+            } else {
+                String::new()
+            }
+        ),
     }
     Ok(failed.is_empty())
 }
@@ -336,7 +385,7 @@ pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputE
         .iter()
         .filter(|r| !r.summary.expectation_met)
         .collect();
-    print_failures(&failed, "");
+    print_failures(&failed);
     println!(
         "{} scenarios, {} failed",
         report.scenarios.len(),

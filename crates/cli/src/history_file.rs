@@ -104,6 +104,18 @@ pub fn parse_history(file: &str, text: &str) -> Result<History, HistoryError> {
         }
         history.events.push(event);
     }
+    // An empty or blank file holds nothing to judge: a verdict of "no violation" would be a
+    // pass for a recorder that wrote nothing.
+    if history.events.is_empty() {
+        return Err(HistoryError {
+            file: file.to_string(),
+            line: 0,
+            field: "events".into(),
+            message:
+                "expected at least one event (one JSON object per line), got an empty or blank file"
+                    .into(),
+        });
+    }
     Ok(history)
 }
 
@@ -233,12 +245,13 @@ pub struct InvariantScope {
 }
 
 /// Judges a history with the checker, and says which invariants its events allow judging:
-/// I1 and I2 need `granted` events, I3 `write-accepted`, I4 both, I5 `run-started` (its bound),
-/// `faults-healed`, and a run that lasts the bound past the heal.
+/// I1 and I2 need `granted` events, I3 `write-accepted`, I4 both, I5 `write-sent`,
+/// `run-started` (its bound), `faults-healed`, and a run that lasts the bound past the heal.
 pub fn judge_history(history: &History) -> Judged {
     let has = |pred: &dyn Fn(&EventKind) -> bool| history.events.iter().any(|e| pred(&e.kind));
     let grants = has(&|k| matches!(k, EventKind::Granted { .. }));
     let accepts = has(&|k| matches!(k, EventKind::WriteAccepted { .. }));
+    let sends = has(&|k| matches!(k, EventKind::WriteSent { .. }));
     let bound_ms = history.events.iter().find_map(|e| match e.kind {
         EventKind::RunStarted {
             liveness_bound_ms, ..
@@ -268,6 +281,12 @@ pub fn judge_history(history: &History) -> Judged {
                 "a history lasting {bound} ms (the bound) past `faults-healed`"
             ))
         }
+        // Without the workers' sends, a store that stopped accepting cannot be told from
+        // workers that stopped writing.
+        _ if !sends => Some(
+            "`write-sent` events (without them a stalled store looks like idle workers)"
+                .to_string(),
+        ),
         _ => None,
     };
     let need = |ok: bool, what: &str| (!ok).then(|| what.to_string());

@@ -15,10 +15,12 @@ use std::{
 
 mod bench;
 mod check;
+mod env_seed;
 mod live;
 mod outputs;
 mod profile;
 mod sensitivity;
+mod shard_env;
 mod shrink;
 mod tune;
 
@@ -32,7 +34,6 @@ pub(crate) fn wall_now() -> std::time::Instant {
 
 use clap::{Parser, Subcommand};
 use fencesim::{builtin_store, StoreFactory};
-use fencesim_report::replay_command;
 use fencesim_scenario::{Override, Scenario, SeedRange};
 
 #[derive(Parser)]
@@ -96,13 +97,20 @@ enum Command {
     Run {
         /// Scenario file (TOML).
         scenario: PathBuf,
-        /// Seeds to run, `A..B` (half-open); default: the scenario's `seeds`.
+        /// Seeds to run, `A..B` (half-open); default: FENCESIM_SEED=N / FENCESIM_SEEDS=A..B /
+        /// MADSIM_TEST_SEED=N from the environment, else the scenario's `seeds`.
         #[arg(long)]
         seeds: Option<String>,
         /// Parallel seeds (each on a fresh thread and runtime).
         #[arg(long, default_value_t = default_jobs())]
         jobs: usize,
-        /// Output directory; the summary goes to DIR/<scenario name>/summary.json.
+        /// Print at most N failing seeds, each with its replay command, after the summary; every
+        /// failing seed and its trace hash is in summary.json (`failing_seeds`).
+        #[arg(long, value_name = "N", default_value_t = 10)]
+        max_failures: usize,
+        /// Output directory; the summary goes to DIR/<scenario name>/summary.json, or with
+        /// `--set` to DIR/<scenario name>/set-<scenario hash>/summary.json (an overridden run
+        /// is another scenario and never overwrites the file's own summary).
         #[arg(long, default_value = "reports")]
         out: PathBuf,
         /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
@@ -127,13 +135,24 @@ enum Command {
         #[arg(long)]
         matrix: Option<PathBuf>,
         /// Run only slice K of N of every scenario's seeds (seed offset mod N == K-1);
-        /// combine the slices' JSON reports with `fencesim merge`.
+        /// combine the slices' JSON reports with `fencesim merge`. `auto` reads K and N from
+        /// the engine running the copies: FENCESIM_SHARD_INDEX/_TOTAL (1-based),
+        /// JOB_COMPLETION_INDEX + JOB_COMPLETIONS (Kubernetes Indexed Job), CI_NODE_INDEX/_TOTAL
+        /// (GitLab), CIRCLE_NODE_INDEX/_TOTAL, BUILDKITE_PARALLEL_JOB/_COUNT.
         #[arg(long)]
         shard: Option<String>,
         /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
         /// the file; repeatable.
         #[arg(long = "set", value_name = "FIELD=VALUE")]
         set: Vec<String>,
+        /// Run only the scenarios whose name or file path contains PATTERN (exit 2 if none
+        /// does).
+        #[arg(short = 'k', long = "filter", value_name = "PATTERN")]
+        filter: Option<String>,
+        /// Stop after the first scenario whose expectation fails; the rest are not run (and
+        /// not in the reports).
+        #[arg(long)]
+        fail_fast: bool,
     },
     /// Combine the JSON reports of `check --shard K/N` runs into the unsharded report.
     Merge {
@@ -149,8 +168,9 @@ enum Command {
     /// Re-run one seed and show exactly what happened.
     Replay {
         scenario: PathBuf,
+        /// The seed to replay (or FENCESIM_SEED=N / MADSIM_TEST_SEED=N in the environment).
         #[arg(long)]
-        seed: u64,
+        seed: Option<u64>,
         /// Also print every resolved option of the scenario.
         #[arg(long)]
         resolved: bool,
@@ -377,7 +397,9 @@ fn main() -> ExitCode {
             jobs,
             out,
             set,
-        } => overrides(&set).and_then(|set| run(&scenario, seeds.as_deref(), jobs, &out, &set)),
+            max_failures,
+        } => overrides(&set)
+            .and_then(|set| run(&scenario, seeds.as_deref(), jobs, &out, &set, max_failures)),
         Command::Check {
             paths,
             jobs,
@@ -386,12 +408,18 @@ fn main() -> ExitCode {
             matrix,
             shard,
             set,
+            filter,
+            fail_fast,
         } => overrides(&set).and_then(|set| {
             check::check(
                 &paths,
                 &set,
                 jobs,
                 shard.as_deref(),
+                &check::Select {
+                    filter: filter.as_deref(),
+                    fail_fast,
+                },
                 &check::Outputs {
                     json,
                     junit,
@@ -425,6 +453,10 @@ fn main() -> ExitCode {
             check_determinism,
             set,
         } => overrides(&set).and_then(|set| {
+            let (seed, source) = env_seed::replay_seed(seed, env_seed::from_process()?)?;
+            if let Some(source) = source {
+                println!("seed {seed} from {source}");
+            }
             replay(
                 &scenario,
                 seed,
@@ -506,21 +538,10 @@ pub(crate) fn overrides(args: &[String]) -> Result<Vec<Override>, InputError> {
         .collect()
 }
 
-/// ` --set FIELD=VALUE` for each override, shell-quoted, to append to a printed command.
-pub(crate) fn set_args(set: &[Override]) -> String {
-    set.iter()
-        .map(|o| {
-            let arg = o.to_arg();
-            if arg
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c))
-            {
-                format!(" --set {arg}")
-            } else {
-                format!(" --set '{}'", arg.replace('\'', r"'\''"))
-            }
-        })
-        .collect()
+/// The line replaying `seed` of `path` loaded with `set` (shell-quoted).
+pub(crate) fn replay_line(path: &Path, seed: u64, set: &[Override]) -> String {
+    let set: Vec<String> = set.iter().map(Override::to_arg).collect();
+    fencesim_report::replay_command_with(&shown(path), seed, &set)
 }
 
 pub(crate) fn parse_seeds(text: &str) -> Result<SeedRange, InputError> {
@@ -559,18 +580,20 @@ fn run(
     jobs: usize,
     out: &Path,
     set: &[Override],
+    max_failures: usize,
 ) -> Result<bool, InputError> {
     let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
-    let seeds = match seeds {
-        Some(text) => parse_seeds(text)?,
-        None => scenario.seeds,
-    };
+    let flag = seeds.map(parse_seeds).transpose()?;
+    let (seeds, source) = env_seed::run_seeds(flag, env_seed::from_process()?, scenario.seeds)?;
+    if let Some(source) = source {
+        println!("seeds {seeds} from {source}");
+    }
     if jobs == 0 {
         return Err(InputError(
             "--jobs: expected a positive number of threads, got 0".into(),
         ));
     }
-    let summary_path = out.join(&scenario.name).join("summary.json");
+    let summary_path = summary_path(out, &scenario, set);
     outputs::preflight(&[outputs::Output::new("--out", &summary_path)], &[path])?;
     println!(
         "fencesim run {} ({}), scenario hash {}, seeds {seeds}, {jobs} jobs",
@@ -597,9 +620,12 @@ fn run(
             eprintln!("  {finished}/{total} seeds");
         }
     };
-    // Summarized in seed order as seeds finish; a failing seed's line is printed then and
-    // nothing of it is kept, so memory stays flat however many seeds fail.
+    // Summarized in seed order as seeds finish; the first `max_failures` failing seeds' lines
+    // are kept (to print after the summary) and nothing else of a failing seed, so memory
+    // stays flat however many seeds fail.
     let mut builder = fencesim_report::SummaryBuilder::new();
+    let mut failure_lines: Vec<String> = Vec::new();
+    let mut failures: u64 = 0;
     fencesim::summarized::sweep_in_seed_order(
         &scenario,
         seeds.iter(),
@@ -609,12 +635,14 @@ fn run(
         |outcome| {
             builder.push(&outcome);
             if let Some(what) = failure_line(&scenario, &outcome) {
-                println!(
-                    "seed {}: {what}\n    replay: {}{}",
-                    outcome.seed,
-                    replay_command(&shown(path), outcome.seed),
-                    set_args(set)
-                );
+                failures += 1;
+                if failure_lines.len() < max_failures {
+                    failure_lines.push(format!(
+                        "seed {}: {what}\n    replay: {}",
+                        outcome.seed,
+                        replay_line(path, outcome.seed, set)
+                    ));
+                }
             }
         },
     );
@@ -623,8 +651,32 @@ fn run(
         .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
 
     println!("{}", fencesim_report::render_summary(&summary));
+    for line in &failure_lines {
+        println!("{line}");
+    }
+    let unlisted = failures - failure_lines.len() as u64;
+    if unlisted > 0 {
+        println!(
+            "… and {unlisted} more failing seeds (--max-failures {max_failures}): every one, with \
+             its trace hash, is in {} (failing_seeds, failing_trace_hashes)",
+            summary_path.display()
+        );
+    }
     println!("summary written to {}", summary_path.display());
     Ok(summary.expectation_met)
+}
+
+/// Where `run` writes its summary: DIR/<name>/summary.json, or for a scenario loaded with
+/// overrides DIR/<name>/set-<its hash>/summary.json, so runs with different `--set` values
+/// keep their own summaries beside the file's own.
+fn summary_path(out: &Path, scenario: &Scenario, set: &[Override]) -> PathBuf {
+    let dir = out.join(&scenario.name);
+    if set.is_empty() {
+        dir.join("summary.json")
+    } else {
+        dir.join(format!("set-{}", scenario.hash()))
+            .join("summary.json")
+    }
 }
 
 /// What the replay shows: `--resolved`, `--nodes`, `--window`.
@@ -717,10 +769,7 @@ fn replay(
     };
     print!(
         "{}",
-        replay.text(
-            &text_options,
-            &format!("{}{}", replay_command(&shown(path), seed), set_args(set))
-        )
+        replay.text(&text_options, &replay_line(path, seed, set))
     );
     let picture = fencesim_report::PictureOptions {
         window_ns,

@@ -5,7 +5,9 @@
 use std::{io, path::Path, sync::Arc};
 
 use fencesim_model::{history::Event, nodes};
-use fencesim_report::{PictureError, PictureOptions, ReplayInput, ReplayTextOptions};
+#[cfg(feature = "pictures")]
+use fencesim_report::{PictureError, PictureOptions};
+use fencesim_report::{ReplayInput, ReplayTextOptions};
 use fencesim_scenario::Scenario;
 use fencesim_sim::runner::{run_seed_using, Components, RunResult, StoreFactory};
 
@@ -70,7 +72,8 @@ impl Replay {
         fencesim_report::replay_text(&input, options)
     }
 
-    /// The timeline picture as SVG (see `fencesim_report::picture`).
+    /// The timeline picture as SVG (see `fencesim_report::picture`; `pictures` feature).
+    #[cfg(feature = "pictures")]
     pub fn picture_svg(&self, options: &PictureOptions) -> Result<String, PictureError> {
         fencesim_report::picture_svg(
             &self.run.history,
@@ -81,7 +84,8 @@ impl Replay {
         )
     }
 
-    /// The timeline picture as PNG bytes.
+    /// The timeline picture as PNG bytes (`pictures` feature).
+    #[cfg(feature = "pictures")]
     pub fn picture_png(&self, options: &PictureOptions) -> Result<Vec<u8>, PictureError> {
         fencesim_report::picture_png(
             &self.run.history,
@@ -93,6 +97,7 @@ impl Replay {
     }
 
     /// `options` with a title naming the scenario and seed unless it has one.
+    #[cfg(feature = "pictures")]
     fn picture_options(&self, options: &PictureOptions) -> PictureOptions {
         let mut options = options.clone();
         if options.title.is_none() {

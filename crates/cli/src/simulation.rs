@@ -420,11 +420,8 @@ impl Simulation {
         if self.custom {
             return None;
         }
-        let mut line = fencesim_report::replay_command(file, seed);
-        for o in &self.overrides {
-            line.push_str(&format!(" --set '{}'", o.to_arg().replace('\'', r"'\''")));
-        }
-        Some(line)
+        let overrides: Vec<String> = self.overrides.iter().map(Override::to_arg).collect();
+        Some(fencesim_report::replay_command_with(file, seed, &overrides))
     }
 }
 

@@ -235,3 +235,112 @@ fn bad_shard_and_bad_catalogue_exit_2_before_running() {
     assert!(!stdout.contains("a-none"), "nothing ran: {stdout}");
     assert!(!dir.path().join("out.json").exists());
 }
+
+/// The way each engine runs N copies: the same command line (`--shard auto`) everywhere, the
+/// slice in the environment only. Merged, the parts are the unsharded report byte for byte.
+#[test]
+fn shard_processes_configured_by_their_engines_variables_merge_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    catalogue(dir.path());
+    let (code, stdout, stderr) =
+        fencesim(&["check", "scenarios", "--json", "full.json"], dir.path());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let full = fs::read(dir.path().join("full.json")).unwrap();
+    let engines: [(&str, &str, u64); 3] = [
+        ("JOB_COMPLETION_INDEX", "JOB_COMPLETIONS", 0), // Kubernetes Indexed Job
+        ("CI_NODE_INDEX", "CI_NODE_TOTAL", 1),          // GitLab CI `parallel:`
+        ("FENCESIM_SHARD_INDEX", "FENCESIM_SHARD_TOTAL", 1), // a GitHub Actions matrix
+    ];
+    for (index_var, total_var, base) in engines {
+        let n = 3;
+        let mut parts = Vec::new();
+        let children: Vec<_> = (0..n)
+            .map(|i| {
+                let part = format!("{index_var}-{i}.json");
+                parts.push(part.clone());
+                let index = (i + base).to_string();
+                let dir = dir.path().to_path_buf();
+                std::thread::spawn(move || {
+                    fencesim_env(
+                        &[
+                            "check",
+                            "scenarios",
+                            "--shard",
+                            "auto",
+                            "--json",
+                            &part,
+                            "--jobs",
+                            "1",
+                        ],
+                        &dir,
+                        &[(index_var, index.as_str()), (total_var, "3")],
+                    )
+                })
+            })
+            .collect();
+        for child in children {
+            let (code, stdout, stderr) = child.join().unwrap();
+            assert_eq!(code, 0, "{stdout}{stderr}");
+            assert!(stdout.contains(&format!("from {index_var}=")), "{stdout}");
+        }
+        let mut args = vec!["merge", "--json", "merged.json"];
+        args.extend(parts.iter().map(String::as_str));
+        let (code, stdout, stderr) = fencesim(&args, dir.path());
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        let merged = fs::read(dir.path().join("merged.json")).unwrap();
+        assert!(
+            full == merged,
+            "{index_var}: merged shards differ from the unsharded report"
+        );
+    }
+}
+
+#[test]
+fn k_selects_scenarios_and_fail_fast_stops_at_the_first_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    catalogue(dir.path());
+    fs::write(
+        dir.path().join("scenarios/c-none.toml"),
+        scenario("c-none", "none", 5_000, "violates = [\"I3\", \"I4\"]"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = fencesim(
+        &["check", "scenarios", "-k", "max-token", "--json", "k.json"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("-k max-token: 1 of 3 scenarios selected"),
+        "{stdout}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("k.json")).unwrap()).unwrap();
+    let names: Vec<&str> = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["summary"]["scenario"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["b-max-token"]);
+    let (code, _, stderr) = fencesim(&["check", "scenarios", "-k", "no-such"], dir.path());
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("-k no-such"), "{stderr}");
+
+    // Fencing off: a-none still violates as expected, b-max-token fails, c-none is not run.
+    let args = [
+        "check",
+        "scenarios",
+        "--set",
+        "storage.fencing=none",
+        "--fail-fast",
+    ];
+    let (code, stdout, stderr) = fencesim(&args, dir.path());
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("b-max-token"), "{stdout}");
+    assert!(!stdout.contains("c-none  "), "{stdout}");
+    assert!(stdout.contains("1 scenarios not run"), "{stdout}");
+    assert!(
+        stdout.contains("2 scenarios, 1 failed, 1 not run (--fail-fast)"),
+        "{stdout}"
+    );
+}

@@ -212,3 +212,43 @@ fn malformed_lines_name_file_line_and_field() {
     assert_eq!(code, 2);
     assert!(stderr.contains("missing.jsonl: cannot read"), "{stderr}");
 }
+
+/// An empty or blank file is not a pass; a history without the workers' `write-sent` events
+/// does not have I5 judged (a stalled store would look like idle workers).
+#[test]
+fn an_empty_file_is_an_error_and_i5_needs_write_sent_events() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, text) in [("empty.jsonl", ""), ("blank.jsonl", "\n  \n\n")] {
+        std::fs::write(tmp.path().join(name), text).unwrap();
+        let (code, stdout, stderr) = fencesim(&["check-history", name], tmp.path());
+        assert_eq!(code, 2, "{name}: {stdout}{stderr}");
+        assert!(
+            stderr.contains(name) && stderr.contains("empty or blank"),
+            "{stderr}"
+        );
+    }
+    let scenario = Arc::new(
+        fencesim_scenario::load(Path::new(&catalogue("gc-pause-textbook-max-token"))).unwrap(),
+    );
+    let factory: StoreFactory = Arc::new(builtin_store);
+    let run = replay(&scenario, 0, &factory);
+    let full = tmp.path().join("full.jsonl");
+    run.write_trace(&full).unwrap();
+    let (code, stdout, _) = fencesim(&["check-history", "full.jsonl"], tmp.path());
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("  I5 judged"), "{stdout}");
+    let text = std::fs::read_to_string(&full).unwrap();
+    let without: String = text
+        .lines()
+        .filter(|line| !line.contains("\"write-sent\""))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    assert_ne!(without.len(), text.len(), "the trace has write-sent events");
+    std::fs::write(tmp.path().join("no-sends.jsonl"), without).unwrap();
+    let (code, stdout, _) = fencesim(&["check-history", "no-sends.jsonl"], tmp.path());
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("I5 not judged (liveness after heal): needs `write-sent` events"),
+        "{stdout}"
+    );
+}

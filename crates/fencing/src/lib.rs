@@ -14,6 +14,7 @@ mod none;
 mod proxy;
 mod read_then_write;
 mod same_store_txn;
+#[cfg(feature = "sqlite")]
 mod sql;
 
 #[cfg(test)]
@@ -25,6 +26,7 @@ pub use none::NoFence;
 pub use proxy::Proxy;
 pub use read_then_write::ReadThenWrite;
 pub use same_store_txn::SameStoreTxn;
+#[cfg(feature = "sqlite")]
 pub use sql::{
     SqlFence, SqlVariant, UPDATE_LE, UPDATE_LE_GLOBAL, UPDATE_LT, UPDATE_LT_GLOBAL, UPDATE_UNFENCED,
 };

@@ -23,6 +23,10 @@ use crate::summary::{Summary, SummaryBuilder, SummaryState};
 pub struct ScenarioResult {
     /// The scenario file as given on the command line.
     pub file: String,
+    /// The `--set FIELD=VALUE` overrides the scenario was loaded with, in order (absent when
+    /// none): part of every replay command, which would replay another scenario without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<String>,
     /// The resolved scenario (its hash is `summary.scenario_hash`).
     pub scenario: Scenario,
     /// The scenario over its seeds.
@@ -33,6 +37,13 @@ pub struct ScenarioResult {
     /// themselves (see [`contradicts`]) and of the first seed violating each invariant (its
     /// violations with their evidence). Every other seed is only counted in `state`.
     pub failures: Vec<SeedOutcome>,
+}
+
+impl ScenarioResult {
+    /// The command that replays `seed` of this scenario, overrides included.
+    pub fn replay_command(&self, seed: u64) -> String {
+        crate::junit::replay_command_with(&self.file, seed, &self.overrides)
+    }
 }
 
 /// Whether `outcome` contradicts `expect` whatever the other seeds did: a panic, a runaway,
@@ -108,6 +119,7 @@ impl ScenarioResultBuilder {
         let state = self.builder.into_state();
         ScenarioResult {
             file: file.to_string(),
+            overrides: Vec::new(),
             scenario: scenario.clone(),
             summary: state.finish(scenario, scenario.seeds),
             state,
@@ -319,6 +331,7 @@ pub fn merge(parts: Vec<CheckReport>) -> Result<CheckReport, String> {
 fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult, String> {
     let scenario = results[0].scenario.clone();
     let hash = results[0].summary.scenario_hash.clone();
+    let overrides = results[0].overrides.clone();
     // A report is input: its range is re-checked against the limit before anything is
     // allocated or iterated over it (an edited range could otherwise ask for 2^64 seeds).
     let range_ok = |range: SeedRange| {
@@ -333,6 +346,15 @@ fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult
                 "{file}: the reports ran different versions of scenario {:?}: hash {} and \
                  hash {} (were the shards run from different commits?)",
                 scenario.name, hash, result.summary.scenario_hash
+            ));
+        }
+        if result.overrides != overrides {
+            return Err(format!(
+                "{file}: the reports ran scenario {:?} with different --set overrides: [{}] and \
+                 [{}] (run every shard with the same --set arguments)",
+                scenario.name,
+                overrides.join(" "),
+                result.overrides.join(" ")
             ));
         }
         result
@@ -357,6 +379,7 @@ fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult
         .collect();
     Ok(ScenarioResult {
         file: file.to_string(),
+        overrides,
         summary: state.finish(&scenario, range),
         scenario,
         state,

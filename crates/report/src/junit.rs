@@ -115,7 +115,7 @@ fn failure_text(result: &ScenarioResult) -> String {
         result.summary.expectation_detail,
         seeds.len(),
         result.summary.runs,
-        replay_command(&result.file, replay_seed)
+        result.replay_command(replay_seed)
     )
 }
 
@@ -141,16 +141,34 @@ fn failing_seeds(result: &ScenarioResult) -> Vec<u64> {
 
 /// `fencesim replay <file> --seed <seed>`, the file quoted for a POSIX shell when needed.
 pub fn replay_command(file: &str, seed: u64) -> String {
-    let plain = !file.is_empty()
-        && file
+    replay_command_with(file, seed, &[])
+}
+
+/// `fencesim replay <file> --seed <seed> --set FIELD=VALUE…`: the line that replays `seed` of
+/// a scenario loaded with the `--set` overrides `overrides` (each `FIELD=VALUE`, in the order
+/// they were applied), every word quoted for a POSIX shell when needed. Without the
+/// overrides the line would replay a different scenario.
+pub fn replay_command_with(file: &str, seed: u64, overrides: &[String]) -> String {
+    let mut line = format!("fencesim replay {} --seed {seed}", shell_word(file));
+    for set in overrides {
+        line.push_str(" --set ");
+        line.push_str(&shell_word(set));
+    }
+    line
+}
+
+/// `word` as one POSIX shell word: as it is when it holds only characters no shell treats
+/// specially, else in single quotes.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c));
-    let file = if plain {
-        file.to_string()
+    if plain {
+        word.to_string()
     } else {
-        format!("'{}'", file.replace('\'', r"'\''"))
-    };
-    format!("fencesim replay {file} --seed {seed}")
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 /// `text` escaped for an XML 1.0 attribute value: see [`escape_with`].

@@ -13,7 +13,9 @@ pub mod fs;
 pub mod junit;
 pub mod matrix;
 pub mod perfetto;
+#[cfg(feature = "pictures")]
 pub mod picture;
+#[cfg(feature = "pictures")]
 pub mod plot;
 pub mod replay_text;
 pub mod summary;
@@ -22,6 +24,7 @@ mod testing;
 pub mod timeline;
 pub mod trace;
 pub mod tune;
+#[cfg(feature = "pictures")]
 pub mod tune_plot;
 
 pub use check_report::{
@@ -29,9 +32,10 @@ pub use check_report::{
     scenario_result, CheckReport, ScenarioResult, ScenarioResultBuilder, Shard,
 };
 pub use fs::{write_atomic, write_atomic_bytes};
-pub use junit::{junit_xml, replay_command};
+pub use junit::{junit_xml, replay_command, replay_command_with, shell_word};
 pub use matrix::{matrix_json, matrix_markdown};
 pub use perfetto::perfetto_json;
+#[cfg(feature = "pictures")]
 pub use picture::{picture_png, picture_svg, picture_window_ns, PictureError, PictureOptions};
 pub use replay_text::{compact_metrics, replay_text, ReplayInput, ReplayTextOptions};
 pub use summary::{

@@ -190,7 +190,7 @@ pub fn perfetto_json(history: &History, violations: &[Violation], nodes: &[Strin
         async_end(&mut out, pid_of(node), "belief", &track, name, run_end_ns);
     }
 
-    for violation in violations {
+    for (number, violation) in violations.iter().enumerate() {
         let last = violation
             .evidence
             .last()
@@ -216,12 +216,43 @@ pub fn perfetto_json(history: &History, violations: &[Violation], nodes: &[Strin
                 "message": violation.message, "evidence": evidence,
             },
         }));
+        // Flow arrows from the violation to each evidence event: a zero-length slice on the
+        // violating node's track to start them (a global instant is on no track, and a flow
+        // binds to a slice), each ending on its evidence event's instant (`bp: "e"`: bound
+        // to the enclosing slice, which an instant is).
+        let name = format!("{} evidence", violation.invariant);
+        out.push(json!({
+            "ph": "X", "pid": pid, "tid": pid, "cat": "violation",
+            "name": format!("{} violated", violation.invariant),
+            "ts": micros(violation.t_ns), "dur": 0,
+        }));
+        for (k, index) in violation.evidence.iter().enumerate() {
+            let Some(event) = history.events.get(*index) else {
+                continue;
+            };
+            let id = flow_id(number, k);
+            let to = pid_of(&event.node);
+            out.push(json!({
+                "ph": "s", "pid": pid, "tid": pid, "cat": "violation", "name": name,
+                "id": id, "ts": micros(violation.t_ns),
+            }));
+            out.push(json!({
+                "ph": "f", "bp": "e", "pid": to, "tid": to, "cat": "violation", "name": name,
+                "id": id, "ts": micros(event.t_ns),
+            }));
+        }
     }
 
     let trace = json!({ "traceEvents": out, "displayTimeUnit": "ms" });
     let mut text = serde_json::to_string(&trace).expect("the trace serializes");
     text.push('\n');
     text
+}
+
+/// The id of the flow from violation `violation` to its `evidence`-th event: unique in the
+/// trace (a violation's evidence is a handful of events; 2^20 per violation is far beyond).
+fn flow_id(violation: usize, evidence: usize) -> u64 {
+    ((violation as u64) << 20) | evidence as u64
 }
 
 fn pause_name(kind: PauseKind) -> &'static str {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use fencesim_check::Violation;
 use fencesim_model::{
     history::{EventKind, History, PauseKind},
-    nodes, NS_PER_MS,
+    nodes, Invariant, NS_PER_MS,
 };
 use fencesim_scenario::plan::FaultPlan;
 use plotters::{
@@ -61,17 +61,20 @@ const PARTITION_ORANGE: RGBColor = RGBColor(235, 140, 30);
 const HOLD_BROWN: RGBColor = RGBColor(160, 110, 60);
 const CLOCK_TEAL: RGBColor = RGBColor(0, 130, 130);
 const VIOLATION_RED: RGBColor = RGBColor(215, 0, 0);
-/// Token colours, cycled by token value: neighbouring tokens differ.
-const TOKEN_COLOURS: [RGBColor; 8] = [
+/// Token colours, cycled by token value: neighbouring tokens differ. None is a fault's colour
+/// (no purple: a VM suspend; no orange: a partition; no grey: a GC pause; no red: a
+/// violation), so a block's colour never says two things. When a picture shows more tokens
+/// than colours, the legend says so and every epoch carries its number.
+const TOKEN_COLOURS: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
     RGBColor(44, 160, 44),
-    RGBColor(148, 103, 189),
     RGBColor(23, 190, 207),
     RGBColor(188, 189, 34),
     RGBColor(227, 119, 194),
     RGBColor(140, 86, 75),
-    RGBColor(255, 127, 14),
 ];
+/// A lane with nothing in the window is drawn this high (its name only).
+const EMPTY_LANE_PX: u32 = 30;
 
 fn token_colour(token: u64) -> RGBColor {
     TOKEN_COLOURS[(token % TOKEN_COLOURS.len() as u64) as usize]
@@ -176,10 +179,17 @@ struct Bar {
     label: String,
     /// Drawn instead of `label` when that does not fit (empty: nothing).
     short_label: String,
+    /// The token a lease epoch or belief stands for: its number is the last resort label,
+    /// since colours repeat.
+    token: Option<u64>,
 }
 
 /// A point mark in a lane.
 struct Mark {
+    /// The history event drawn.
+    event: usize,
+    /// Evidence of a violation: drawn last, on top of its neighbours.
+    evidence: bool,
     lane: usize,
     t_ns: u64,
     y: f64,
@@ -199,7 +209,7 @@ enum Shape {
 /// A violation: where its evidence is drawn, and its text.
 struct ViolationMark {
     points: Vec<(usize, u64, f64)>,
-    label: String,
+    invariant: fencesim_model::Invariant,
 }
 
 /// Everything to draw, in lanes and true time, independent of the backend.
@@ -209,8 +219,15 @@ struct Layout {
     /// Title and subtitle lines: where the lanes start.
     header_px: u32,
     lanes: Vec<(String, String)>,
+    /// Each lane's height: [`LANE_PX`], or [`EMPTY_LANE_PX`] when nothing of it is in the
+    /// window.
+    lane_px: Vec<u32>,
     window: (u64, u64),
     height_px: u32,
+    /// Whether the run violated anything (the subtitle is red then, ink otherwise).
+    violated: bool,
+    /// More tokens in the window than colours: the legend says colours repeat.
+    tokens_repeat: bool,
     bars: Vec<Bar>,
     marks: Vec<Mark>,
     violations: Vec<ViolationMark>,
@@ -358,6 +375,7 @@ impl Layout {
                 solid: true,
                 label: format!("{scope_text}token {token} \u{2192} {holder}{how}"),
                 short_label: format!("{token} \u{2192} {}", short_node(holder)),
+                token: Some(token),
             }
         };
 
@@ -438,6 +456,7 @@ impl Layout {
                             solid: true,
                             label: "down (crashed)".to_string(),
                             short_label: "down".to_string(),
+                            token: None,
                         });
                     }
                     anchor[index] = lane.map(|l| (l, 0.72));
@@ -445,6 +464,8 @@ impl Layout {
                 EventKind::ClockStepped { delta_ms, .. } => {
                     if let Some(l) = lane {
                         marks.push(Mark {
+                            event: index,
+                            evidence: false,
                             lane: l,
                             t_ns: t,
                             y: 0.72,
@@ -489,6 +510,7 @@ impl Layout {
                             solid: false,
                             label: format!("hold {from} \u{2192} {to} ({released} released)"),
                             short_label: "hold".to_string(),
+                            token: None,
                         });
                     }
                     anchor[index] = net_lane.map(|l| (l, 0.72));
@@ -513,6 +535,8 @@ impl Layout {
                     let lane = storage_lane.or(lane);
                     if let Some(l) = lane {
                         marks.push(Mark {
+                            event: index,
+                            evidence: false,
                             lane: l,
                             t_ns: t,
                             y,
@@ -526,6 +550,8 @@ impl Layout {
                 EventKind::Panicked { .. } => {
                     if let Some(l) = lane {
                         marks.push(Mark {
+                            event: index,
+                            evidence: false,
                             lane: l,
                             t_ns: t,
                             y: 0.72,
@@ -576,11 +602,7 @@ impl Layout {
                 .collect();
             marked.push(ViolationMark {
                 points,
-                label: format!(
-                    "{} violated ({})",
-                    violation.invariant,
-                    violation.invariant.title()
-                ),
+                invariant: violation.invariant,
             });
         }
 
@@ -614,15 +636,58 @@ impl Layout {
             }
             None => subtitle.push("no violation".to_string()),
         }
+        // Evidence marks are drawn after every other mark, so the write inside a red circle
+        // is the one the circle means, not a neighbour drawn over it.
+        let evidence: std::collections::BTreeSet<usize> = violations
+            .iter()
+            .flat_map(|v| v.evidence.iter().copied())
+            .collect();
+        for mark in &mut marks {
+            mark.evidence = evidence.contains(&mark.event);
+        }
+        let (start, end) = window;
+        let in_window = |from: u64, to: u64| from <= end && to >= start;
+        let mut used = vec![false; lanes.len()];
+        for bar in bars.iter().filter(|b| in_window(b.start_ns, b.end_ns)) {
+            used[bar.lane] = true;
+        }
+        for mark in marks.iter().filter(|m| in_window(m.t_ns, m.t_ns)) {
+            used[mark.lane] = true;
+        }
+        for (lane, t, _) in marked.iter().flat_map(|v| v.points.iter()) {
+            if in_window(*t, *t) {
+                used[*lane] = true;
+            }
+        }
+        let lane_px: Vec<u32> = used
+            .iter()
+            .map(|&used| if used { LANE_PX } else { EMPTY_LANE_PX })
+            .collect();
+        let mut tokens: Vec<u64> = bars
+            .iter()
+            .filter(|b| in_window(b.start_ns, b.end_ns))
+            .filter_map(|b| b.token)
+            .collect();
+        tokens.sort_unstable();
+        tokens.dedup();
+        let tokens_repeat = tokens.len() > TOKEN_COLOURS.len();
         let header_px = HEADER_PX + SUBTITLE_LINE_PX * subtitle.len() as u32;
-        let height_px = header_px + lanes.len().max(1) as u32 * LANE_PX + AXIS_PX + LEGEND_PX;
+        let lanes_px: u32 = if lane_px.is_empty() {
+            LANE_PX
+        } else {
+            lane_px.iter().sum()
+        };
+        let height_px = header_px + lanes_px + AXIS_PX + LEGEND_PX;
         Layout {
             title,
             subtitle,
             header_px,
             lanes,
+            lane_px,
             window,
             height_px,
+            violated: !violations.is_empty(),
+            tokens_repeat,
             bars,
             marks,
             violations: marked,
@@ -662,6 +727,7 @@ fn belief_bar(
         solid: false,
         label: format!("believes {scope_text}token {token}"),
         short_label: format!("{scope_text}{token}"),
+        token: Some(token),
     }
 }
 
@@ -680,6 +746,7 @@ fn pause_bar(lane: usize, start: u64, end: u64, kind: PauseKind) -> Bar {
         solid: true,
         label: format!("{what} {} ms", (end - start) / NS_PER_MS),
         short_label: String::new(),
+        token: None,
     }
 }
 
@@ -719,6 +786,7 @@ fn push_partition(
             solid: true,
             label: format!("partition {} {arrow} {}", side(from), side(to)),
             short_label: "partition".to_string(),
+            token: None,
         });
     }
     for node in from.iter().chain(to) {
@@ -733,6 +801,7 @@ fn push_partition(
                 solid: true,
                 label: String::new(),
                 short_label: String::new(),
+                token: None,
             });
         }
     }
@@ -775,6 +844,11 @@ fn cut(text: &str, width: usize) -> String {
     out
 }
 
+// Every text size in the picture is an even number of pixels: plotters' ab_glyph renderer
+// places each glyph at `(size / 2 + its top) as i32`, which rounds a half pixel one way for
+// tall glyphs and the other for low ones, so at an odd size a decimal point sits a pixel above
+// the digits' baseline ("35000·436" in the PNG). At an even size nothing is rounded.
+
 type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
 /// Draws `layout` on `root`. Everything is positioned in pixels from the layout, so both
@@ -786,8 +860,16 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
     let plot_left = NAME_PX as i32;
     let plot_right = WIDTH_PX as i32 - 24;
     let plot_top = layout.header_px as i32;
-    let lane_px = LANE_PX as i32;
-    let plot_bottom = plot_top + layout.lanes.len().max(1) as i32 * lane_px;
+    // Each lane's top; the last entry is the bottom of the last lane.
+    let mut lane_top = vec![plot_top];
+    for px in &layout.lane_px {
+        lane_top.push(lane_top.last().copied().unwrap_or(plot_top) + *px as i32);
+    }
+    let plot_bottom = if layout.lane_px.is_empty() {
+        plot_top + LANE_PX as i32
+    } else {
+        lane_top[layout.lane_px.len()]
+    };
     let span_ns = (end_ns - start_ns).max(1) as f64;
     let px_per_ns = f64::from(plot_right - plot_left) / span_ns;
     let x_of = |t_ns: u64| -> i32 {
@@ -795,23 +877,26 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         plot_left + ((t - start_ns) as f64 * px_per_ns).round() as i32
     };
     let visible = |t_ns: u64| start_ns <= t_ns && t_ns <= end_ns;
+    let lane_height = |lane: usize| layout.lane_px.get(lane).copied().unwrap_or(LANE_PX) as i32;
     let y_of = |lane: usize, fraction: f64| -> i32 {
-        plot_top + lane as i32 * lane_px + (fraction * f64::from(lane_px)).round() as i32
+        lane_top[lane] + (fraction * f64::from(lane_height(lane))).round() as i32
     };
 
-    // Header: title, then the first violation in red.
+    // Header: title, then the first violation in red ("no violation" in ink: red means one).
     root.draw(&Text::new(layout.title.clone(), (16, 10), font(22.0)))?;
+    let subtitle_colour = if layout.violated { VIOLATION_RED } else { INK };
     for (i, line) in layout.subtitle.iter().enumerate() {
         root.draw(&Text::new(
             line.clone(),
             (16, 40 + SUBTITLE_LINE_PX as i32 * i as i32),
-            font(15.0).color(&VIOLATION_RED),
+            font(14.0).color(&subtitle_colour),
         ))?;
     }
 
     // Lanes: shaded alternately, names on the left.
     for (lane, (name, note)) in layout.lanes.iter().enumerate() {
         let top = y_of(lane, 0.0);
+        let lane_px = lane_height(lane);
         if lane % 2 == 0 {
             root.draw(&Rectangle::new(
                 [(plot_left, top), (plot_right, top + lane_px)],
@@ -824,6 +909,12 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         ))?;
         let centre = top + lane_px / 2;
         let name_style = font(16.0).pos(Pos::new(HPos::Right, VPos::Center));
+        // A compact (empty) lane has room for its name only.
+        let note = if lane_px < LANE_PX as i32 {
+            ""
+        } else {
+            note.as_str()
+        };
         let name_y = if note.is_empty() { centre } else { centre - 9 };
         root.draw(&Text::new(
             name.clone(),
@@ -840,7 +931,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
                 .color(&note_colour)
                 .pos(Pos::new(HPos::Right, VPos::Center));
             root.draw(&Text::new(
-                note.clone(),
+                note.to_string(),
                 (plot_left - 10, centre + 10),
                 note_style,
             ))?;
@@ -867,7 +958,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         root.draw(&Text::new(
             format_seconds(tick, step_ns),
             (x, plot_bottom + 8),
-            font(13.0).pos(Pos::new(HPos::Center, VPos::Top)),
+            font(12.0).pos(Pos::new(HPos::Center, VPos::Top)),
         ))?;
         tick += step_ns;
     }
@@ -906,7 +997,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         if bar.label.is_empty() {
             continue;
         }
-        let size = if y1 - y0 >= 20 { 13.0 } else { 11.0 };
+        let size = if y1 - y0 >= 20 { 12.0 } else { 10.0 };
         let colour = if bar.solid { WHITE } else { INK };
         let style = font(size)
             .color(&colour)
@@ -917,7 +1008,9 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         } else {
             (y0 + y1) / 2
         };
-        for label in [&bar.label, &bar.short_label] {
+        // The full label, the short one, or at least the token's number: colours repeat.
+        let number = bar.token.map(|t| t.to_string()).unwrap_or_default();
+        for label in [&bar.label, &bar.short_label, &number] {
             if label.is_empty() {
                 continue;
             }
@@ -929,8 +1022,49 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         }
     }
 
+    // Marks other than evidence, then the violations' lines and circles, then the evidence
+    // marks on top of both, then the violations' labels: what a circle means stays visible.
+    let mut label_end: BTreeMap<(usize, i32), i32> = BTreeMap::new();
+    let mut previous_label: BTreeMap<(usize, i32), String> = BTreeMap::new();
+    let mut draw_mark = |mark: &Mark| -> DrawResult<DB> {
+        let (x, y) = (x_of(mark.t_ns), y_of(mark.lane, mark.y));
+        match mark.shape {
+            Shape::Accepted => root.draw(&Circle::new((x, y), 4, mark.colour.filled()))?,
+            Shape::Rejected => root.draw(&Cross::new((x, y), 5, mark.colour.stroke_width(3)))?,
+            Shape::ClockStep => root.draw(&TriangleMarker::new((x, y), 6, mark.colour.filled()))?,
+            Shape::Crash => root.draw(&Cross::new((x, y), 7, mark.colour.stroke_width(3)))?,
+        }
+        // Consecutive writes with the same label repeat nothing new; a label only where it
+        // does not run into the previous one of its row.
+        if previous_label.get(&(mark.lane, y)) == Some(&mark.label) {
+            return Ok(());
+        }
+        let style = font(12.0)
+            .color(&INK)
+            .pos(Pos::new(HPos::Left, VPos::Bottom));
+        let (width, _) = root.estimate_text_size(&mark.label, &style)?;
+        let free_from = label_end.get(&(mark.lane, y)).copied().unwrap_or(-10_000);
+        if f64::from(x - free_from) >= LABEL_GAP_PX && x + width as i32 <= plot_right {
+            root.draw(&Text::new(mark.label.clone(), (x - 3, y - 7), style))?;
+            label_end.insert((mark.lane, y), x - 3 + width as i32);
+            previous_label.insert((mark.lane, y), mark.label.clone());
+        }
+        Ok(())
+    };
+    for mark in layout
+        .marks
+        .iter()
+        .filter(|m| !m.evidence && visible(m.t_ns))
+    {
+        draw_mark(mark)?;
+    }
+
     // Violations: evidence circled and joined in red, the invariant named at the last one.
-    let mut labels_at: BTreeMap<(i32, i32), i32> = BTreeMap::new();
+    let mut labels: Vec<LabelRequest> = Vec::new();
+    let mut proven: Vec<(usize, (i32, i32), Invariant)> = Vec::new();
+    let label_style = font(14.0)
+        .color(&VIOLATION_RED)
+        .pos(Pos::new(HPos::Left, VPos::Center));
     for violation in &layout.violations {
         // A violation is drawn where its violating event (the last evidence) is visible.
         if !violation.points.last().is_some_and(|(_, t, _)| visible(*t)) {
@@ -961,61 +1095,160 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         for point in &points {
             root.draw(&Circle::new(*point, 10, VIOLATION_RED.stroke_width(2)))?;
         }
-        // Several violations proven by one event stack their labels.
-        let stacked = labels_at.entry(last).or_insert(0);
-        let style = font(15.0)
-            .color(&VIOLATION_RED)
-            .pos(Pos::new(HPos::Left, VPos::Center));
-        let (width, height) = root.estimate_text_size(&violation.label, &style)?;
-        let right_room = plot_right - last.0 - 16;
-        let x = if width as i32 <= right_room {
-            last.0 + 14
-        } else {
-            last.0 - 14 - width as i32
-        };
-        let y = last.1 + 20 + *stacked * (height as i32 + 6);
-        *stacked += 1;
+        let lane = violation.points.last().map_or(0, |(lane, _, _)| *lane);
+        proven.push((lane, last, violation.invariant));
+    }
+    // One label per cluster of violating events close together in a lane (a VM suspend's
+    // stale writes a few pixels apart): "I3 + I4 violated ×3" rather than six labels.
+    proven.sort_by_key(|(lane, (x, y), _)| (*lane, *x, *y));
+    let mut clusters: Vec<(usize, (i32, i32), i32, Vec<(i32, i32)>, Vec<Invariant>)> = Vec::new();
+    for (lane, point, invariant) in proven {
+        match clusters.last_mut() {
+            Some((l, anchor, first_x, points, invariants))
+                if *l == lane && point.0 - *first_x <= CLUSTER_PX =>
+            {
+                *anchor = point;
+                if !points.contains(&point) {
+                    points.push(point);
+                }
+                if !invariants.contains(&invariant) {
+                    invariants.push(invariant);
+                }
+            }
+            _ => clusters.push((lane, point, point.0, vec![point], vec![invariant])),
+        }
+    }
+    for (lane, anchor, _, points, mut invariants) in clusters {
+        invariants.sort();
+        let text = violation_label(&invariants, points.len());
+        let (width, height) = root.estimate_text_size(&text, &label_style)?;
+        labels.push(LabelRequest {
+            anchor,
+            width: width as i32,
+            height: height as i32,
+            band: (y_of(lane, 0.0), y_of(lane, 0.0) + lane_height(lane)),
+            text,
+        });
+    }
+    for mark in layout
+        .marks
+        .iter()
+        .filter(|m| m.evidence && visible(m.t_ns))
+    {
+        draw_mark(mark)?;
+    }
+    let placed = place_labels(&labels, (plot_left, plot_right));
+    for (label, (x, y)) in labels.iter().zip(placed) {
         root.draw(&Rectangle::new(
             [
-                (x - 3, y - height as i32 / 2 - 2),
-                (x + width as i32 + 3, y + height as i32 / 2 + 2),
+                (x - 3, y - label.height / 2 - 2),
+                (x + label.width + 3, y + label.height / 2 + 2),
             ],
             WHITE.mix(0.9).filled(),
         ))?;
-        root.draw(&Text::new(violation.label.clone(), (x, y), style))?;
+        root.draw(&Text::new(label.text.clone(), (x, y), label_style.clone()))?;
     }
 
-    // Marks; a label only where it does not run into the previous one of its lane.
-    let mut label_end: BTreeMap<(usize, i32), i32> = BTreeMap::new();
-    let mut previous_label: BTreeMap<(usize, i32), String> = BTreeMap::new();
-    for mark in &layout.marks {
-        if !visible(mark.t_ns) {
-            continue;
-        }
-        let (x, y) = (x_of(mark.t_ns), y_of(mark.lane, mark.y));
-        match mark.shape {
-            Shape::Accepted => root.draw(&Circle::new((x, y), 4, mark.colour.filled()))?,
-            Shape::Rejected => root.draw(&Cross::new((x, y), 5, mark.colour.stroke_width(3)))?,
-            Shape::ClockStep => root.draw(&TriangleMarker::new((x, y), 6, mark.colour.filled()))?,
-            Shape::Crash => root.draw(&Cross::new((x, y), 7, mark.colour.stroke_width(3)))?,
-        }
-        // Consecutive writes with the same label repeat nothing new.
-        if previous_label.get(&(mark.lane, y)) == Some(&mark.label) {
-            continue;
-        }
-        let style = font(12.0)
-            .color(&INK)
-            .pos(Pos::new(HPos::Left, VPos::Bottom));
-        let (width, _) = root.estimate_text_size(&mark.label, &style)?;
-        let free_from = label_end.get(&(mark.lane, y)).copied().unwrap_or(-10_000);
-        if f64::from(x - free_from) >= LABEL_GAP_PX && x + width as i32 <= plot_right {
-            root.draw(&Text::new(mark.label.clone(), (x - 3, y - 7), style))?;
-            label_end.insert((mark.lane, y), x - 3 + width as i32);
-            previous_label.insert((mark.lane, y), mark.label.clone());
-        }
-    }
+    draw_legend(root, plot_left, plot_bottom + 46, layout.tokens_repeat)
+}
 
-    draw_legend(root, plot_left, plot_bottom + 46)
+/// Violating events closer than this (in pixels) in one lane share one label.
+const CLUSTER_PX: i32 = 120;
+
+/// `I4 violated (no superseded accept)`, `I3 + I4 violated (no stale accept; no superseded
+/// accept)`, with `×N` when the label stands for N violating events.
+fn violation_label(invariants: &[Invariant], events: usize) -> String {
+    let names: Vec<String> = invariants.iter().map(|i| i.to_string()).collect();
+    let titles: Vec<&str> = invariants.iter().map(|i| i.title()).collect();
+    let times = if events > 1 {
+        format!(" \u{d7}{events}")
+    } else {
+        String::new()
+    };
+    format!(
+        "{} violated{times} ({})",
+        names.join(" + "),
+        titles.join("; ")
+    )
+}
+
+/// A violation's label to place: next to `anchor` (its violating event, circled), inside
+/// `band` (its lane's top and bottom) when it can be.
+struct LabelRequest {
+    anchor: (i32, i32),
+    width: i32,
+    height: i32,
+    band: (i32, i32),
+    text: String,
+}
+
+/// Where each label goes (its left end and vertical centre), in order: the first position
+/// next to its anchor, below or above it, right or left of it, one to four label heights away,
+/// that stays inside its lane and the plot and overlaps no label placed before it nor any
+/// anchor's circle. A label that fits nowhere in its lane goes to the nearest position, in or
+/// out of it, that overlaps no other label.
+fn place_labels(labels: &[LabelRequest], (left, right): (i32, i32)) -> Vec<(i32, i32)> {
+    type Rect = (i32, i32, i32, i32);
+    let overlaps = |a: Rect, b: Rect| a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3;
+    // Every anchor's circle is kept clear, not only the label's own.
+    let circles: Vec<Rect> = labels
+        .iter()
+        .map(|l| {
+            (
+                l.anchor.0 - 11,
+                l.anchor.1 - 11,
+                l.anchor.0 + 11,
+                l.anchor.1 + 11,
+            )
+        })
+        .collect();
+    let mut placed: Vec<Rect> = Vec::new();
+    let mut out = Vec::with_capacity(labels.len());
+    for label in labels {
+        let (ax, ay) = label.anchor;
+        let step = label.height + 6;
+        let mut candidates: Vec<(i32, i32)> = Vec::new();
+        for k in 0..4 {
+            for dy in [
+                14 + label.height / 2 + k * step,
+                -(14 + label.height / 2 + k * step),
+            ] {
+                for x in [ax + 14, ax - 14 - label.width] {
+                    candidates.push((x, ay + dy));
+                }
+            }
+        }
+        let rect = |(x, y): (i32, i32)| {
+            (
+                x - 3,
+                y - label.height / 2 - 2,
+                x + label.width + 3,
+                y + label.height / 2 + 2,
+            )
+        };
+        let in_plot = |r: Rect| r.0 >= left && r.2 <= right;
+        let free = |r: Rect| {
+            !placed.iter().any(|p| overlaps(*p, r)) && !circles.iter().any(|c| overlaps(*c, r))
+        };
+        let in_band = |r: Rect| r.1 >= label.band.0 && r.3 <= label.band.1;
+        let chosen = candidates
+            .iter()
+            .copied()
+            .find(|c| in_plot(rect(*c)) && in_band(rect(*c)) && free(rect(*c)))
+            .or_else(|| {
+                // Nowhere in the lane: further out, still clear of other labels.
+                (0..12)
+                    .flat_map(|k| {
+                        let dy = 14 + label.height / 2 + k * step;
+                        [(ax + 14, ay + dy), (ax - 14 - label.width, ay + dy)]
+                    })
+                    .find(|c| in_plot(rect(*c)) && !placed.iter().any(|p| overlaps(*p, rect(*c))))
+            })
+            .unwrap_or(candidates[0]);
+        placed.push(rect(chosen));
+        out.push(chosen);
+    }
+    out
 }
 
 /// How a legend entry is drawn.
@@ -1062,12 +1295,22 @@ const LEGEND: [&[(Glyph, &str)]; 2] = [
     ],
 ];
 
+/// The legend's first entry when more tokens are shown than there are colours.
+fn repeating_colours_text() -> String {
+    format!(
+        "lease epoch: token {} holder (colours repeat every {} tokens: the number names it)",
+        '\u{2192}',
+        TOKEN_COLOURS.len()
+    )
+}
+
 fn draw_legend<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     left: i32,
     top: i32,
+    tokens_repeat: bool,
 ) -> DrawResult<DB> {
-    let style = font(13.0).pos(Pos::new(HPos::Left, VPos::Center));
+    let style = font(12.0).pos(Pos::new(HPos::Left, VPos::Center));
     for (row, entries) in LEGEND.iter().enumerate() {
         let y = top + row as i32 * 24;
         let mut x = left;
@@ -1094,8 +1337,13 @@ fn draw_legend<DB: DrawingBackend>(
                     root.draw(&Circle::new((x + 12, y), 7, VIOLATION_RED.stroke_width(2)))?;
                 }
             }
-            root.draw(&Text::new(label.to_string(), (x + 30, y), style.clone()))?;
-            let (width, _) = root.estimate_text_size(label, &style)?;
+            let label = if tokens_repeat && row == 0 && x == left {
+                repeating_colours_text()
+            } else {
+                label.to_string()
+            };
+            root.draw(&Text::new(label.clone(), (x + 30, y), style.clone()))?;
+            let (width, _) = root.estimate_text_size(&label, &style)?;
             x += 30 + width as i32 + 26;
         }
     }

@@ -33,7 +33,8 @@ pub struct ReplayInput<'a> {
 /// What the replay text shows beyond its default.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplayTextOptions {
-    /// Also print every resolved option of the scenario (its pretty JSON).
+    /// Also print every resolved option of the scenario (as a scenario file, with the
+    /// effective values after the lease service's clamps as comments).
     pub resolved: bool,
     /// Timeline: only these nodes (`--nodes`); `None`: every node.
     pub nodes: Option<Vec<String>>,
@@ -82,9 +83,13 @@ pub fn replay_text(input: &ReplayInput<'_>, options: &ReplayTextOptions) -> Stri
     let _ = writeln!(out, "== result: {verdict}");
 
     if options.resolved {
-        out.push_str("== resolved options\n");
-        out.push_str(&serde_json::to_string_pretty(scenario).expect("scenario serializes"));
-        out.push('\n');
+        // A scenario file a user can paste: every resolved value explicit, and as comments
+        // what the service makes of them (a preset's clamps), which the file cannot say.
+        out.push_str("== resolved options (a scenario file: every default explicit)\n");
+        for note in effective_notes(&scenario.lease) {
+            let _ = writeln!(out, "# {note}");
+        }
+        out.push_str(&fencesim_scenario::scenario_toml(scenario));
     }
     // The plan's own first line ("fault plan for seed N: ...") is the section's heading.
     out.push_str("== ");
@@ -229,3 +234,47 @@ fn format_ms(ms: f64) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// What the lease service makes of the resolved values, when that differs from what the file
+/// says: a TTL raised to the minimum or lowered to the maximum the service enforces, an
+/// expiry timer running at a multiple of it, expiry found only at periodic checks.
+pub fn effective_notes(lease: &fencesim_scenario::LeaseSpec) -> Vec<String> {
+    let preset = lease
+        .preset
+        .map(|preset| {
+            let name = serde_json::to_value(preset).expect("preset serializes");
+            format!(" under preset {}", name.as_str().unwrap_or("?"))
+        })
+        .unwrap_or_default();
+    let mut notes = Vec::new();
+    let effective = lease.effective_ttl_ms();
+    if effective > lease.ttl_ms {
+        notes.push(format!(
+            "effective: lease.ttl_ms = {} runs as {effective}{preset}: the service raises a TTL \
+             below its min_ttl_ms = {}",
+            lease.ttl_ms, lease.min_ttl_ms
+        ));
+    } else if effective < lease.ttl_ms {
+        notes.push(format!(
+            "effective: lease.ttl_ms = {} runs as {effective}{preset}: the service lowers a TTL \
+             above its max_ttl_ms = {}",
+            lease.ttl_ms, lease.max_ttl_ms
+        ));
+    }
+    if lease.expiry_factor != 1 {
+        notes.push(format!(
+            "effective: the service's expiry timer fires {} ms after a grant or renewal \
+             (TTL {effective} x expiry_factor {})",
+            lease.server_ttl_ms(),
+            lease.expiry_factor
+        ));
+    }
+    if lease.expiry_check_ms > 0 {
+        notes.push(format!(
+            "effective: expiry is found at checks every expiry_check_ms = {} ms, so a lease \
+             can outlive its timer by up to that much",
+            lease.expiry_check_ms
+        ));
+    }
+    notes
+}

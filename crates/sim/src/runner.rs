@@ -113,15 +113,27 @@ pub fn builtin_store(scenario: &Scenario) -> Box<dyn Fence> {
     use fencesim_fencing as f;
     let storage = &scenario.storage;
     let (durable, global) = (storage.max_token, storage.compare_scope);
+    #[cfg(feature = "sqlite")]
     let sql = |variant| -> Box<dyn Fence> {
         Box::new(f::SqlFence::new(variant, durable, global).expect("in-memory SQLite opens"))
     };
     match storage.fencing {
         FencingMode::None => Box::new(f::NoFence::new()),
         FencingMode::MaxToken => Box::new(f::MaxToken::new(durable, global)),
+        #[cfg(feature = "sqlite")]
         FencingMode::Sql => sql(f::SqlVariant::Le),
+        #[cfg(feature = "sqlite")]
         FencingMode::SqlStrict => sql(f::SqlVariant::Lt),
+        #[cfg(feature = "sqlite")]
         FencingMode::SqlIgnoreRows => sql(f::SqlVariant::LeIgnoreRows),
+        // A build without SQLite cannot run these modes: the seed panics saying so (the
+        // runner reports it with the seed) rather than quietly running another store.
+        #[cfg(not(feature = "sqlite"))]
+        FencingMode::Sql | FencingMode::SqlStrict | FencingMode::SqlIgnoreRows => panic!(
+            "storage.fencing = {:?} needs SQLite: build fencesim with its `sqlite` feature \
+             (default-features = false leaves it out)",
+            storage.fencing
+        ),
         FencingMode::ReadThenWrite => Box::new(f::ReadThenWrite::new(durable)),
         FencingMode::FenceOnAcquire => Box::new(f::FenceOnAcquire::new(durable, global)),
         FencingMode::SameStoreTxn => Box::new(f::SameStoreTxn::new()),

@@ -110,3 +110,41 @@ fn instants_carry_their_fields_and_violations_their_evidence() {
         .unwrap()
         .contains("op#3 token=1 -> ACCEPTED"));
 }
+
+#[test]
+fn flow_arrows_go_from_each_violation_to_each_of_its_evidence_events() {
+    let (events, history) = trace();
+    let (_, checked) = textbook_run();
+    let flows = |ph: &str| -> Vec<&Value> { events.iter().filter(|e| e["ph"] == ph).collect() };
+    let (starts, finishes) = (flows("s"), flows("f"));
+    let expected: usize = checked.violations.iter().map(|v| v.evidence.len()).sum();
+    assert!(expected > 0);
+    assert_eq!(starts.len(), expected);
+    assert_eq!(finishes.len(), expected);
+    let mut ids: Vec<u64> = starts.iter().map(|e| e["id"].as_u64().unwrap()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), expected, "one id per arrow");
+    // Each arrow starts at its violation, on a zero-length slice of the violating node's
+    // track, and ends at its evidence event's time on that event's track.
+    let mut k = 0;
+    for violation in &checked.violations {
+        for index in &violation.evidence {
+            let (start, finish) = (starts[k], finishes[k]);
+            k += 1;
+            assert_eq!(start["id"], finish["id"]);
+            assert_eq!(start["ts"].as_f64().unwrap(), violation.t_ns as f64 / 1e3);
+            assert!(events.iter().any(|e| e["ph"] == "X"
+                && e["cat"] == "violation"
+                && e["pid"] == start["pid"]
+                && e["ts"] == start["ts"]));
+            let event = &history.events[*index];
+            assert_eq!(finish["ts"].as_f64().unwrap(), event.t_ns as f64 / 1e3);
+            assert_eq!(finish["bp"], "e");
+            let on_track = events
+                .iter()
+                .any(|e| e["ph"] == "i" && e["pid"] == finish["pid"] && e["ts"] == finish["ts"]);
+            assert!(on_track, "{finish}");
+        }
+    }
+}

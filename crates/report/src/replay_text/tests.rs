@@ -9,14 +9,18 @@ node = "worker-0"
 duration_ms = 15_000
 "#;
 
-fn textbook_text(options: &ReplayTextOptions) -> String {
-    let scenario = scenario(Spec {
+fn textbook_scenario() -> fencesim_scenario::Scenario {
+    scenario(Spec {
         name: "gc-pause-textbook-none",
         fencing: "none",
         faults: GC_PAUSES,
         expect: "violates = [\"I3\", \"I4\"]",
         ..Spec::default()
-    });
+    })
+}
+
+fn textbook_text(options: &ReplayTextOptions) -> String {
+    let scenario = textbook_scenario();
     let plan = fencesim_scenario::plan::plan(&scenario, 0);
     let (history, checked) = textbook_run();
     let input = ReplayInput {
@@ -84,8 +88,60 @@ fn resolved_options_on_request() {
         resolved: true,
         ..Default::default()
     });
-    assert!(text.contains("== resolved options\n{"), "{text}");
-    assert!(text.contains("\"ttl_ms\": 10000"), "{text}");
+    // A scenario file a user can paste: the section parses to the very scenario replayed.
+    let section = text
+        .split("== resolved options")
+        .nth(1)
+        .and_then(|rest| rest.split_once('\n'))
+        .map(|(_, rest)| rest.split("\n== ").next().unwrap())
+        .expect("resolved section");
+    let pasted = fencesim_scenario::parse_str(section, "pasted.toml").expect("pasted TOML parses");
+    assert_eq!(pasted.hash(), textbook_scenario().hash(), "{section}");
+    assert!(section.contains("ttl_ms = 10000"), "{section}");
+    // No preset: nothing is clamped, so no note.
+    assert!(!section.contains("# effective"), "{section}");
+}
+
+#[test]
+fn resolved_options_say_what_a_presets_clamps_make_of_the_ttl() {
+    let lease = |extra: &str| {
+        scenario(Spec {
+            lease: extra,
+            ..Spec::default()
+        })
+        .lease
+    };
+    // ZooKeeper (tickTime 2000): a 3000 ms session timeout is raised to 2 x tickTime = 4000.
+    let mut zookeeper = lease("token_source = \"durable-counter\"\npreset = \"zookeeper\"");
+    zookeeper.ttl_ms = 3000;
+    let notes = effective_notes(&zookeeper);
+    assert!(
+        notes[0].contains("lease.ttl_ms = 3000 runs as 4000 under preset zookeeper")
+            && notes[0].contains("min_ttl_ms = 4000"),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("every expiry_check_ms = 2000 ms")),
+        "{notes:?}"
+    );
+    // Above the maximum it is lowered.
+    let notes = effective_notes(&lease(
+        "token_source = \"durable-counter\"\nmax_ttl_ms = 5000",
+    ));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("ttl_ms = 10000 runs as 5000: the service lowers"),
+        "{notes:?}"
+    );
+    // Consul's expiry timer runs at twice the TTL.
+    let notes = effective_notes(&lease(
+        "token_source = \"durable-counter\"\nexpiry_factor = 2",
+    ));
+    assert!(notes[0].contains("fires 20000 ms after"), "{notes:?}");
+    // Nothing to say without a clamp.
+    assert!(effective_notes(&lease("token_source = \"durable-counter\"")).is_empty());
 }
 
 #[test]
