@@ -69,6 +69,8 @@ pub enum Mutant {
     CheckI2EqualTokensOnly,
     /// Checker I5: only gaps between accepted writes count, not the gap to the run's end.
     CheckI5NoGapToEnd,
+    /// Checker I5: a write accepted to any resource counts as progress for every resource.
+    CheckI5AnyResource,
 }
 
 /// Where a mutant is planted and what must catch it.
@@ -337,6 +339,15 @@ impl Mutant {
             "canary-stalled-store",
             "-p fencesim-check --lib",
             "tests::invariants::i5_progress_that_stops_after_the_heal_is_caught"
+        ),
+        info!(
+            CheckI5AnyResource,
+            "check-i5-any-resource",
+            "checker",
+            "check/src/invariants/liveness.rs: first_long_gap",
+            "canary-stalled-resource",
+            "-p fencesim-check --lib",
+            "tests::invariants::i5_one_resource_stalling_while_another_progresses_is_caught"
         ),
     ];
 

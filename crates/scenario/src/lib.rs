@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod fault;
+pub mod input;
 pub mod limits;
 pub mod parse;
 pub mod plan;
@@ -12,7 +13,9 @@ pub mod render;
 pub mod spec;
 
 pub use fault::{Fault, FaultKind, RandomFault, TimedFault};
-pub use parse::{load, load_with, parse_str, parse_str_with, Override, ScenarioError};
+pub use parse::{
+    load, load_with, parse_str, parse_str_with, read_scenario_text, Override, ScenarioError,
+};
 pub use plan::{plan, FaultPlan, SwarmChoice};
 pub use render::scenario_toml;
 pub use spec::*;
