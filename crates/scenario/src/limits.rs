@@ -36,10 +36,10 @@ pub const MAX_RATE_PER_MIN: f64 = 600.0;
 pub const MAX_NAME_LEN: usize = 128;
 
 /// Most events one seed records, whatever its `duration_ms` (`Scenario::event_budget`): a
-/// seed's memory is bounded by bytes, not only by events. A recorded event costs at most about
-/// 200 bytes of peak memory (the history, the checker's index over it and the trace hash;
-/// measured in the `fencesim` binary: `/usr/bin/time -v` on a seed stopped at this cap), so a
-/// seed peaks below 1 GiB; with `--jobs N`, N seeds at once.
+/// seed's memory is bounded by bytes, not only by events. A recorded event costs about 450
+/// bytes of peak memory (the history, the checker's index over it, the nodes' state; measured
+/// with `/usr/bin/time -v fencesim run` on a day-long scenario at every limit, stopped at this
+/// cap: 896 MB peak RSS), so a seed peaks below 1 GB; with `--jobs N`, N seeds at once.
 pub const MAX_EVENTS_PER_SEED: usize = 2_000_000;
 
 /// Most seeds run at a time (every command's `--jobs`, `FENCESIM_JOBS`, the library's
