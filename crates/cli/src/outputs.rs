@@ -110,7 +110,7 @@ pub(crate) fn preflight(outputs: &[Output], inputs: &[&Path]) -> Result<(), Inpu
         if !probed.contains(&target) {
             fencesim_report::fs::probe_temp(&target, &dir).map_err(|e| {
                 InputError(format!(
-                    "{shown}: expected a file that can be created, but a file beside it cannot be: {e}"
+                    "{shown}: expected a writable directory, but a file cannot be created beside the output: {e}"
                 ))
             })?;
             probed.push(target.clone());

@@ -345,10 +345,7 @@ fn cases() -> Vec<Case> {
             "/dev/zero as a scenario",
             vec![],
             &["check", "/dev/zero", "--json", "r.json"],
-            &[
-                "/dev/zero",
-                "a regular file or a pipe, got a character device",
-            ],
+            &["/dev/zero", "got a character device"],
         ),
         case(
             "40 000 schedule entries (over the file size limit)",
@@ -417,28 +414,19 @@ fn cases() -> Vec<Case> {
             "/dev/zero as a history",
             vec![],
             &["check-history", "/dev/zero", "--json", "r.json"],
-            &[
-                "/dev/zero",
-                "a regular file or a pipe, got a character device",
-            ],
+            &["/dev/zero", "got a character device"],
         ),
         case(
             "/dev/zero as a report to merge",
             vec![],
             &["merge", "/dev/zero", "--json", "r.json"],
-            &[
-                "/dev/zero",
-                "a regular file or a pipe, got a character device",
-            ],
+            &["/dev/zero", "got a character device"],
         ),
         case(
             "/dev/zero as tune's scenario",
             vec![],
             &["tune", "/dev/zero", "--vary", "lease.ttl_ms=2000,4000"],
-            &[
-                "/dev/zero",
-                "a regular file or a pipe, got a character device",
-            ],
+            &["/dev/zero", "got a character device"],
         ),
         case(
             "a --set value holding more than one TOML value",

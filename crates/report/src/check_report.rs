@@ -329,6 +329,9 @@ pub fn merge(parts: Vec<CheckReport>) -> Result<CheckReport, String> {
 /// not allow, and the first seed violating each invariant).
 fn check_part(result: &ScenarioResult, shard: Option<Shard>) -> Result<(), String> {
     let file = &result.file;
+    // The range first: an edited range is named as such (and bounded before any use).
+    SeedRange::parse(&result.scenario.seeds.to_string())
+        .map_err(|expected| format!("{file}: scenario.seeds: {expected}"))?;
     let hash = result.scenario.hash();
     if hash != result.summary.scenario_hash {
         return Err(format!(
