@@ -10,12 +10,7 @@
 //! (`fencesim bench --rss-child N`), one per seed count, since a process's peak never goes
 //! down.
 
-use std::{
-    path::{Path, PathBuf},
-    process::Command,
-    sync::Arc,
-    time::Duration,
-};
+use std::{path::PathBuf, process::Command, sync::Arc, time::Duration};
 
 use fencesim::{builtin_store, run_seed_with, StoreFactory};
 use fencesim_scenario::{Override, Scenario, SeedRange};
@@ -136,8 +131,13 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
     let markdown = markdown(&report);
     print!("{markdown}");
     let json_text = format!("{}\n", serde_json::to_string_pretty(&report).expect("json"));
-    write(&json_path, &json_text)?;
-    write(&md_path, &markdown)?;
+    // Both staged, then renamed together: never a new bench.json beside an old bench.md.
+    let mut set = fencesim_report::fs::OutputSet::new();
+    for (path, text) in [(&json_path, &json_text), (&md_path, &markdown)] {
+        set.add(path, text.as_bytes())
+            .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    set.commit().map_err(|e| InputError(e.to_string()))?;
     println!("written: {} and {}", md_path.display(), json_path.display());
     match args.max_ratio {
         None => Ok(true),
@@ -165,11 +165,6 @@ fn ratio_guard(median: Option<f64>, max: f64) -> (bool, String) {
         ),
         None => (false, format!("--max-ratio {max}: no ratio was measured")),
     }
-}
-
-fn write(path: &Path, text: &str) -> Result<(), InputError> {
-    fencesim_report::write_atomic(path, text)
-        .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))
 }
 
 fn scenario(set: &[Override]) -> Result<Scenario, InputError> {

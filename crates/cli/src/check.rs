@@ -30,8 +30,9 @@ pub(crate) struct Select<'a> {
     pub fail_fast: bool,
 }
 
-/// Scenario files named by `paths`: files as given, directories expanded to their `*.toml`
-/// files in name order.
+/// Scenario files named by `paths`: files as given, directories expanded to the regular
+/// files (or symlinks to them) named `*.toml`, in name order. A FIFO or device named
+/// `*.toml` in a directory is skipped: reading it could block forever.
 pub(crate) fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     let mut files = Vec::new();
     for path in paths {
@@ -41,6 +42,7 @@ pub(crate) fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErr
             let mut found: Vec<PathBuf> = entries
                 .filter_map(|entry| entry.ok().map(|entry| entry.path()))
                 .filter(|file| file.extension().is_some_and(|ext| ext == "toml"))
+                .filter(|file| std::fs::metadata(file).is_ok_and(|meta| meta.is_file()))
                 .collect();
             found.sort();
             if found.is_empty() {
@@ -81,33 +83,65 @@ fn check_outputs(outputs: &Outputs, inputs: &[PathBuf]) -> Result<(), InputError
     crate::outputs::preflight(&outputs.files(), &inputs)
 }
 
-fn write(path: &Path, contents: &str) -> Result<(), InputError> {
-    fencesim_report::write_atomic(path, contents)
-        .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))
+/// Refuses an output that the next `check` of the same directories would read as a scenario
+/// (`check DIR --json DIR/r.toml`): the catalogue would then fail on its own report.
+fn refuse_outputs_in_catalogue(outputs: &Outputs, paths: &[PathBuf]) -> Result<(), InputError> {
+    let dirs: Vec<PathBuf> = paths
+        .iter()
+        .filter(|path| path.is_dir())
+        .map(|dir| crate::outputs::canonical(dir))
+        .collect();
+    for output in outputs.files() {
+        let target = crate::outputs::canonical(&output.path);
+        let is_toml = target.extension().is_some_and(|ext| ext == "toml");
+        if is_toml
+            && target
+                .parent()
+                .is_some_and(|parent| dirs.iter().any(|dir| dir == parent))
+        {
+            return Err(InputError(format!(
+                "{} {}: expected an output outside the scenario directories or not named *.toml, got one the next `check` would read as a scenario",
+                output.flag,
+                output.path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
+/// Writes every output as one set: all temps first, then all renamed together (a signal
+/// leaves the old set or the new one, never a mix).
 fn write_outputs(
     report: &CheckReport,
     wall_seconds: &BTreeMap<String, f64>,
     outputs: &Outputs,
 ) -> Result<(), InputError> {
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
     if let Some(path) = &outputs.json {
-        write(path, &fencesim_report::report_to_json(report))?;
+        files.push((path.clone(), fencesim_report::report_to_json(report)));
     }
     if let Some(path) = &outputs.junit {
-        write(path, &fencesim_report::junit_xml(report, wall_seconds))?;
+        files.push((
+            path.clone(),
+            fencesim_report::junit_xml(report, wall_seconds),
+        ));
     }
     if let Some(dir) = &outputs.matrix {
-        write(
-            &dir.join("matrix.md"),
-            &fencesim_report::matrix_markdown(report),
-        )?;
-        write(
-            &dir.join("matrix.json"),
-            &fencesim_report::matrix_json(report),
-        )?;
+        files.push((
+            dir.join("matrix.md"),
+            fencesim_report::matrix_markdown(report),
+        ));
+        files.push((
+            dir.join("matrix.json"),
+            fencesim_report::matrix_json(report),
+        ));
     }
-    Ok(())
+    let mut set = fencesim_report::fs::OutputSet::new();
+    for (path, contents) in &files {
+        set.add(path, contents.as_bytes())
+            .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    set.commit().map_err(|e| InputError(e.to_string()))
 }
 
 const HEADER: &str = "scenario                                      expectation          result     runs  failing  coverage  wall (s)";
@@ -185,11 +219,7 @@ pub(crate) fn check(
     select: &Select<'_>,
     outputs: &Outputs,
 ) -> Result<bool, InputError> {
-    if jobs == 0 {
-        return Err(InputError(
-            "--jobs: expected a positive number of threads, got 0".into(),
-        ));
-    }
+    fencesim::check_jobs(jobs).map_err(|e| InputError(format!("--jobs: {e}")))?;
     crate::env_seed::refuse_for_check(crate::env_seed::from_process()?)?;
     let shard = match shard {
         None => None,
@@ -209,6 +239,7 @@ pub(crate) fn check(
     }
     // Validate everything before running anything: bad input fails fast with exit 2.
     let files = scenario_files(paths)?;
+    refuse_outputs_in_catalogue(outputs, paths)?;
     check_outputs(outputs, &files)?;
     let mut scenarios: Vec<(PathBuf, Arc<Scenario>)> = Vec::with_capacity(files.len());
     for file in &files {
@@ -360,12 +391,29 @@ pub(crate) fn check(
     Ok(failed.is_empty())
 }
 
+/// The largest check report `merge` reads (bytes): 256 MiB, the limit of a history file.
+pub(crate) const MAX_REPORT_BYTES: u64 = 256 * 1024 * 1024;
+
 pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputError> {
     check_outputs(outputs, files)?;
     let mut parts = Vec::with_capacity(files.len());
     for file in files {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| InputError(format!("{}: cannot read: {e}", file.display())))?;
+        let bytes =
+            fencesim_scenario::input::read_limited(file, MAX_REPORT_BYTES).map_err(|e| {
+                InputError(format!(
+                    "{}: {}",
+                    file.display(),
+                    e.expected("a check report")
+                ))
+            })?;
+        let text = fencesim_scenario::input::into_text(bytes).map_err(|at| {
+            InputError(format!(
+                "{}:{}: expected a UTF-8 check report, got invalid UTF-8 at column {}",
+                file.display(),
+                at.line,
+                at.column
+            ))
+        })?;
         parts.push(
             fencesim_report::report_from_json(&text, &file.display().to_string())
                 .map_err(InputError)?,

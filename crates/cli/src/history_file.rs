@@ -22,7 +22,7 @@ use fencesim_model::{
     history::{Event, EventKind, History},
     Invariant,
 };
-use serde::Serialize;
+use serde::{Deserialize as _, Serialize};
 
 /// The largest history file `check-history` reads (bytes): 256 MiB.
 pub const MAX_HISTORY_BYTES: u64 = 256 * 1024 * 1024;
@@ -66,16 +66,15 @@ pub fn load_history(path: &Path) -> Result<History, HistoryError> {
         field: String::new(),
         message,
     };
-    let size = std::fs::metadata(path)
-        .map_err(|e| whole(format!("cannot read: {e}")))?
-        .len();
-    if size > MAX_HISTORY_BYTES {
-        return Err(whole(format!(
-            "expected a history of at most {MAX_HISTORY_BYTES} bytes, got {size}"
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| whole(format!("cannot read: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|e| whole(format!("expected UTF-8 text: {e}")))?;
+    let bytes = fencesim_scenario::input::read_limited(path, MAX_HISTORY_BYTES)
+        .map_err(|e| whole(e.expected("a history file")))?;
+    let text = fencesim_scenario::input::into_text(bytes).map_err(|at| HistoryError {
+        line: at.line,
+        ..whole(format!(
+            "expected UTF-8 text, got invalid UTF-8 at column {} (byte {})",
+            at.column, at.byte
+        ))
+    })?;
     parse_history(&file, &text)
 }
 
@@ -167,20 +166,15 @@ fn parse_line(file: &str, line: usize, text: &str) -> Result<Event, HistoryError
             ))
         }
     }
-    let event: Event = serde_json::from_value(value.clone()).map_err(|e| {
-        let message = e.to_string();
-        let field = culprit(&value, &message).unwrap_or_default();
-        error(&field, message)
-    })?;
+    let (event, kind_fields) =
+        locate_event(fields).map_err(|(field, message)| error(&field, message))?;
     // Fields the kind does not have: serde ignores them, a checker must not.
-    let back = serde_json::to_value(&event).expect("events serialize");
-    if let Some(unknown) = fields.keys().find(|key| back.get(key.as_str()).is_none()) {
-        let mut known: Vec<&String> = back
-            .as_object()
-            .map(|o| o.keys().collect())
-            .unwrap_or_default();
-        known.sort();
-        let known: Vec<&str> = known.iter().map(|k| k.as_str()).collect();
+    if let Some(unknown) = fields
+        .keys()
+        .find(|key| !kind_fields.contains(key.as_str()))
+    {
+        let mut known: Vec<&str> = kind_fields.iter().map(String::as_str).collect();
+        known.sort_unstable();
         return Err(error(
             unknown,
             format!(
@@ -193,34 +187,86 @@ fn parse_line(file: &str, line: usize, text: &str) -> Result<Event, HistoryError
     Ok(event)
 }
 
-/// The field a serde error is about: named in the message (`missing field`, `unknown
-/// variant` of the kind), or found by replacing each field in turn with the same field of a
-/// line that did parse.
-fn culprit(value: &serde_json::Value, message: &str) -> Option<String> {
-    if let Some(rest) = message.strip_prefix("missing field `") {
-        return rest.split('`').next().map(str::to_string);
-    }
-    if message.starts_with("unknown variant") && message.contains("run-started") {
-        return Some("event".into());
-    }
-    // A wrong type inside the kind: the field whose removal changes the error into "missing
-    // field `that field`" (or makes the line parse, for an optional one) is the one at fault.
-    let fields = value.as_object()?;
-    for key in fields.keys() {
-        if ["t_ns", "node", "event"].contains(&key.as_str()) {
-            continue;
-        }
-        let mut without = fields.clone();
-        without.remove(key);
-        match serde_json::from_value::<Event>(serde_json::Value::Object(without)) {
-            Ok(_) => return Some(key.clone()),
-            Err(e) if e.to_string() == format!("missing field `{key}`") => {
-                return Some(key.clone())
+thread_local! {
+    /// How many candidate events [`locate_event`] deserialized on this thread, and how many
+    /// fields they held in all (a test hook: the work must stay linear in the line's size).
+    static LOCATE_WORK: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+fn attempt(object: &serde_json::Map<String, serde_json::Value>) -> Result<Event, String> {
+    LOCATE_WORK.with(|work| {
+        let (parses, fields) = work.get();
+        work.set((parses + 1, fields + object.len() as u64));
+    });
+    Event::deserialize(&serde_json::Value::Object(object.clone())).map_err(|e| e.to_string())
+}
+
+/// The event of a line, and the field names of its kind; or the field at fault and what is
+/// wrong. Built up from the common fields one field of the kind at a time, as serde asks for
+/// them ("missing field `x`"): a type error is then in the field just added, and the
+/// candidate objects stay as small as the kind, so a line with thousands of unknown keys
+/// costs a few small parses, not one parse per key.
+fn locate_event(
+    fields: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(Event, std::collections::BTreeSet<String>), (String, String)> {
+    let mut object: serde_json::Map<String, serde_json::Value> = ["t_ns", "node", "event"]
+        .into_iter()
+        .map(|key| (key.to_string(), fields[key].clone()))
+        .collect();
+    let mut added: Option<String> = None;
+    // Each pass adds one field of the kind, and no kind has more than a few dozen fields.
+    let required = loop {
+        match attempt(&object) {
+            Ok(event) => break event,
+            Err(message) => {
+                if let Some(missing) = message
+                    .strip_prefix("missing field `")
+                    .and_then(|rest| rest.split('`').next())
+                {
+                    match fields.get(missing) {
+                        Some(value) if !object.contains_key(missing) => {
+                            object.insert(missing.to_string(), value.clone());
+                            added = Some(missing.to_string());
+                            continue;
+                        }
+                        _ => return Err((missing.to_string(), message)),
+                    }
+                }
+                let field = match &added {
+                    Some(field) => field.clone(),
+                    None if message.starts_with("unknown variant") => "event".to_string(),
+                    None => String::new(),
+                };
+                return Err((field, message));
             }
-            Err(_) => {}
+        }
+    };
+    // Every field of the kind, optional ones included (they serialize as `null`).
+    let back = serde_json::to_value(&required).expect("events serialize");
+    let kind_fields: std::collections::BTreeSet<String> = back
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    let optional: Vec<&String> = kind_fields
+        .iter()
+        .filter(|key| !object.contains_key(key.as_str()) && fields.contains_key(key.as_str()))
+        .collect();
+    if optional.is_empty() {
+        return Ok((required, kind_fields));
+    }
+    // The optional fields the line gives: each alone first, so a wrong type is named.
+    for key in &optional {
+        let mut with = object.clone();
+        with.insert((*key).clone(), fields[key.as_str()].clone());
+        if let Err(message) = attempt(&with) {
+            return Err(((*key).clone(), message));
         }
     }
-    None
+    for key in &optional {
+        object.insert((*key).clone(), fields[key.as_str()].clone());
+    }
+    let event = attempt(&object).map_err(|message| (String::new(), message))?;
+    Ok((event, kind_fields))
 }
 
 /// Whether the history has the events an invariant needs; `Err` says what is missing.
@@ -356,4 +402,56 @@ pub fn history_report_json(file: &str, history: &History, judged: &Judged) -> St
     let mut text = serde_json::to_string_pretty(&report).expect("report serializes");
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parses `line` as line 1 and returns the error and the locator's work (parses, fields).
+    fn judge(line: &str) -> (HistoryError, (u64, u64)) {
+        LOCATE_WORK.with(|work| work.set((0, 0)));
+        let error = parse_history("h.jsonl", line).unwrap_err();
+        (error, LOCATE_WORK.with(std::cell::Cell::get))
+    }
+
+    #[test]
+    fn a_line_with_thousands_of_keys_is_located_with_a_few_small_parses() {
+        // A wrong type among 8000 unknown keys: the old locator re-parsed the whole object
+        // once per key (8000 parses of 8000 fields: a minute).
+        let mut line = String::from(
+            r#"{"t_ns":1,"node":"c","event":"granted","scope":"j","holder":"a","token":"2","expires_mono_ms":1.0"#,
+        );
+        for i in 0..8000 {
+            line.push_str(&format!(r#","extra_{i:05}":0"#));
+        }
+        line.push('}');
+        assert!(line.len() > 100_000);
+        let (error, (parses, fields)) = judge(&line);
+        assert_eq!(error.field, "token", "{error}");
+        assert!(error.message.contains("invalid type"), "{error}");
+        assert!(parses <= 10, "{parses} parses");
+        assert!(fields <= 100, "{fields} fields parsed in all");
+
+        // The same line with the type fixed: the first unknown key is named, just as cheaply.
+        let (error, (parses, fields)) = judge(&line.replace(r#""token":"2""#, r#""token":2"#));
+        assert_eq!(error.field, "extra_00000", "{error}");
+        assert!(
+            error
+                .message
+                .starts_with("not a field of a `granted` event"),
+            "{error}"
+        );
+        assert!(
+            parses <= 10 && fields <= 100,
+            "{parses} parses, {fields} fields"
+        );
+    }
+
+    #[test]
+    fn a_wrong_optional_field_is_named() {
+        let line = r#"{"t_ns":1,"node":"db","event":"write-accepted","op":1,"resource":"r","lease_scope":"r","writer":"a","token":7,"previous":"x"}"#;
+        let (error, _) = judge(line);
+        assert_eq!(error.field, "previous", "{error}");
+    }
 }

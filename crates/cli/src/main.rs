@@ -534,7 +534,7 @@ fn main() -> ExitCode {
 /// `--set FIELD=VALUE` arguments, parsed (exit 2 on a malformed one).
 pub(crate) fn overrides(args: &[String]) -> Result<Vec<Override>, InputError> {
     args.iter()
-        .map(|arg| Override::parse(arg).map_err(|e| InputError(format!("--set: {e}"))))
+        .map(|arg| Override::parse_checked(arg).map_err(|e| InputError(format!("--set: {e}"))))
         .collect()
 }
 
@@ -588,11 +588,7 @@ fn run(
     if let Some(source) = source {
         println!("seeds {seeds} from {source}");
     }
-    if jobs == 0 {
-        return Err(InputError(
-            "--jobs: expected a positive number of threads, got 0".into(),
-        ));
-    }
+    fencesim::check_jobs(jobs).map_err(|e| InputError(format!("--jobs: {e}")))?;
     let summary_path = summary_path(out, &scenario, set);
     outputs::preflight(&[outputs::Output::new("--out", &summary_path)], &[path])?;
     println!(
@@ -762,6 +758,20 @@ fn replay(
     outputs::preflight(&planned, &[path])?;
     let factory: StoreFactory = Arc::new(builtin_store);
     let replay = fencesim::replay(&scenario, seed, &factory);
+    // The window is clamped to the run (its last event); one that starts after the run
+    // shows nothing and is refused.
+    let run_end_ns = replay.run.history.events.last().map_or(0, |e| e.t_ns);
+    let window_ns = match window_ns {
+        Some((start, _)) if start >= run_end_ns => {
+            return Err(InputError(format!(
+                "--window: expected a window that starts before the run ends ({} ms), got `{}`",
+                run_end_ns as f64 / 1e6,
+                view.window.unwrap_or_default()
+            )))
+        }
+        Some((start, end)) => Some((start, end.min(run_end_ns))),
+        None => None,
+    };
     let text_options = fencesim_report::ReplayTextOptions {
         resolved: view.resolved,
         nodes: view.nodes.clone(),
@@ -778,22 +788,36 @@ fn replay(
     };
     let picture_error =
         |e: fencesim_report::PictureError| InputError(format!("cannot draw the picture: {}", e.0));
+    // Every file staged first, then all renamed together: a signal leaves the old set or
+    // the new one.
+    let mut set = fencesim_report::fs::OutputSet::new();
+    let mut written = Vec::new();
+    let mut stage = |path: &Path, what: &str, bytes: &[u8]| -> Result<(), InputError> {
+        set.add(path, bytes)
+            .map_err(|e| InputError(format!("{}: cannot write {what}: {e}", path.display())))?;
+        written.push(format!("{what} written to {}", path.display()));
+        Ok(())
+    };
     if let Some(svg) = &files.svg {
         let text = replay.picture_svg(&picture).map_err(picture_error)?;
-        write_file(svg, "SVG picture", text.as_bytes())?;
+        stage(svg, "SVG picture", text.as_bytes())?;
     }
     if let Some(png) = &files.png {
         let bytes = replay.picture_png(&picture).map_err(picture_error)?;
-        write_file(png, "PNG picture", &bytes)?;
+        stage(png, "PNG picture", &bytes)?;
     }
     if let Some(perfetto) = &files.perfetto {
-        write_file(perfetto, "Perfetto trace", replay.perfetto().as_bytes())?;
+        stage(perfetto, "Perfetto trace", replay.perfetto().as_bytes())?;
     }
     if let Some(trace) = &files.trace {
         replay
-            .write_trace(trace)
+            .stage_trace(&mut set, trace)
             .map_err(|e| InputError(format!("{}: cannot write trace: {e}", trace.display())))?;
-        println!("trace written to {}", trace.display());
+        written.push(format!("trace written to {}", trace.display()));
+    }
+    set.commit().map_err(|e| InputError(e.to_string()))?;
+    for line in written {
+        println!("{line}");
     }
     if check_determinism {
         let determinism = fencesim::check_determinism(&replay, &factory);

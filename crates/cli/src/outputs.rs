@@ -10,6 +10,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use fencesim_report::fs::Destination;
+
 use crate::InputError;
 
 /// One file a command will write.
@@ -98,16 +100,22 @@ pub(crate) fn preflight(outputs: &[Output], inputs: &[&Path]) -> Result<(), Inpu
                 dir.display()
             )));
         }
-        if !probed.contains(&dir) {
-            fencesim_report::fs::probe_writable(&dir).map_err(|e| {
+        let target = match fencesim_report::fs::destination(&output.path) {
+            Err(e) => return Err(InputError(format!("{shown}: {e}"))),
+            // A device, FIFO or descriptor is written in place, never replaced; writing
+            // the same one twice (`--json /dev/null --junit /dev/null`) is fine.
+            Ok(Destination::InPlace(_)) => continue,
+            Ok(Destination::Replace(target)) => target,
+        };
+        if !probed.contains(&target) {
+            fencesim_report::fs::probe_temp(&target, &dir).map_err(|e| {
                 InputError(format!(
-                    "{shown}: expected a writable directory, but {} cannot be written: {e}",
-                    dir.display()
+                    "{shown}: expected a writable directory, but a file cannot be created beside the output: {e}"
                 ))
             })?;
-            probed.push(dir);
+            probed.push(target.clone());
         }
-        let path = canonical(&output.path);
+        let path = canonical(&target);
         if inputs.contains(&path) {
             return Err(InputError(format!(
                 "{shown}: expected an output path that is not an input file"

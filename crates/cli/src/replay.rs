@@ -120,6 +120,18 @@ impl Replay {
         fencesim_report::trace::write_jsonl(&self.run.history, path)
     }
 
+    /// Stages the history as JSON lines for `path` in `set` (written at its commit, with the
+    /// command's other outputs).
+    pub fn stage_trace(
+        &self,
+        set: &mut fencesim_report::fs::OutputSet,
+        path: &Path,
+    ) -> io::Result<()> {
+        set.add_with(path, |writer| {
+            fencesim_report::trace::jsonl_into(&self.run.history, writer)
+        })
+    }
+
     /// The history as JSON lines (what [`Replay::write_trace`] writes).
     pub fn trace(&self) -> String {
         self.run.history.to_jsonl()

@@ -140,11 +140,7 @@ fn catalogue(
 }
 
 pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
-    if args.jobs == 0 {
-        return Err(InputError(
-            "--jobs: expected a positive number of threads, got 0".into(),
-        ));
-    }
+    fencesim::check_jobs(args.jobs).map_err(|e| InputError(format!("--jobs: {e}")))?;
     if !(1..=MAX_SAFE_SEEDS).contains(&args.safe_seeds) {
         return Err(InputError(format!(
             "--safe-seeds: expected 1..={MAX_SAFE_SEEDS}, got {}",

@@ -25,6 +25,15 @@ pub(crate) fn shrink(
     set: &[fencesim_scenario::Override],
 ) -> Result<bool, InputError> {
     let scenario = fencesim_scenario::load_with(path, set)?;
+    // The saved scenario runs exactly this seed, `seeds = "N..N+1"`; a half-open range
+    // cannot end past u64::MAX, so the last seed cannot be saved (no range can hold it,
+    // so no `run` or `check` ever runs it either).
+    if seed == u64::MAX {
+        return Err(InputError(format!(
+            "--seed: expected a seed below {} (the shrunk file's `seeds = \"N..N+1\"` must hold it), got {seed}",
+            u64::MAX
+        )));
+    }
     check_output(path, &scenario, seed, output)?;
     if max_runs == 0 {
         return Err(InputError(
@@ -43,7 +52,7 @@ pub(crate) fn shrink(
     };
     match fencesim_explore::shrink(&scenario, seed, &options, &mut |step| println!("{step}")) {
         Ok(shrunk) => save(&shrunk, output),
-        Err(error @ ShrinkError::NotFailing { .. }) => {
+        Err(error @ (ShrinkError::NotFailing { .. } | ShrinkError::NotAVerdict { .. })) => {
             println!("{error}");
             Ok(false)
         }
@@ -96,9 +105,26 @@ pub(crate) fn explore(
         },
         None => "no plain run for comparison".to_string(),
     };
+    let sweep = match explored
+        .sweep
+        .as_ref()
+        .and_then(|s| s.first_not_a_verdict.as_ref())
+    {
+        Some((seed, what)) => format!("{sweep}; seed {seed} failed without a violation ({what})"),
+        None => sweep,
+    };
+    let not_verdicts = match &explored.first_not_a_verdict {
+        Some(what) => format!(
+            "; {} cases failed without a violation (first: {what}): a panic or a runaway is \
+             not shrunk, since shrinking keeps a schedule only while the checker still finds \
+             its violations",
+            explored.not_verdicts
+        ),
+        None => String::new(),
+    };
     let Some((schedule, shrunk)) = explored.found else {
         println!(
-            "no violation in {} cases; {sweep}",
+            "no violation in {} cases{not_verdicts}; {sweep}",
             explored.cases_to_first_violation
         );
         return Ok(false);

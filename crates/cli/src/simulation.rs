@@ -38,8 +38,21 @@ use fencesim_sim::runner::{sweep_using, Components};
 
 use crate::replay::{replay_using, Replay};
 
-/// The most seeds run at a time (`FENCESIM_JOBS`, [`Simulation::jobs`]).
-pub const MAX_JOBS: usize = 1024;
+/// The most seeds run at a time (`FENCESIM_JOBS`, [`Simulation::jobs`], every command's
+/// `--jobs`).
+pub const MAX_JOBS: usize = fencesim_scenario::limits::MAX_JOBS;
+
+/// `jobs` when it is in 1..=[`MAX_JOBS`]; else what was expected (the one range of the
+/// library and every command's `--jobs`).
+pub fn check_jobs(jobs: usize) -> Result<usize, String> {
+    if (1..=MAX_JOBS).contains(&jobs) {
+        Ok(jobs)
+    } else {
+        Err(format!(
+            "expected a number of threads from 1 to {MAX_JOBS}, got {jobs}"
+        ))
+    }
+}
 
 /// Where the scenario came from, for the reproduce line.
 #[derive(Clone, Debug)]
@@ -290,7 +303,13 @@ impl Simulation {
 
     /// The seeds and jobs a run uses: the code's, overridden by the environment.
     pub fn resolved_seeds(&self) -> Result<(SeedRange, usize), SimulationError> {
-        let env = EnvSeeds::from_env(&|name| std::env::var(name).ok())?;
+        // A value that is not UTF-8 is passed on (lossily) so it is refused by name, never
+        // taken for an unset variable (which would run the whole range).
+        let env = EnvSeeds::from_env(&|name| match std::env::var(name) {
+            Ok(value) => Some(value),
+            Err(std::env::VarError::NotPresent) => None,
+            Err(std::env::VarError::NotUnicode(raw)) => Some(raw.to_string_lossy().into_owned()),
+        })?;
         Ok((
             env.seeds.unwrap_or(self.seeds),
             env.jobs.unwrap_or(self.jobs),

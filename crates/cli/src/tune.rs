@@ -125,11 +125,7 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
         }
     };
     let file = args.scenario.display().to_string();
-    let text = std::fs::read_to_string(&args.scenario).map_err(|e| {
-        InputError(format!(
-            "{file}: (file): expected a readable scenario file, got: {e}"
-        ))
-    })?;
+    let text = fencesim_scenario::read_scenario_text(&args.scenario)?;
     let targets = Targets {
         max_false_expiry_per_hour: args.max_false_expiry_per_hour,
         survive_outage_ms: args.survive_outage_ms,

@@ -65,6 +65,9 @@ pub struct SeedSweep {
     pub seeds_run: u64,
     /// The first violating seed, if any within the budget.
     pub first_violation: Option<u64>,
+    /// The first seed before it that failed without a violation (a panic or a runaway),
+    /// and what happened: not a violation, so not what the sweep looks for, but not a pass.
+    pub first_not_a_verdict: Option<(u64, String)>,
 }
 
 /// What exploring found.
@@ -80,6 +83,29 @@ pub struct Explored {
     pub found: Option<(Vec<TimedFault>, Shrunk)>,
     /// The plain sweep, when asked for.
     pub sweep: Option<SeedSweep>,
+    /// Cases whose run failed without a violation (a panic or a runaway): never taken as the
+    /// violation to shrink (shrinking keeps a schedule only while the checker still finds
+    /// its violations), but counted and the first one described, so "no violation" is
+    /// never said of a run that panicked.
+    pub not_verdicts: u32,
+    /// The first such case: `panicked: …` or `runaway: …`.
+    pub first_not_a_verdict: Option<String>,
+}
+
+/// What a failed run without a verdict did, in one line (`None` for a run that finished).
+fn not_a_verdict(outcome: &fencesim_check::SeedOutcome, scenario: &Scenario) -> Option<String> {
+    if let Some(panic) = &outcome.panic {
+        return Some(format!(
+            "panicked: {}",
+            panic.lines().next().unwrap_or_default()
+        ));
+    }
+    outcome.runaway.then(|| {
+        format!(
+            "runaway: over its event budget of {} events",
+            scenario.event_budget()
+        )
+    })
 }
 
 /// Explores `scenario`'s fault profile; `on_step` sees the shrinker's steps.
@@ -110,6 +136,8 @@ pub fn explore(
     let mut runner = TestRunner::new_with_rng(config, rng);
 
     let runs = Cell::new(0u32);
+    let not_verdicts = Cell::new(0u32);
+    let first_not_a_verdict = RefCell::new(None::<String>);
     let first = Cell::new(None::<u32>);
     let target = RefCell::new(None::<Vec<Invariant>>);
     let factory = options.shrink.factory.clone();
@@ -118,8 +146,13 @@ pub fn explore(
         let mut candidate = base.clone();
         candidate.faults.schedule = schedule;
         let outcome = run_seed_with(&Arc::new(candidate), seed, &factory).outcome;
+        if let Some(what) = not_a_verdict(&outcome, scenario) {
+            not_verdicts.set(not_verdicts.get() + 1);
+            first_not_a_verdict.borrow_mut().get_or_insert(what);
+        }
         let violated = outcome.checked.violated();
         let fails = outcome.panic.is_none()
+            && !outcome.runaway
             && match &*target.borrow() {
                 // Shrinking must keep the violation proptest found first.
                 Some(target) => target.iter().all(|i| violated.contains(i)),
@@ -155,6 +188,8 @@ pub fn explore(
         proptest_runs: runs.get(),
         found,
         sweep,
+        not_verdicts: not_verdicts.get(),
+        first_not_a_verdict: first_not_a_verdict.into_inner(),
     }
 }
 
@@ -166,19 +201,25 @@ pub fn seeds_to_first_violation(
 ) -> SeedSweep {
     let scenario = Arc::new(scenario.clone());
     let mut seeds_run = 0;
+    let mut first_not_a_verdict = None;
     for seed in scenario.seeds.iter().take(max_seeds as usize) {
         seeds_run += 1;
         let outcome = run_seed_with(&scenario, seed, factory).outcome;
+        if first_not_a_verdict.is_none() {
+            first_not_a_verdict = not_a_verdict(&outcome, &scenario).map(|what| (seed, what));
+        }
         if !outcome.checked.violations.is_empty() {
             return SeedSweep {
                 seeds_run,
                 first_violation: Some(seed),
+                first_not_a_verdict,
             };
         }
     }
     SeedSweep {
         seeds_run,
         first_violation: None,
+        first_not_a_verdict,
     }
 }
 

@@ -196,6 +196,15 @@ pub enum ShrinkError {
         /// What the seed violates.
         violated: Vec<Invariant>,
     },
+    /// The seed fails without a violation: a simulated node panicked, or the seed ran past
+    /// its event budget. Shrinking keeps a schedule only while the checker still finds the
+    /// same violations in the history, and such a seed has none to keep.
+    NotAVerdict {
+        /// The run seed.
+        seed: u64,
+        /// What happened instead: `panicked: …` or `runaway: …`.
+        what: String,
+    },
     /// The explicit schedule did not reproduce the failure: a determinism bug.
     NotReproduced {
         /// The run seed.
@@ -219,6 +228,12 @@ impl fmt::Display for ShrinkError {
                 names(violated),
                 names(target)
             ),
+            ShrinkError::NotAVerdict { seed, what } => write!(
+                f,
+                "seed {seed} fails but not with a violation ({what}): shrinking keeps a \
+                 schedule only while the checker still finds its violations, and this seed \
+                 has none; replay it to see where it stops"
+            ),
             ShrinkError::NotReproduced { seed } => write!(
                 f,
                 "seed {seed}: the explicit schedule of its plan does not reproduce the violation \
@@ -239,7 +254,22 @@ pub fn shrink(
 ) -> Result<Shrunk, ShrinkError> {
     let original = run_seed_with(&Arc::new(scenario.clone()), seed, &options.factory);
     let violated = original.outcome.checked.violated();
-    if violated.is_empty() || original.outcome.panic.is_some() {
+    if let Some(panic) = &original.outcome.panic {
+        return Err(ShrinkError::NotAVerdict {
+            seed,
+            what: format!("panicked: {}", panic.lines().next().unwrap_or_default()),
+        });
+    }
+    if original.outcome.runaway {
+        return Err(ShrinkError::NotAVerdict {
+            seed,
+            what: format!(
+                "runaway: over its event budget of {} events",
+                scenario.event_budget()
+            ),
+        });
+    }
+    if violated.is_empty() {
         return Err(ShrinkError::NotFailing { seed });
     }
     let target = options.target.clone().unwrap_or_else(|| violated.clone());

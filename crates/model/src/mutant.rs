@@ -77,6 +77,8 @@ pub enum Mutant {
     TuneFalseExpiryWrongSign,
     /// Tune: each setting runs its own seeds (offset by its index) instead of the common ones.
     TuneSeedsDifferPerSetting,
+    /// Checker I5: a write accepted to any resource counts as progress for every resource.
+    CheckI5AnyResource,
 }
 
 /// Where a mutant is planted and what must catch it.
@@ -383,6 +385,15 @@ impl Mutant {
             "tune/jvm-gc",
             "-p fencesim-tune --test sweep",
             "two_identical_settings_give_identical_rows"
+        ),
+        info!(
+            CheckI5AnyResource,
+            "check-i5-any-resource",
+            "checker",
+            "check/src/invariants/liveness.rs: first_long_gap",
+            "canary-stalled-resource",
+            "-p fencesim-check --lib",
+            "tests::invariants::i5_one_resource_stalling_while_another_progresses_is_caught"
         ),
     ];
 

@@ -309,7 +309,13 @@ pub fn merge(parts: Vec<CheckReport>) -> Result<CheckReport, String> {
     // keep the order in which the reports first list them (the unsharded run's order).
     let mut by_name: Vec<(String, Vec<ScenarioResult>)> = Vec::new();
     for part in parts {
+        let shard = part
+            .shard
+            .as_deref()
+            .map(|label| Shard::parse(label).map_err(|expected| format!("shard: {expected}")))
+            .transpose()?;
         for result in part.scenarios {
+            check_part(&result, shard)?;
             match by_name
                 .iter_mut()
                 .find(|(name, _)| *name == result.scenario.name)
@@ -326,6 +332,76 @@ pub fn merge(parts: Vec<CheckReport>) -> Result<CheckReport, String> {
         merged.push(merge_file(&file, results)?);
     }
     Ok(check_report(None, merged))
+}
+
+/// What `merge` verifies of each part before combining it (a hand-edited shard is refused):
+/// the scenario still has the hash its summary gives (an edited `expect` changes it), the
+/// seeds counted are exactly its shard's (`shard` K/N), and the outcomes kept in full are
+/// the ones the counts say must be kept (every panic, runaway and seed the expectation does
+/// not allow, and the first seed violating each invariant).
+fn check_part(result: &ScenarioResult, shard: Option<Shard>) -> Result<(), String> {
+    let file = &result.file;
+    // The range first: an edited range is named as such (and bounded before any use).
+    SeedRange::parse(&result.scenario.seeds.to_string())
+        .map_err(|expected| format!("{file}: scenario.seeds: {expected}"))?;
+    let hash = result.scenario.hash();
+    if hash != result.summary.scenario_hash {
+        return Err(format!(
+            "{file}: scenario {:?}: expected the scenario the report ran, whose hash is {}, got one whose hash is {} (was the report edited?)",
+            result.scenario.name, result.summary.scenario_hash, hash
+        ));
+    }
+    let range = result.scenario.seeds;
+    if let Some(shard) = shard {
+        // Every seed counted belongs to the shard its label names (seeds outside the range,
+        // twice or missing are the merge's own checks, with their own messages).
+        let in_shard =
+            |seed: u64| seed < range.start || (seed - range.start) % shard.n == shard.k - 1;
+        let stray = result.state.seed_strides().iter().find(|stride| {
+            !in_shard(stride.first) || (stride.count > 1 && stride.step % shard.n != 0)
+        });
+        if let Some(stride) = stray {
+            return Err(format!(
+                "{file}: expected only the seeds of shard {shard} of {range}, got seeds from {} on with step {} (was the report edited?)",
+                stride.first, stride.step
+            ));
+        }
+    }
+    let kept_seeds: Vec<u64> = result.failures.iter().map(|outcome| outcome.seed).collect();
+    if kept_seeds.windows(2).any(|pair| pair[0] >= pair[1]) {
+        return Err(format!(
+            "{file}: failures: expected outcomes in ascending seed order, each once"
+        ));
+    }
+    let allowed: &[Invariant] = match &result.scenario.expect.outcome {
+        Outcome::Safe => &[],
+        Outcome::Violates(list) => list,
+    };
+    let state = &result.state;
+    let mut required: Vec<u64> = state
+        .panicked()
+        .iter()
+        .map(|(seed, _)| *seed)
+        .chain(state.runaway().iter().copied())
+        .collect();
+    for invariant in Invariant::ALL {
+        let seeds = state.violating(invariant);
+        required.extend(seeds.first());
+        if !allowed.contains(&invariant) {
+            required.extend(seeds);
+        }
+    }
+    required.sort_unstable();
+    required.dedup();
+    if let Some(missing) = required
+        .iter()
+        .find(|seed| kept_seeds.binary_search(seed).is_err())
+    {
+        return Err(format!(
+            "{file}: failures: expected the outcome of seed {missing} in full (its counts say it failed), got none (was the report edited?)"
+        ));
+    }
+    Ok(())
 }
 
 fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult, String> {

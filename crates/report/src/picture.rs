@@ -133,7 +133,7 @@ pub fn picture_png(
     crate::plot::encode_png(&rgb, width, height).map_err(PictureError)
 }
 
-/// The window shown: the one asked for; else around the first violation (from the first
+/// The window shown: the one asked for, clamped to the run; else around the first violation (from the first
 /// evidence of the violations at its instant to it, with a fifth of that span, at least 1 s, on each side, clamped to
 /// the run); else the whole run.
 pub fn picture_window_ns(
@@ -143,7 +143,12 @@ pub fn picture_window_ns(
 ) -> (u64, u64) {
     let run_end_ns = history.events.last().map_or(0, |e| e.t_ns).max(1);
     if let Some((start, end)) = options.window_ns {
-        return (start, end.max(start + 1));
+        // Clamped to the run: nothing happens after its last event, and the picture's
+        // clock curves and tick marks are sized by the window (`--window 0..1e14` grew
+        // without bound).
+        let end = end.min(run_end_ns);
+        let start = start.min(end - 1);
+        return (start, end);
     }
     let Some(first) = violations.iter().min_by_key(|v| v.t_ns) else {
         return (0, run_end_ns);

@@ -305,6 +305,68 @@ impl Stats {
         self.previous_seed = None;
     }
 
+    /// Checks what a hand-edited report could break: every seed list strictly ascending (no
+    /// seed twice), `failing` exactly the seeds that violate, panicked or ran away, no
+    /// coverage count above `runs`, and a first hit exactly for each condition counted.
+    fn check_consistent(&self) -> Result<(), String> {
+        let ascending = |name: &str, seeds: &mut dyn Iterator<Item = u64>| {
+            let mut previous: Option<u64> = None;
+            for seed in seeds {
+                if previous.is_some_and(|previous| previous >= seed) {
+                    return Err(format!(
+                        "state.stats.{name}: expected seeds in ascending order, each once, got {seed} after {}",
+                        previous.unwrap_or_default()
+                    ));
+                }
+                previous = Some(seed);
+            }
+            Ok(())
+        };
+        for (invariant, seeds) in &self.violating {
+            ascending(
+                &format!("violating.{invariant}"),
+                &mut seeds.iter().copied(),
+            )?;
+        }
+        ascending("panicked", &mut self.panicked.iter().map(|(seed, _)| *seed))?;
+        ascending("runaway", &mut self.runaway.iter().copied())?;
+        ascending("failing", &mut self.failing.iter().copied())?;
+        let mut failed: Vec<u64> = self
+            .violating
+            .values()
+            .flatten()
+            .chain(self.panicked.iter().map(|(seed, _)| seed))
+            .chain(&self.runaway)
+            .copied()
+            .collect();
+        failed.sort_unstable();
+        failed.dedup();
+        if failed != self.failing {
+            return Err(format!(
+                "state.stats.failing: expected exactly the seeds that violate, panicked or ran away ({} seeds), got {} seeds",
+                failed.len(),
+                self.failing.len()
+            ));
+        }
+        for (condition, &count) in &self.coverage {
+            if count > self.runs {
+                return Err(format!(
+                    "state.stats.coverage.{condition}: expected at most runs ({}) seeds, got {count}",
+                    self.runs
+                ));
+            }
+            if (count > 0) != self.first_hit.contains_key(condition) {
+                return Err(format!(
+                    "state.stats.first_hit: expected a first seed exactly for the conditions hit, got {} for {condition} (hit by {count} seeds)",
+                    self.first_hit
+                        .get(condition)
+                        .map_or("none".to_string(), u64::to_string)
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Every seed the lists name, for checking them against the seeds counted.
     fn named_seeds(&self) -> impl Iterator<Item = u64> + '_ {
         self.violating

@@ -9,14 +9,16 @@ use crate::fs::write_atomic_with;
 /// Writes `history` as JSON lines (the same bytes as `History::to_jsonl`, whose hash is the
 /// trace hash) atomically: a temp file in the same directory, then a rename.
 pub fn write_jsonl(history: &History, path: &Path) -> io::Result<()> {
-    write_atomic_with(path, |writer| {
-        use io::Write as _;
-        for event in &history.events {
-            serde_json::to_writer(&mut *writer, event).map_err(io::Error::other)?;
-            writer.write_all(b"\n")?;
-        }
-        Ok(())
-    })
+    write_atomic_with(path, |writer| jsonl_into(history, writer))
+}
+
+/// Writes `history` as JSON lines into `writer` (for an [`crate::fs::OutputSet`]).
+pub fn jsonl_into(history: &History, writer: &mut dyn io::Write) -> io::Result<()> {
+    for event in &history.events {
+        serde_json::to_writer(&mut *writer, event).map_err(io::Error::other)?;
+        writer.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod fault;
+pub mod input;
 pub mod limits;
 pub mod outage;
 pub mod parse;
@@ -16,7 +17,9 @@ pub use fault::{Fault, FaultKind, RandomFault, TimedFault};
 pub use outage::{
     longest_outage_ms, nominal_fault_counts, with_outage, InjectedOutage, OutageForm,
 };
-pub use parse::{load, load_with, parse_str, parse_str_with, Override, ScenarioError};
+pub use parse::{
+    load, load_with, parse_str, parse_str_with, read_scenario_text, Override, ScenarioError,
+};
 pub use plan::{plan, FaultPlan, QueuedFault, SkippedFault, SwarmChoice};
 pub use render::scenario_toml;
 pub use spec::*;

@@ -40,6 +40,17 @@ pub const MAX_RATE_PER_MIN: f64 = 600.0;
 /// shrunk scenario's name is shrunk again); file systems cap a name at 255 bytes.
 pub const MAX_NAME_LEN: usize = 128;
 
+/// Most events one seed records, whatever its `duration_ms` (`Scenario::event_budget`): a
+/// seed's memory is bounded by bytes, not only by events. A recorded event costs about 450
+/// bytes of peak memory (the history, the checker's index over it, the nodes' state; measured
+/// with `/usr/bin/time -v fencesim run` on a day-long scenario at every limit, stopped at this
+/// cap: 896 MB peak RSS), so a seed peaks below 1 GB; with `--jobs N`, N seeds at once.
+pub const MAX_EVENTS_PER_SEED: usize = 2_000_000;
+
+/// Most seeds run at a time (every command's `--jobs`, `FENCESIM_JOBS`, the library's
+/// sweeps): each is a thread with its own runtime.
+pub const MAX_JOBS: usize = 1024;
+
 /// Largest scenario file read, in bytes.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
 

@@ -55,6 +55,9 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     if storage.planted_bug_stall_after_heal {
         table.insert("planted_bug_stall_after_heal", value(true));
     }
+    if let Some(resource) = &storage.planted_bug_stall_resource {
+        table.insert("planted_bug_stall_resource", value(resource.as_str()));
+    }
     doc.insert("storage", Item::Table(table));
 
     let workers = &scenario.workers;

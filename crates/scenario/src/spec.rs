@@ -330,6 +330,12 @@ pub struct StorageSpec {
     /// scenario hash) while false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub planted_bug_stall_after_heal: bool,
+    /// A PLANTED BUG for canaries only: like `planted_bug_stall_after_heal`, but only writes
+    /// to this one resource are rejected, while the others keep committing (I5 is judged per
+    /// resource: progress on one is no progress on another). Left out of the resolved form
+    /// (and of the scenario hash) while unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planted_bug_stall_resource: Option<String>,
 }
 
 /// Where a worker's local deadline is measured from.
@@ -526,12 +532,14 @@ impl Scenario {
         }
     }
 
-    /// Most events one seed may record: 1 000 000 + 10 per millisecond of `duration_ms`. A
-    /// seed over it is stopped and reported as runaway (`SeedOutcome::runaway`).
+    /// Most events one seed may record: 1 000 000 + 10 per millisecond of `duration_ms`, and
+    /// never more than [`crate::limits::MAX_EVENTS_PER_SEED`]. A seed over it is stopped and
+    /// reported as runaway (`SeedOutcome::runaway`).
     pub fn event_budget(&self) -> usize {
         // Busy catalogue seeds record tens of thousands of events per simulated minute; the
-        // budget is two orders of magnitude above that, and bounds a seed's memory.
-        1_000_000 + 10 * self.duration_ms as usize
+        // budget is two orders of magnitude above that. The cap bounds a seed's memory by
+        // bytes whatever the duration: each event costs a documented amount (limits.rs).
+        (1_000_000 + 10 * self.duration_ms as usize).min(crate::limits::MAX_EVENTS_PER_SEED)
     }
 
     /// The I5 bound: after the last fault heals, a write must commit within this many ms.

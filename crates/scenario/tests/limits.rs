@@ -183,3 +183,25 @@ fn issue_9_samples_stay_finite_and_within_the_duration_limit() {
         }
     }
 }
+
+#[test]
+fn a_scenario_at_every_limit_has_an_event_budget_bounded_by_bytes() {
+    // The red team's scenario: a day long, work and network as fast as allowed. Its budget
+    // was 1 000 000 + 10 × 86 400 000 events (~9.5 GB per hour of run); a seed's memory must
+    // be bounded whatever the duration (the measured cost: limits::MAX_EVENTS_PER_SEED).
+    let text = edit(&[
+        ("duration_ms = 60_000", "duration_ms = 86_400_000"),
+        (
+            "work_ms = { dist = \"uniform\", min = 200, max = 800 }",
+            "work_ms = { dist = \"const\", value = 0.01 }\n\n[network]\nlatency_ms = { dist = \"const\", value = 0.001 }",
+        ),
+    ]);
+    let scenario = parse_str(&text, "limits.toml").unwrap();
+    assert_eq!(scenario.duration_ms, limits::MAX_RUN_DURATION_MS);
+    assert_eq!(scenario.event_budget(), limits::MAX_EVENTS_PER_SEED);
+    // About 450 bytes of peak memory per event (measured): under 1 GB per seed.
+    assert!(limits::MAX_EVENTS_PER_SEED * 450 < 1_000_000_000);
+    // Short runs keep their smaller budget.
+    let short = parse_str(MINIMAL, "m.toml").unwrap();
+    assert_eq!(short.event_budget(), 1_000_000 + 10 * 60_000);
+}

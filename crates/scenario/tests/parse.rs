@@ -83,6 +83,7 @@ fn minimal_file_resolves_with_every_default_explicit() {
             compare_scope: CompareScope::PerResource,
             proxy_bypass: vec![],
             planted_bug_stall_after_heal: false,
+            planted_bug_stall_resource: None,
         },
         workers: WorkerSpec {
             count: 2,

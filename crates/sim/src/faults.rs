@@ -179,17 +179,13 @@ pub(crate) fn begin(world: &Arc<World>, index: u64, fault: Fault) -> Undo {
         Fault::Panic { node } => {
             let id = node_id(world, &node);
             let target = handle.get_node(id).expect("node exists");
-            let world = world.clone();
-            target.spawn(async move {
-                let message = format!("injected panic on {node}");
-                world.record(
-                    &node,
-                    EventKind::Panicked {
-                        message: message.clone(),
-                    },
-                );
+            // Through the node guard, like every node task: it records the panic and stops
+            // the run, and the panic never reaches madsim (which would print a line with a
+            // build-machine path).
+            let message = format!("injected panic on {node}");
+            target.spawn(crate::node::guarded(world.clone(), node, async move {
                 panic!("{message}");
-            });
+            }));
             Undo::Nothing
         }
     }

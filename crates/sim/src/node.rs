@@ -22,7 +22,7 @@ use crate::{
 };
 
 /// Spawns `future` on the current node; if it panics, the panic is recorded on `node` and
-/// re-raised, so the runner reports the seed as failed.
+/// the run is stopped, so the runner reports the seed as failed.
 pub(crate) fn spawn_guarded<F>(world: &Arc<World>, node: &str, future: F)
 where
     F: Future<Output = ()> + Send + 'static,
@@ -30,8 +30,9 @@ where
     madsim::task::spawn(guarded(world.clone(), node.to_string(), future));
 }
 
-/// Runs `future`; if it panics, records the panic on `node` and re-raises it with the node's
-/// name prepended.
+/// Runs `future`; if it panics, records the panic on `node` and stops the run with the
+/// node's name prepended to the message (the runner reports the seed as panicked). The panic
+/// goes no further: madsim would print a line with a build-machine path for it.
 pub(crate) async fn guarded<F>(world: Arc<World>, node: String, future: F)
 where
     F: Future<Output = ()>,
@@ -44,7 +45,7 @@ where
                 message: message.clone(),
             },
         );
-        std::panic::resume_unwind(Box::new(format!("{node}: {message}")));
+        world.stop(Some(format!("{node}: {message}")));
     }
 }
 

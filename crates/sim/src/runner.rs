@@ -26,6 +26,7 @@ use fencesim_scenario::{
     plan::{plan, FaultPlan},
     FencingMode, Scenario,
 };
+use futures::FutureExt as _;
 use madsim::runtime::{Handle, Runtime};
 
 use crate::{
@@ -234,7 +235,8 @@ pub fn sweep_each(
     let seeds: Vec<u64> = seeds.into_iter().collect();
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
+        // The one range of every command's `--jobs` and the library's (`limits::MAX_JOBS`).
+        for _ in 0..jobs.clamp(1, fencesim_scenario::limits::MAX_JOBS) {
             scope.spawn(|| {
                 while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
                     on_done(run_seed_using(scenario, seed, components).outcome);
@@ -310,20 +312,29 @@ fn simulate(scenario: Arc<Scenario>, seed: u64, components: Components) -> RunRe
                 },
             );
             start_nodes(&world);
-            nemesis::run(world.clone()).await;
+            // A node's panic or a runaway stops the run early (`World::stop`).
+            let nemesis = nemesis::run(world.clone()).fuse();
+            let stopped = world.stopped().fuse();
+            futures::pin_mut!(nemesis, stopped);
+            futures::select_biased! {
+                () = stopped => {},
+                () = nemesis => {},
+            }
             let handle = Handle::current();
             for node in lock(&world.nodes).values() {
                 handle.kill(node.id());
             }
         })
     }));
-    let panic = result.err().map(|payload| panic_message(&*payload));
     let world = lock(&slot).take().expect("world was built");
+    // A panic caught by a node's guard stopped the run; one that escaped a task unguarded
+    // unwound out of the runtime.
+    let panic = world
+        .stop_panic()
+        .or_else(|| result.err().map(|payload| panic_message(&*payload)));
     let history = world.take_history();
     let runaway = world.is_runaway();
     let messages = world.net.carried();
-    // A runaway seed unwinds through its nodes; that is not a node's panic.
-    let panic = if runaway { None } else { panic };
     drop(world);
     drop(runtime);
     let outcome = SeedOutcome {

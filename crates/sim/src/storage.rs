@@ -53,7 +53,7 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
                     token: request.token,
                 },
             );
-            let verdict = if stalled(world) {
+            let verdict = if stalled(world, &request.resource) {
                 Verdict::Rejected {
                     accepted: None,
                     reason: "planted bug: store stalled after the heal".into(),
@@ -154,11 +154,15 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
     );
 }
 
-/// Whether the planted bug `storage.planted_bug_stall_after_heal` (canaries only) is on and
-/// its moment has come: half the liveness bound after the heal (the nemesis's heal time), so
-/// writes are still accepted right after the heal and then never again.
-fn stalled(world: &World) -> bool {
-    if !world.scenario.storage.planted_bug_stall_after_heal {
+/// Whether the planted bug `storage.planted_bug_stall_after_heal` (or, for `resource` only,
+/// `storage.planted_bug_stall_resource`; canaries only) is on and its moment has come: half
+/// the liveness bound after the heal (the nemesis's heal time), so writes are still accepted
+/// right after the heal and then never again.
+fn stalled(world: &World, resource: &str) -> bool {
+    let storage = &world.scenario.storage;
+    if !storage.planted_bug_stall_after_heal
+        && storage.planted_bug_stall_resource.as_deref() != Some(resource)
+    {
         return false;
     }
     let heal_ms = world.plan.heal_ms().max(world.scenario.duration_ms as f64);

@@ -34,9 +34,6 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The unwinding payload of a seed stopped at its event budget.
-pub(crate) const RUNAWAY: &str = "runaway: event budget exceeded";
-
 /// Events a history reserves room for before the run (a 60 s, 5-worker catalogue seed
 /// records a few thousand); a busier seed grows it as usual.
 const HISTORY_RESERVE: usize = 1 << 15;
@@ -60,6 +57,11 @@ pub(crate) struct World {
     next_op: AtomicU64,
     /// Set once the history reached `Scenario::event_budget`.
     runaway: AtomicBool,
+    /// Set when the run must end early (a node panicked, or the seed ran away): then the
+    /// panic message, if any. Nothing is recorded after it, and the main task ends the run.
+    stopped: Mutex<Option<Option<String>>>,
+    /// Wakes the main task when `stopped` is set.
+    stop_waker: AtomicWaker,
     /// How many times each node has started (its RNG stream is per incarnation).
     incarnations: Mutex<BTreeMap<NodeName, u32>>,
     /// Every node's name, shared by the messages that carry it (see [`World::name`]).
@@ -102,6 +104,8 @@ impl World {
             policy,
             next_op: AtomicU64::new(1),
             runaway: AtomicBool::new(false),
+            stopped: Mutex::new(None),
+            stop_waker: AtomicWaker::new(),
             incarnations: Mutex::new(BTreeMap::new()),
             names: [
                 nodes::COORDINATOR,
@@ -135,18 +139,52 @@ impl World {
         sleep.await;
     }
 
-    /// Appends an event; over the seed's event budget, marks the world runaway and unwinds
-    /// (every later `record` unwinds too), which ends the run: the runner reports the seed
-    /// as runaway, not as a panic.
+    /// Appends an event. At the seed's event budget, marks the world runaway and stops the
+    /// run instead ([`World::stop`]); after a stop nothing more is recorded, so the history
+    /// ends where the run failed. No panic leaves a task: madsim prints a line with a
+    /// build-machine path for every panic that reaches it.
     pub fn record(&self, node: &str, kind: EventKind) {
         let now = self.now_ns();
         let mut history = lock(&self.history);
+        if lock(&self.stopped).is_some() {
+            return;
+        }
         if history.events.len() >= self.scenario.event_budget() {
             self.runaway.store(true, Ordering::Relaxed);
             drop(history);
-            std::panic::resume_unwind(Box::new(RUNAWAY));
+            self.stop(None);
+            return;
         }
         history.push(now, node, kind);
+    }
+
+    /// Ends the run early: `panic` is the panic message of a node (`None` for a runaway).
+    /// The first stop wins; the main task sees it through [`World::stopped`].
+    pub fn stop(&self, panic: Option<String>) {
+        let mut stopped = lock(&self.stopped);
+        if stopped.is_none() {
+            *stopped = Some(panic);
+        }
+        drop(stopped);
+        self.stop_waker.wake();
+    }
+
+    /// Resolves once the run was stopped ([`World::stop`]).
+    pub async fn stopped(&self) {
+        futures::future::poll_fn(|cx| {
+            self.stop_waker.register(cx.waker());
+            if lock(&self.stopped).is_some() {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await;
+    }
+
+    /// The panic message the run was stopped with, if a node panicked.
+    pub fn stop_panic(&self) -> Option<String> {
+        lock(&self.stopped).clone().flatten()
     }
 
     /// Whether the seed exceeded its event budget.

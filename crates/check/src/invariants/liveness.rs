@@ -168,7 +168,13 @@ fn first_long_gap(
         if event.t_ns > index.end_ns {
             break;
         }
-        if matches!(&event.kind, EventKind::WriteAccepted { resource: r, .. } if r == resource) {
+        let progress = match &event.kind {
+            EventKind::WriteAccepted { resource: r, .. } => {
+                r == resource || active(Mutant::CheckI5AnyResource)
+            }
+            _ => false,
+        };
+        if progress {
             if event.t_ns - events[gap_from].t_ns > bound_ns {
                 return Some(gap_from);
             }

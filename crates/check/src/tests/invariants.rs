@@ -458,6 +458,32 @@ fn i5_progress_that_stops_after_the_heal_is_caught() {
 }
 
 #[test]
+fn i5_one_resource_stalling_while_another_progresses_is_caught() {
+    // Job b's last accepted write is at 21 ms; job a keeps committing every 50 ms to the end.
+    // Progress on a is no progress on b: I5 is judged per resource.
+    let mut history = h()
+        .at(0)
+        .run_started(100) // 0
+        .grant("a", "w0", 1) // 1
+        .grant("b", "w1", 1) // 2
+        .sent("w0", 1, "a", 1) // 3
+        .sent("w1", 2, "b", 1) // 4
+        .at(10)
+        .healed() // 5
+        .at(20)
+        .accept(1, "a", "w0", 1) // 6
+        .at(21)
+        .accept(2, "b", "w1", 1); // 7
+    for (op, at_ms) in (3..).zip([60, 110, 160, 210, 260]) {
+        history = history.at(at_ms).accept(op, "a", "w0", 1); // 8 .. 12
+    }
+    let checked = check(history.at(300).run_ended(), &[(I5, &[2, 5, 7])]); // 13
+    assert_eq!(checked.violations[0].scope, "b");
+    let text = message(&checked, I5);
+    assert!(text.contains("resource b"), "{text}");
+}
+
+#[test]
 fn i5_gap_between_accepted_writes_is_measured_both_ways() {
     let steady = |second_ms: u64, end_ms: u64| {
         h().at(0)

@@ -264,6 +264,8 @@ fn merge_refuses_inconsistent_parts() {
     // one's shard is left out.
     let mut renamed = second.clone();
     renamed.scenarios[0].scenario.name = "other".into();
+    // (Its hash follows the scenario, or the edit itself is refused.)
+    renamed.scenarios[0].summary.scenario_hash = renamed.scenarios[0].scenario.hash();
     check_merge_error(
         vec![first.clone(), renamed],
         &["scenarios/safe.toml", "left out"],

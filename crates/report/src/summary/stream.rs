@@ -193,6 +193,11 @@ impl SummaryState {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// The seeds stopped at their event budget, ascending.
+    pub fn runaway(&self) -> &[u64] {
+        &self.stats.runaway
+    }
+
     /// The seeds where a node panicked, with the panic message, ascending.
     pub fn panicked(&self) -> &[(u64, String)] {
         &self.stats.panicked
@@ -236,6 +241,7 @@ impl SummaryState {
                 self.trace_digest
             ));
         }
+        self.stats.check_consistent()?;
         Ok(())
     }
 

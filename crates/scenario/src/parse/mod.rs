@@ -55,6 +55,14 @@ pub fn load(path: &Path) -> Result<Scenario> {
 /// validates the result exactly like a file. An error caused by an override names its field
 /// and says it came from `--set`.
 pub fn load_with(path: &Path, overrides: &[Override]) -> Result<Scenario> {
+    let text = read_scenario_text(path)?;
+    parse_str_with(&text, &path.display().to_string(), overrides)
+}
+
+/// The text of the scenario file at `path`, read with the one bounded reader
+/// ([`crate::input::read_limited`]) at [`crate::limits::MAX_FILE_BYTES`]: `/dev/zero`, a
+/// device, an endless pipe or a huge file is refused, never read until memory runs out.
+pub fn read_scenario_text(path: &Path) -> Result<String> {
     let file = path.display().to_string();
     let error = |expected: String| ScenarioError {
         file: file.clone(),
@@ -62,22 +70,20 @@ pub fn load_with(path: &Path, overrides: &[Override]) -> Result<Scenario> {
         field: "(file)".to_string(),
         expected,
     };
-    // Read at most one byte past the limit, so `/dev/zero` or a huge file cannot exhaust memory.
-    let max = crate::limits::MAX_FILE_BYTES;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| {
-            std::io::Read::read_to_end(&mut std::io::Read::take(file, max + 1), &mut bytes)
-        })
-        .map_err(|e| error(format!("expected a readable scenario file, got: {e}")))?;
-    if bytes.len() as u64 > max {
-        return Err(error(format!(
-            "expected a scenario file of at most {max} bytes (1 MiB), got a larger one"
-        )));
-    }
-    let text = String::from_utf8(bytes)
-        .map_err(|_| error("expected a UTF-8 scenario file, got invalid UTF-8".to_string()))?;
-    parse_str_with(&text, &file, overrides)
+    let bytes =
+        crate::input::read_limited(path, crate::limits::MAX_FILE_BYTES).map_err(|e| match e {
+            crate::input::ReadError::Unreadable(e) => {
+                error(format!("expected a readable scenario file, got: {e}"))
+            }
+            other => error(other.expected("a scenario file")),
+        })?;
+    crate::input::into_text(bytes).map_err(|at| ScenarioError {
+        line: Some(at.line),
+        ..error(format!(
+            "expected a UTF-8 scenario file, got invalid UTF-8 at column {} (byte {})",
+            at.column, at.byte
+        ))
+    })
 }
 
 /// [`parse_str`] after applying `overrides` to the TOML document.

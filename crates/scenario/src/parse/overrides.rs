@@ -35,22 +35,70 @@ impl Override {
         })
     }
 
+    /// [`Override::parse`], and the value checked to be one TOML value or a bare word (what
+    /// applying it checks anyway), so a command line fails before any work.
+    pub fn parse_checked(text: &str) -> std::result::Result<Override, String> {
+        let parsed = Override::parse(text)?;
+        parsed
+            .toml_value()
+            .map_err(|expected| format!("{}: {expected}", parsed.field))?;
+        Ok(parsed)
+    }
+
     /// `FIELD=VALUE`, as it would be typed after `--set`.
     pub fn to_arg(&self) -> String {
         format!("{}={}", self.field, self.value)
     }
 
-    /// The value as a TOML value: parsed when it is valid TOML, else the text as a string.
-    fn toml_value(&self) -> Value {
-        format!("v = {}", self.value)
-            .parse::<DocumentMut>()
-            .ok()
-            .and_then(|doc| doc.get("v").and_then(Item::as_value).cloned())
-            .map(|mut value| {
+    /// The value as a TOML value: parsed when it is valid TOML, else the text as a string
+    /// (a bare word: `drop`, `keep-and-extend`). Refused: more than one TOML value (`8000\n
+    /// [storage] …`, which would silently keep the first), a number TOML cannot hold
+    /// (`99999999999999999999`, `NaN`), and text that is neither TOML nor a bare word.
+    fn toml_value(&self) -> std::result::Result<Value, String> {
+        match format!("v = {}", self.value).parse::<DocumentMut>() {
+            Ok(doc) => {
+                if doc.as_table().len() != 1 {
+                    return Err(format!(
+                        "expected one TOML value, got more than one in `{}`",
+                        self.value.escape_debug()
+                    ));
+                }
+                let mut value = doc
+                    .get("v")
+                    .and_then(Item::as_value)
+                    .cloned()
+                    .ok_or_else(|| format!("expected a TOML value, got `{}`", self.value))?;
                 value.decor_mut().clear();
-                value
-            })
-            .unwrap_or_else(|| Value::from(self.value.as_str()))
+                Ok(value)
+            }
+            Err(error) => {
+                let text = self.value.as_str();
+                let lower = text.to_ascii_lowercase();
+                let unsigned = lower.trim_start_matches(['+', '-']);
+                let numeric = unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+                    || ["nan", "inf", "infinity"].contains(&unsigned);
+                if numeric {
+                    return Err(format!(
+                        "expected a number TOML can hold (an integer of at most 64 bits or a \
+                         finite decimal), got `{text}`"
+                    ));
+                }
+                let bare_word = !text.is_empty()
+                    && text
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || "-_./:@+%,".contains(c));
+                if bare_word {
+                    Ok(Value::from(text))
+                } else {
+                    Err(format!(
+                        "expected one TOML value (a number, true or false, a quoted string, a \
+                         list or an inline table) or a bare word, got `{}`: {}",
+                        text.escape_debug(),
+                        error.message().trim()
+                    ))
+                }
+            }
+        }
     }
 }
 
@@ -104,7 +152,8 @@ pub(crate) fn apply(text: &str, file: &str, overrides: &[Override]) -> Result<St
         };
         let path = segments(&o.field)
             .ok_or_else(|| fail("expected a dotted field name like lease.ttl_ms".into()))?;
-        set(doc.as_item_mut(), &path, o.toml_value()).map_err(fail)?;
+        let value = o.toml_value().map_err(&fail)?;
+        set(doc.as_item_mut(), &path, value).map_err(fail)?;
     }
     Ok(doc.to_string())
 }

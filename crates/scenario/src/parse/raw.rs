@@ -71,6 +71,7 @@ pub(crate) struct RawStorage {
     pub(crate) compare_scope: Option<CompareScope>,
     pub(crate) proxy_bypass: Option<Vec<String>>,
     pub(crate) planted_bug_stall_after_heal: Option<bool>,
+    pub(crate) planted_bug_stall_resource: Option<String>,
 }
 
 #[derive(Deserialize)]

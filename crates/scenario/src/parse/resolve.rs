@@ -41,16 +41,20 @@ impl Ctx<'_> {
         if description.trim().is_empty() {
             return Err(self.error("description", "expected a non-empty description, got \"\""));
         }
-        let duration_ms = self.positive_ms(
+        let duration_ms = self.positive_ms_within(
             "duration_ms",
             self.required("duration_ms", raw.duration_ms)?,
+            MAX_RUN_DURATION_MS,
         )?;
-        let duration_ms = self.at_most_ms("duration_ms", duration_ms, MAX_RUN_DURATION_MS)?;
         let seeds = self.seeds(&self.required("seeds", raw.seeds)?)?;
         let lease = self.lease(self.required("lease", raw.lease)?)?;
         let workers = self.workers(self.required("workers", raw.workers)?, &lease)?;
         let names = fencesim_model::nodes::processes(workers.count);
-        let storage = self.storage(self.required("storage", raw.storage)?, workers.count)?;
+        let storage = self.storage(
+            self.required("storage", raw.storage)?,
+            workers.count,
+            &workers.resources,
+        )?;
         let network = self.network(raw.network.unwrap_or_default())?;
         let clocks = self.clocks(raw.clocks.unwrap_or_default(), &names)?;
         let faults = self.faults(raw.faults.unwrap_or_default(), duration_ms, &names)?;
@@ -131,6 +135,25 @@ impl Ctx<'_> {
             (None, Some(Preset::Zookeeper)) => 20 * expiry_check_ms,
             (None, _) => 0,
         };
+        // 0 is "no maximum"; a maximum below the minimum would silently be ignored.
+        if max_ttl_ms > 0 && min_ttl_ms > max_ttl_ms {
+            let (field, expected) = if raw.max_ttl_ms.is_some() {
+                (
+                    "lease.max_ttl_ms",
+                    format!(
+                        "expected a maximum TTL of at least min_ttl_ms ({min_ttl_ms} ms), or 0 for none, got {max_ttl_ms}"
+                    ),
+                )
+            } else {
+                (
+                    "lease.min_ttl_ms",
+                    format!(
+                        "expected a minimum TTL of at most max_ttl_ms ({max_ttl_ms} ms), got {min_ttl_ms}"
+                    ),
+                )
+            };
+            return Err(self.error(field, expected));
+        }
         let expiry_factor = match (raw.expiry_factor, preset) {
             (Some(factor), _) => match u64::try_from(factor) {
                 Ok(factor) if (1..=100).contains(&factor) => factor,
@@ -393,7 +416,12 @@ impl Ctx<'_> {
         })
     }
 
-    pub(crate) fn storage(&self, raw: RawStorage, workers: usize) -> Result<StorageSpec> {
+    pub(crate) fn storage(
+        &self,
+        raw: RawStorage,
+        workers: usize,
+        resources: &[String],
+    ) -> Result<StorageSpec> {
         let fencing = self.required("storage.fencing", raw.fencing)?;
         let proxy_bypass = raw.proxy_bypass.unwrap_or_default();
         if !proxy_bypass.is_empty() && fencing != FencingMode::Proxy {
@@ -414,6 +442,18 @@ impl Ctx<'_> {
             compare_scope: raw.compare_scope.unwrap_or(CompareScope::PerResource),
             proxy_bypass,
             planted_bug_stall_after_heal: raw.planted_bug_stall_after_heal.unwrap_or(false),
+            planted_bug_stall_resource: match raw.planted_bug_stall_resource {
+                Some(resource) if !resources.contains(&resource) => {
+                    return Err(self.error(
+                        "storage.planted_bug_stall_resource",
+                        format!(
+                            "expected one of the workers' resources ({}), got {resource:?}",
+                            resources.join(", ")
+                        ),
+                    ))
+                }
+                other => other,
+            },
         })
     }
 

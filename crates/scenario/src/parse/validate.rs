@@ -51,6 +51,12 @@ impl Ctx<'_> {
     }
 
     pub(crate) fn positive_ms(&self, field: &str, value: i64) -> Result<u64> {
+        self.positive_ms_within(field, value, MAX_DURATION_MS)
+    }
+
+    /// A positive number of milliseconds, at most `max_ms` (one limit per field, so the
+    /// message names the field's own).
+    pub(crate) fn positive_ms_within(&self, field: &str, value: i64, max_ms: u64) -> Result<u64> {
         let ms = u64::try_from(value)
             .ok()
             .filter(|&ms| ms > 0)
@@ -60,7 +66,7 @@ impl Ctx<'_> {
                     format!("expected a positive number of milliseconds, got {value}"),
                 )
             })?;
-        self.at_most_ms(field, ms, MAX_DURATION_MS)
+        self.at_most_ms(field, ms, max_ms)
     }
 
     pub(crate) fn non_negative_ms(&self, field: &str, value: i64) -> Result<u64> {
