@@ -48,13 +48,12 @@ fn on_the_gc_profile_false_expiries_fall_and_takeover_latency_rises_with_the_ttl
         );
         assert!(a.p50 < b.p50, "recovery p50 rises, {what}: {a:?} vs {b:?}");
         assert!(
-            short.takeover_ms.p99 < long.takeover_ms.p99,
-            "takeover p99 rises, {what}"
+            short.takeover_ms.p50 < long.takeover_ms.p50,
+            "takeover p50 rises, {what}"
         );
     }
-    // The tail rises across the extremes (between neighbours a p99 of under 368 samples has
-    // no upper bound, so only the extremes are compared).
-    assert!(s[0].recovery_after_crash_ms.p99 < s[2].recovery_after_crash_ms.p99);
+    // p99s are not compared: under 368 samples a p99 has no upper bound, and with crashes
+    // queued behind pauses the tail mixes restart times with the TTL.
     // Not luck: the extremes' intervals do not overlap.
     assert!(s[0].false_expiries.low > s[2].false_expiries.high);
     assert!(s[0].recovery_after_crash_ms.p50_high < s[2].recovery_after_crash_ms.p50_low);
