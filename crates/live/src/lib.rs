@@ -246,6 +246,7 @@ fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64, Kind), String> {
         compare_scope,
         proxy_bypass: _, // only with `fencing = "proxy"`, refused below
         planted_bug_stall_after_heal,
+        planted_bug_stall_resource,
     } = storage;
     let store = match fencing {
         FencingMode::None => LiveStore::None,
@@ -265,6 +266,10 @@ fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64, Kind), String> {
     checks.push((
         *planted_bug_stall_after_heal,
         "`storage.planted_bug_stall_after_heal`: a planted bug of the simulated storage".into(),
+    ));
+    checks.push((
+        planted_bug_stall_resource.is_some(),
+        "`storage.planted_bug_stall_resource`: a planted bug of the simulated storage".into(),
     ));
     let WorkerSpec {
         count: _,
