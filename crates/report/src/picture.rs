@@ -1106,6 +1106,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
     // One label per cluster of violating events close together in a lane (a VM suspend's
     // stale writes a few pixels apart): "I3 + I4 violated ×3" rather than six labels.
     proven.sort_by_key(|(lane, (x, y), _)| (*lane, *x, *y));
+    #[allow(clippy::type_complexity)] // (lane, anchor, first x, points, invariants): local only
     let mut clusters: Vec<(usize, (i32, i32), i32, Vec<(i32, i32)>, Vec<Invariant>)> = Vec::new();
     for (lane, point, invariant) in proven {
         match clusters.last_mut() {

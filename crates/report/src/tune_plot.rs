@@ -201,12 +201,7 @@ impl Axis {
 
     fn from(&self, y: f64) -> f64 {
         if self.log {
-            let v = 10f64.powf(y);
-            if (v - self.floor).abs() <= self.floor * 1e-6 && self.floor > 0.0 {
-                v
-            } else {
-                v
-            }
+            10f64.powf(y)
         } else {
             y
         }
@@ -726,6 +721,7 @@ fn draw_pareto<DB: DrawingBackend>(
     draw_marker_legend(&title_area, 20, 44)?;
     let (body, footer) = body.split_vertically(PARETO_PX.1 as i32 - 80 - 60);
     // x: the ranking p99 and its interval; y: false expiries per hour and its interval.
+    #[allow(clippy::type_complexity)] // (setting, x interval, y interval): local only
     let points: Vec<(usize, (f64, f64, f64), (f64, f64, f64))> = report
         .settings
         .iter()
