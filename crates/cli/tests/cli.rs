@@ -174,7 +174,7 @@ fn a_panicking_node_fails_its_seed_with_a_replay_command_and_the_sweep_goes_on()
         fencesim(&["run", path.to_str().unwrap(), "--out", "out"], dir.path());
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(
-        stdout.contains("seed 0: panicked: injected panic on worker-1"),
+        stdout.contains("seed 0: panicked: worker-1: injected panic on worker-1"),
         "{stdout}"
     );
     assert!(stdout.contains("replay: fencesim replay"), "{stdout}");

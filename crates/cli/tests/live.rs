@@ -325,7 +325,12 @@ fn ctrl_c_during_the_compare_simulation_stops_it() {
     let kept = tmp.path().join("kept");
     let run = kept.join("gc-pause-textbook-etcd-none").join("run-0");
     std::fs::create_dir_all(&run).unwrap();
-    std::fs::write(run.join("history.jsonl"), "").unwrap();
+    // One event: enough to load (an empty history is refused), nothing to judge.
+    std::fs::write(
+        run.join("history.jsonl"),
+        "{\"t_ns\":0,\"node\":\"coordinator\",\"event\":\"granted\",\"scope\":\"job-1\",\"holder\":\"worker-0\",\"token\":1,\"expires_mono_ms\":4000.0}\n",
+    )
+    .unwrap();
     let report = tmp.path().join("fidelity.md");
     let child = Command::new(BIN)
         .args([

@@ -236,15 +236,28 @@ fn empirical_profile_runs_identically_with_one_or_two_jobs() {
         );
         assert!(code == 0 || code == 1, "{stdout}{stderr}");
         summaries.push(
-            fs::read(
-                dir.path()
-                    .join(out)
-                    .join("tune-jvm-g1-profile/summary.json"),
-            )
+            // An overridden run writes DIR/<name>/set-<hash>/summary.json: the one directory.
+            fs::read(overridden_summary(
+                &dir.path().join(out).join("tune-jvm-g1-profile"),
+            ))
             .unwrap(),
         );
     }
     assert_eq!(summaries[0], summaries[1], "--jobs 1 vs --jobs 2");
     let summary: serde_json::Value = serde_json::from_slice(&summaries[0]).unwrap();
     assert_eq!(summary["runs"], 4, "{summary}");
+}
+
+/// The one `set-<hash>/summary.json` under a scenario's output directory.
+fn overridden_summary(scenario_dir: &std::path::Path) -> std::path::PathBuf {
+    let mut found: Vec<_> = fs::read_dir(scenario_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("set-"))
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.pop().unwrap().join("summary.json")
 }
