@@ -724,14 +724,19 @@ fn names(dir: &Path) -> Vec<String> {
     names
 }
 
-/// Waits (up to a minute) until a temp file of `r.json` exists in `dir`; returns its name.
+/// Waits (up to a minute) until a temp file of `r.json` exists in `dir` and is still there
+/// 200 ms later (the preflight's probe has the same form but lives only microseconds, so a
+/// temp seen once may already be gone); returns its name.
 fn wait_for_temp(dir: &Path) -> String {
     for _ in 0..60_000 {
         if let Some(temp) = names(dir)
             .into_iter()
             .find(|name| name.starts_with(".r.json.") && name.ends_with(".tmp"))
         {
-            return temp;
+            std::thread::sleep(Duration::from_millis(200));
+            if dir.join(&temp).exists() {
+                return temp;
+            }
         }
         std::thread::sleep(Duration::from_millis(1));
     }
