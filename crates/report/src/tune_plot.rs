@@ -130,11 +130,13 @@ where
     }
 }
 
-/// A plotted axis: linear, or log10 with zeros drawn at a floor.
+/// A plotted axis: linear, or log10 with zeros drawn at a floor (labelled "0").
 #[derive(Clone, Copy)]
 struct Axis {
     log: bool,
     floor: f64,
+    /// Log axis only: some value is zero (or below), drawn at `floor` with the tick "0".
+    zero: bool,
     low: f64,
     high: f64,
 }
@@ -152,21 +154,21 @@ impl Axis {
             return Axis {
                 log: false,
                 floor: 0.0,
+                zero: false,
                 low: 0.0,
                 high: 1.0,
             };
         }
         if non_negative && positive.len() >= 2 && max / min_pos > 10.0 {
-            let floor = if finite.iter().any(|v| *v <= 0.0) {
-                min_pos / 3.0
-            } else {
-                min_pos
-            };
+            let zero = finite.iter().any(|v| *v <= 0.0);
+            // A zero sits a third of a decade below the smallest positive value, labelled "0".
+            let floor = if zero { min_pos / 3.0 } else { min_pos };
             let (lo, hi) = (floor.log10(), max.log10());
             let pad = (hi - lo).max(0.1) * 0.06;
             return Axis {
                 log: true,
                 floor,
+                zero,
                 low: lo - pad,
                 high: hi + pad,
             };
@@ -178,14 +180,21 @@ impl Axis {
             hi += half;
         }
         let pad = (hi - lo) * 0.08;
+        // A non-negative axis starts at 0, a little below it when a value is 0, so a marker
+        // there is not cut by the axis line.
         let low = if non_negative && lo - pad < 0.0 && lo >= 0.0 {
-            0.0f64.min(lo)
+            if lo == 0.0 {
+                -pad * 0.6
+            } else {
+                0.0
+            }
         } else {
             lo - pad
         };
         Axis {
             log: false,
             floor: 0.0,
+            zero: false,
             low,
             high: hi + pad,
         }
@@ -211,6 +220,14 @@ impl Axis {
     fn ticks(&self, count: usize) -> Vec<f64> {
         if self.log {
             let mut out = Vec::new();
+            // The zero row first (so thinning keeps it), and no decade tick below it: a value
+            // drawn there is 0, not "0.0001".
+            let bottom = if self.zero {
+                out.push(self.floor.log10());
+                self.floor.log10()
+            } else {
+                self.low
+            };
             let (lo, hi) = (self.low.floor() as i32, self.high.ceil() as i32);
             let decades = (hi - lo).max(1) as usize;
             let steps: &[f64] = if decades <= 2 {
@@ -221,7 +238,7 @@ impl Axis {
             for e in lo..=hi {
                 for m in steps {
                     let y = (m * 10f64.powi(e)).log10();
-                    if y >= self.low && y <= self.high {
+                    if y > bottom && y >= self.low && y <= self.high {
                         out.push(y);
                     }
                 }
@@ -232,14 +249,17 @@ impl Axis {
     }
 
     fn label(&self, y: f64) -> String {
+        if self.zero && (y - self.floor.log10()).abs() < 1e-12 {
+            return "0".to_string();
+        }
         number(self.from(y))
     }
 
     fn suffix(&self) -> &'static str {
-        if self.log {
-            " (log scale)"
-        } else {
-            ""
+        match (self.log, self.zero) {
+            (true, true) => " (log scale; 0 at the bottom)",
+            (true, false) => " (log scale)",
+            _ => "",
         }
     }
 }
@@ -337,6 +357,60 @@ fn dashed<DB: DrawingBackend>(
         PathElement::new(vec![(x0, y), (x0 + step, y)], colour.stroke_width(2))
     }))?;
     Ok(())
+}
+
+/// Pixel points every 4 px along the segment `a`–`b` (obstacles for [`boxed_label`]).
+fn sample_segment(a: (i32, i32), b: (i32, i32), out: &mut Vec<(i32, i32)>) {
+    let steps = ((a.0 - b.0).abs().max((a.1 - b.1).abs()) / 4).max(1);
+    for k in 0..=steps {
+        out.push((a.0 + (b.0 - a.0) * k / steps, a.1 + (b.1 - a.1) * k / steps));
+    }
+}
+
+/// Draws `text` on `root` in a white box beside a horizontal line at pixel height `line_y`
+/// running from `x0` to `x1`: above or below it, at the left, middle or right, wherever
+/// its box covers the fewest `obstacles` (pixel points of markers, bars and lines), so the
+/// label never hides the evidence when there is room for it elsewhere.
+#[allow(clippy::too_many_arguments)] // pixel geometry, local only
+fn boxed_label<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    text: &str,
+    size: f64,
+    colour: RGBColor,
+    line_y: i32,
+    x0: i32,
+    x1: i32,
+    obstacles: &[(i32, i32)],
+) -> DrawResult<DB> {
+    let w = (text.chars().count() as f64 * size * 0.56) as i32 + 8;
+    let h = size as i32 + 6;
+    let mut best: Option<(usize, (i32, i32))> = None;
+    for fx in [0.01, 0.3, 0.55, 1.0] {
+        let x = (x0 + ((x1 - x0) as f64 * fx) as i32)
+            .min(x1 - w - 2)
+            .max(x0 + 2);
+        for y in [line_y - h - 3, line_y + 3] {
+            let covered = obstacles
+                .iter()
+                .filter(|(px, py)| {
+                    *px >= x - 6 && *px <= x + w + 6 && *py >= y - 6 && *py <= y + h + 6
+                })
+                .count();
+            if best.is_none_or(|(n, _)| covered < n) {
+                best = Some((covered, (x, y)));
+            }
+        }
+    }
+    let (x, y) = best.map_or((x0 + 2, line_y - h - 3), |b| b.1);
+    root.draw(&Rectangle::new(
+        [(x, y), (x + w, y + h)],
+        WHITE.mix(0.85).filled(),
+    ))?;
+    root.draw(&Text::new(
+        text.to_string(),
+        (x + 4, y + 3),
+        font(size).color(&colour),
+    ))
 }
 
 /// One metric as plotted: its title and per setting its value and interval.
@@ -600,9 +674,25 @@ fn draw_metrics<DB: DrawingBackend>(
             }
             out
         };
+        // The title (and, under it, what is not drawn) above the plot, never over its ticks.
+        let missing = report.settings.len() - points.len();
+        let note = (missing > 0 && !metric.missing.is_empty() && !points.is_empty())
+            .then(|| format!("{missing} setting(s) not drawn: {}", metric.missing));
+        panel.draw(&Text::new(
+            metric.title,
+            (px_w as i32 / 2, 10),
+            font(17.0).pos(Pos::new(HPos::Center, VPos::Top)),
+        ))?;
+        if let Some(note) = &note {
+            panel.draw(&Text::new(
+                note.clone(),
+                (px_w as i32 / 2, 32),
+                font(13.0).pos(Pos::new(HPos::Center, VPos::Top)),
+            ))?;
+        }
         let mut chart = ChartBuilder::on(panel)
-            .caption(metric.title, font(17.0))
             .margin(12)
+            .margin_top(if note.is_some() { 52 } else { 36 })
             .x_label_area_size(44)
             .y_label_area_size(70)
             .build_cartesian_2d(x_axis.low..x_axis.high, y_axis.low..y_axis.high)?;
@@ -627,13 +717,7 @@ fn draw_metrics<DB: DrawingBackend>(
             13.0,
         )?;
         if let Some(t) = target {
-            let y = y_axis.to(t);
-            dashed(&mut chart, &x_axis, y, TARGET)?;
-            chart.draw_series(std::iter::once(Text::new(
-                format!("target {}", number(t)),
-                (x_axis.low + (x_axis.high - x_axis.low) * 0.02, y),
-                font(13.0).color(&TARGET),
-            )))?;
+            dashed(&mut chart, &x_axis, y_axis.to(t), TARGET)?;
         }
         if points.is_empty() {
             let why = if metric.missing.is_empty() {
@@ -676,6 +760,34 @@ fn draw_metrics<DB: DrawingBackend>(
             let st = status(&report.settings[p.0]);
             marker(&mut chart, (p.1, y_axis.to(p.2)), st, 5)?;
         }
+        if let Some(t) = target {
+            // Drawn after the data so its box is placed where it hides the least of it.
+            let mut obstacles = Vec::new();
+            let pixel = |x: f64, y: f64| chart.backend_coord(&(x, y));
+            let mut sorted: Vec<&(usize, f64, f64, f64, f64)> = points.iter().collect();
+            sorted.sort_by(|a, b| a.1.total_cmp(&b.1));
+            for pair in sorted.windows(2) {
+                for (k, j) in [(2, 2), (3, 3), (4, 4)] {
+                    let at = |p: &(usize, f64, f64, f64, f64), i: usize| {
+                        pixel(p.1, y_axis.to([p.2, p.3, p.4][i - 2]))
+                    };
+                    sample_segment(at(pair[0], k), at(pair[1], j), &mut obstacles);
+                }
+            }
+            obstacles.extend(points.iter().map(|p| pixel(p.1, y_axis.to(p.2))));
+            let (left, line_y) = pixel(x_axis.low, y_axis.to(t));
+            let right = pixel(x_axis.high, y_axis.to(t)).0;
+            boxed_label(
+                root,
+                &format!("target {}", number(t)),
+                13.0,
+                TARGET,
+                line_y,
+                left,
+                right,
+                &obstacles,
+            )?;
+        }
         if let Some(r) = recommended {
             if let Some(p) = points.iter().find(|p| p.0 == r) {
                 chart.draw_series(std::iter::once(Circle::new(
@@ -684,17 +796,6 @@ fn draw_metrics<DB: DrawingBackend>(
                     RECOMMENDED.stroke_width(3),
                 )))?;
             }
-        }
-        let missing = report.settings.len() - points.len();
-        if missing > 0 && !metric.missing.is_empty() {
-            chart.draw_series(std::iter::once(Text::new(
-                format!("{missing} setting(s) not drawn: {}", metric.missing),
-                (
-                    x_axis.low + (x_axis.high - x_axis.low) * 0.02,
-                    y_axis.high - (y_axis.high - y_axis.low) * 0.04,
-                ),
-                font(12.0),
-            )))?;
         }
     }
     Ok(())
@@ -847,13 +948,7 @@ fn draw_pareto<DB: DrawingBackend>(
         15.0,
     )?;
     if let Some(t) = report.targets.max_false_expiry_per_hour {
-        let y = y_axis.to(t);
-        dashed(&mut chart, &x_axis, y, TARGET)?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!("target: {} false expiries per hour", number(t)),
-            (x_axis.low + (x_axis.high - x_axis.low) * 0.01, y),
-            font(14.0).color(&TARGET),
-        )))?;
+        dashed(&mut chart, &x_axis, y_axis.to(t), TARGET)?;
     }
     // Interval bars.
     for &(i, x, y) in &points {
@@ -884,17 +979,46 @@ fn draw_pareto<DB: DrawingBackend>(
         front,
         MEETS.mix(0.6).stroke_width(2),
     )))?;
-    for &(i, x, y) in &points {
-        let st = status(&report.settings[i]);
-        marker(&mut chart, (x_axis.to(x.0), y_axis.to(y.0)), st, 7)?;
-    }
-    // Labels: exact values, stacked when points are close.
+    // Markers: where two settings land on the same spot (within 8 px), the later one is
+    // moved 16 px to the right (the interval bars stay at the true value) so both show.
     let (w, h) = (
         (x_axis.high - x_axis.low) / px_w.max(1) as f64,
         (y_axis.high - y_axis.low) / px_h.max(1) as f64,
     );
+    let mut spots: Vec<(f64, f64)> = Vec::new();
+    for &(_, x, y) in &points {
+        let (mut sx, sy) = (x_axis.to(x.0), y_axis.to(y.0));
+        while spots
+            .iter()
+            .any(|(px, py)| ((sx - px) / w).abs() < 8.0 && ((sy - py) / h).abs() < 8.0)
+        {
+            sx += 16.0 * w;
+        }
+        spots.push((sx, sy));
+    }
+    for (&(i, _, _), &spot) in points.iter().zip(&spots) {
+        marker(&mut chart, spot, status(&report.settings[i]), 7)?;
+    }
+    let mut obstacles: Vec<(i32, i32)> = Vec::new();
+    for (&(_, x, y), &spot) in points.iter().zip(&spots) {
+        let (px, py) = (x_axis.to(x.0), y_axis.to(y.0));
+        let at = |a: f64, b: f64| chart.backend_coord(&(a, b));
+        sample_segment(
+            at(x_axis.to(x.1), py),
+            at(x_axis.to(x.2), py),
+            &mut obstacles,
+        );
+        sample_segment(
+            at(px, y_axis.to(y.1)),
+            at(px, y_axis.to(y.2)),
+            &mut obstacles,
+        );
+        obstacles.push(at(spot.0, spot.1));
+    }
+    // Labels: exact values beside their marker, stacked (with a leader line) when they
+    // would overlap.
     let mut placed: Vec<(f64, f64)> = Vec::new();
-    for &(i, x, y) in &points {
+    for (&(i, _, _), &spot) in points.iter().zip(&spots) {
         let s = &report.settings[i];
         let label = s
             .values
@@ -903,28 +1027,64 @@ fn draw_pareto<DB: DrawingBackend>(
             .map(|v| v.value.clone())
             .collect::<Vec<_>>()
             .join("/");
-        let (mut lx, mut ly) = (x_axis.to(x.0) + 10.0 * w, y_axis.to(y.0) + 8.0 * h);
+        // Clear of the recommendation's ring (radius 14 px) when it is the recommended one.
+        let gap = if report.recommendation.setting == Some(i) {
+            19.0
+        } else {
+            10.0
+        };
+        let (mut lx, mut ly) = (spot.0 + gap * w, spot.1 + 8.0 * h);
         let width = (label.len() as f64 * 8.0 + 6.0) * w;
+        let mut moved = false;
         while placed
             .iter()
             .any(|(px, py)| (lx - px).abs() < width && (ly - py).abs() < 17.0 * h)
+            || spots.iter().any(|(px, py)| {
+                *px > lx - 6.0 * w && *px < lx + width && (ly - 8.0 * h - py).abs() < 9.0 * h
+            })
         {
             ly += 17.0 * h;
+            moved = true;
         }
         placed.push((lx, ly));
         if lx + width > x_axis.high {
             lx -= width + 20.0 * w;
         }
+        if moved {
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![spot, (lx, ly - 14.0 * h)],
+                INK.mix(0.5).stroke_width(1),
+            )))?;
+        }
         chart.draw_series(std::iter::once(Text::new(label, (lx, ly), font(14.0))))?;
+        let (a, b) = (
+            chart.backend_coord(&(lx, ly)),
+            chart.backend_coord(&(lx + width, ly)),
+        );
+        sample_segment((a.0, a.1 + 8), (b.0, b.1 + 8), &mut obstacles);
     }
     if let Some(r) = report.recommendation.setting {
-        if let Some(&(_, x, y)) = points.iter().find(|p| p.0 == r) {
+        if let Some(k) = points.iter().position(|p| p.0 == r) {
             chart.draw_series(std::iter::once(Circle::new(
-                (x_axis.to(x.0), y_axis.to(y.0)),
+                spots[k],
                 14,
                 RECOMMENDED.stroke_width(3),
             )))?;
         }
+    }
+    if let Some(t) = report.targets.max_false_expiry_per_hour {
+        let (left, line_y) = chart.backend_coord(&(x_axis.low, y_axis.to(t)));
+        let right = chart.backend_coord(&(x_axis.high, y_axis.to(t))).0;
+        boxed_label(
+            root,
+            &format!("target: {} false expiries per hour", number(t)),
+            14.0,
+            TARGET,
+            line_y,
+            left,
+            right,
+            &obstacles,
+        )?;
     }
     let rec = report
         .recommendation
@@ -1122,6 +1282,52 @@ mod tests {
         assert_eq!(
             nice_ticks(0.0, 10.0, 5),
             vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+        );
+    }
+
+    #[test]
+    fn a_zero_on_a_log_axis_is_labelled_0_and_no_tick_lies_below_it() {
+        let a = Axis::fit(&[0.0, 0.05, 40.0], true);
+        let ticks = a.ticks(5);
+        assert_eq!(
+            a.label(ticks[0]),
+            "0",
+            "the zero row comes first, labelled 0"
+        );
+        assert_eq!(ticks[0], a.to(0.0), "at the height zeros are drawn");
+        assert!(ticks[1..].iter().all(|t| *t > ticks[0]));
+        assert!(ticks[1..].iter().all(|t| a.label(*t) != "0"));
+        assert!(a.suffix().contains("0 at the bottom"));
+        // Without a zero, no "0" tick and the plain suffix.
+        let b = Axis::fit(&[0.05, 40.0], true);
+        assert!(b.ticks(5).iter().all(|t| b.label(*t) != "0"));
+        assert_eq!(b.suffix(), " (log scale)");
+        // A linear axis with a zero starts just below 0 (the marker is not cut by the axis).
+        let c = Axis::fit(&[0.0, 3.0], true);
+        assert!(!c.log && c.low < 0.0 && c.low > -1.0);
+    }
+
+    #[test]
+    fn a_target_label_goes_where_it_hides_the_fewest_points() {
+        // Obstacles crowd the left half above and below the line: the label goes right.
+        let obstacles: Vec<(i32, i32)> =
+            (0..100).flat_map(|x| [(x * 4, 90), (x * 4, 110)]).collect();
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (1000, 200)).into_drawing_area();
+            register_font();
+            boxed_label(&root, "target 2", 14.0, TARGET, 100, 0, 1000, &obstacles).unwrap();
+            root.present().unwrap();
+        }
+        let x: f64 = svg
+            .split("<rect x=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|v| v.parse().ok())
+            .expect("a box drawn");
+        assert!(
+            x > 400.0,
+            "box at x={x}, inside the crowded left half: {svg}"
         );
     }
 }

@@ -510,6 +510,36 @@ pub fn measure(sweep: &Sweep, runs: &[Runs], rounds: u64, total_runs: u64) -> Tu
     let scenarios: Vec<&Scenario> = sweep.settings.iter().map(|(_, s)| s.as_ref()).collect();
     recommend::rules(&mut report, &scenarios);
     report
+        .warnings
+        .extend(fault_count_warnings(&report.fault_counts));
+    report
+}
+
+/// How far the realized count of a fault kind may stray from its nominal count before `tune`
+/// warns that the profile that ran is not the profile described: ±10 %.
+pub const FAULT_COUNT_TOLERANCE: f64 = 0.10;
+
+/// A warning per fault kind whose realized count is off its nominal count by more than
+/// [`FAULT_COUNT_TOLERANCE`] (queued faults that never began before the run ended, a rate
+/// the fault window cannot hold, …).
+pub fn fault_count_warnings(counts: &[FaultCount]) -> Vec<String> {
+    counts
+        .iter()
+        .filter(|f| {
+            f.nominal > 0.0
+                && (f.realized as f64 - f.nominal).abs() > FAULT_COUNT_TOLERANCE * f.nominal
+        })
+        .map(|f| {
+            format!(
+                "fault {}: realized {} differs from nominal {} by {:+.1} % (more than ±{} %):                  the profile that ran is not the one described",
+                f.kind,
+                f.realized,
+                round(f.nominal),
+                100.0 * (f.realized as f64 - f.nominal) / f.nominal,
+                100.0 * FAULT_COUNT_TOLERANCE
+            )
+        })
+        .collect()
 }
 
 /// Nominal (what the profile's rates and schedule imply) against realized (what the

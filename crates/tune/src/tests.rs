@@ -177,3 +177,22 @@ fn identical_outcomes_give_identical_rows() {
     };
     assert_eq!(strip(a), strip(b));
 }
+
+#[test]
+fn a_realized_fault_count_off_its_nominal_by_more_than_10_percent_is_warned() {
+    use fencesim_report::tune::FaultCount;
+    let count = |kind: &str, nominal: f64, realized: u64| FaultCount {
+        kind: kind.into(),
+        nominal,
+        realized,
+    };
+    let warnings = crate::fault_count_warnings(&[
+        count("gc-pause", 800.0, 773),     // -3.4 %: fine
+        count("worker-crash", 500.0, 449), // -10.2 %: warned
+        count("vm-suspend", 3000.0, 3300), // +10 % exactly: fine
+        count("partition", 0.0, 3),        // nothing nominal: no ratio to judge
+    ]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].starts_with("fault worker-crash: realized 449"));
+    assert!(warnings[0].contains("-10.2 %"), "{}", warnings[0]);
+}
