@@ -219,7 +219,6 @@ pub(crate) fn check(
     select: &Select<'_>,
     outputs: &Outputs,
 ) -> Result<bool, InputError> {
-    fencesim::check_jobs(jobs).map_err(|e| InputError(format!("--jobs: {e}")))?;
     crate::env_seed::refuse_for_check(crate::env_seed::from_process()?)?;
     let shard = match shard {
         None => None,

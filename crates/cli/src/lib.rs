@@ -70,5 +70,7 @@ pub use history_file::{
     history_report_json, judge_history, load_history, parse_history, HistoryError, Judged,
 };
 pub use replay::{check_determinism, replay, replay_using, Determinism, Replay};
-pub use simulation::{check_jobs, EnvSeeds, Failure, Simulation, SimulationError, Sweep};
+pub use simulation::{
+    check_jobs, default_jobs, EnvSeeds, Failure, Simulation, SimulationError, Sweep, MAX_JOBS,
+};
 pub use summarized::{sweep_summarized, Swept};

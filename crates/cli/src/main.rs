@@ -13,6 +13,7 @@ use std::{
     },
 };
 
+mod args;
 mod bench;
 mod check;
 mod env_seed;
@@ -72,9 +73,8 @@ enum Command {
         /// Seeds `--compare` simulates, `A..B` (default 0..200).
         #[arg(long)]
         sim_seeds: Option<String>,
-        /// Override a scenario field (`lease.ttl_ms=8000`); repeatable.
-        #[arg(long = "set", value_name = "FIELD=VALUE")]
-        set: Vec<String>,
+        #[command(flatten)]
+        set: args::SetArgs,
         /// Live runs at once (1 to 8), each with its own etcd, workers and directory.
         #[arg(long, default_value_t = 1)]
         jobs: usize,
@@ -101,9 +101,8 @@ enum Command {
         /// MADSIM_TEST_SEED=N from the environment, else the scenario's `seeds`.
         #[arg(long)]
         seeds: Option<String>,
-        /// Parallel seeds (each on a fresh thread and runtime).
-        #[arg(long, default_value_t = default_jobs())]
-        jobs: usize,
+        #[command(flatten)]
+        jobs: args::JobsArgs,
         /// Print at most N failing seeds, each with its replay command, after the summary; every
         /// failing seed and its trace hash is in summary.json (`failing_seeds`).
         #[arg(long, value_name = "N", default_value_t = 10)]
@@ -113,18 +112,16 @@ enum Command {
         /// is another scenario and never overwrites the file's own summary).
         #[arg(long, default_value = "reports")]
         out: PathBuf,
-        /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
-        /// the file; repeatable.
-        #[arg(long = "set", value_name = "FIELD=VALUE")]
-        set: Vec<String>,
+        #[command(flatten)]
+        set: args::SetArgs,
     },
     /// Run every scenario (files, or directories of `*.toml`) over its own seed range and
     /// check each expectation: one table, exit 0 only if all are met.
     Check {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        #[arg(long, default_value_t = default_jobs())]
-        jobs: usize,
+        #[command(flatten)]
+        jobs: args::JobsArgs,
         /// Write JUnit XML (one testcase per scenario) to FILE.
         #[arg(long)]
         junit: Option<PathBuf>,
@@ -141,10 +138,8 @@ enum Command {
         /// (GitLab), CIRCLE_NODE_INDEX/_TOTAL, BUILDKITE_PARALLEL_JOB/_COUNT.
         #[arg(long)]
         shard: Option<String>,
-        /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
-        /// the file; repeatable.
-        #[arg(long = "set", value_name = "FIELD=VALUE")]
-        set: Vec<String>,
+        #[command(flatten)]
+        set: args::SetArgs,
         /// Run only the scenarios whose name or file path contains PATTERN (exit 2 if none
         /// does).
         #[arg(short = 'k', long = "filter", value_name = "PATTERN")]
@@ -195,10 +190,8 @@ enum Command {
         /// Run the seed twice and fail unless both runs record the same history.
         #[arg(long)]
         check_determinism: bool,
-        /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
-        /// the file; repeatable.
-        #[arg(long = "set", value_name = "FIELD=VALUE")]
-        set: Vec<String>,
+        #[command(flatten)]
+        set: args::SetArgs,
     },
     /// Shrink a failing seed to a 1-minimal explicit fault schedule, saved as a scenario file
     /// (default: ./<name>-shrunk-seed-<N>.toml) that `fencesim run` confirms.
@@ -211,10 +204,8 @@ enum Command {
         /// Simulations the search may spend.
         #[arg(long, default_value_t = fencesim_explore::shrink::DEFAULT_MAX_RUNS)]
         max_runs: usize,
-        /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
-        /// the file; repeatable.
-        #[arg(long = "set", value_name = "FIELD=VALUE")]
-        set: Vec<String>,
+        #[command(flatten)]
+        set: args::SetArgs,
     },
     /// Search the scenario's fault profile with proptest (on its first seed); shrink and save
     /// the first violation like `shrink`.
@@ -228,10 +219,8 @@ enum Command {
         /// first violation (0: skip).
         #[arg(long, default_value_t = 1_000)]
         sweep_seeds: u64,
-        /// Override a scenario field by its dotted name (`lease.ttl_ms=8000`), validated like
-        /// the file; repeatable.
-        #[arg(long = "set", value_name = "FIELD=VALUE")]
-        set: Vec<String>,
+        #[command(flatten)]
+        set: args::SetArgs,
     },
     /// Sweep lease timings over a fault profile: every setting of the `--vary` grid runs the
     /// same seeds with the same fault plans; measures safety, false expiries, stand-downs,
@@ -256,8 +245,8 @@ enum Command {
         /// Give up detecting an unsafe scenario after this many seeds (1..=1000000).
         #[arg(long, default_value_t = 10_000)]
         detect_max: u64,
-        #[arg(long, default_value_t = default_jobs())]
-        jobs: usize,
+        #[command(flatten)]
+        jobs: args::JobsArgs,
         /// The Markdown report to write.
         #[arg(short = 'o', long, default_value = "reports/sensitivity.md")]
         output: PathBuf,
@@ -283,12 +272,6 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
     },
-}
-
-pub(crate) fn default_jobs() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
 }
 
 /// A usage or input error: printed, exit code 2.
@@ -376,7 +359,7 @@ fn main() -> ExitCode {
             set,
             jobs,
             from_kept,
-        } => overrides(&set).and_then(|set| {
+        } => set.overrides().and_then(|set| {
             live::live(&live::LiveArgs {
                 scenarios,
                 runs,
@@ -398,8 +381,16 @@ fn main() -> ExitCode {
             out,
             set,
             max_failures,
-        } => overrides(&set)
-            .and_then(|set| run(&scenario, seeds.as_deref(), jobs, &out, &set, max_failures)),
+        } => set.overrides().and_then(|set| {
+            run(
+                &scenario,
+                seeds.as_deref(),
+                jobs.jobs,
+                &out,
+                &set,
+                max_failures,
+            )
+        }),
         Command::Check {
             paths,
             jobs,
@@ -410,11 +401,11 @@ fn main() -> ExitCode {
             set,
             filter,
             fail_fast,
-        } => overrides(&set).and_then(|set| {
+        } => set.overrides().and_then(|set| {
             check::check(
                 &paths,
                 &set,
-                jobs,
+                jobs.jobs,
                 shard.as_deref(),
                 &check::Select {
                     filter: filter.as_deref(),
@@ -452,7 +443,7 @@ fn main() -> ExitCode {
             trace,
             check_determinism,
             set,
-        } => overrides(&set).and_then(|set| {
+        } => set.overrides().and_then(|set| {
             let (seed, source) = env_seed::replay_seed(seed, env_seed::from_process()?)?;
             if let Some(source) = source {
                 println!("seed {seed} from {source}");
@@ -481,7 +472,8 @@ fn main() -> ExitCode {
             output,
             max_runs,
             set,
-        } => overrides(&set)
+        } => set
+            .overrides()
             .and_then(|set| shrink::shrink(&scenario, seed, output.as_deref(), max_runs, &set)),
         Command::Explore {
             scenario,
@@ -489,7 +481,7 @@ fn main() -> ExitCode {
             output,
             sweep_seeds,
             set,
-        } => overrides(&set).and_then(|set| {
+        } => set.overrides().and_then(|set| {
             shrink::explore(&scenario, cases, output.as_deref(), sweep_seeds, &set)
         }),
         Command::Tune(args) => tune::tune(&args),
@@ -514,7 +506,7 @@ fn main() -> ExitCode {
             paths: &paths,
             safe_seeds,
             detect_max,
-            jobs,
+            jobs: jobs.jobs,
             output: &output,
             skip_mutants,
         }),
@@ -529,13 +521,6 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// `--set FIELD=VALUE` arguments, parsed (exit 2 on a malformed one).
-pub(crate) fn overrides(args: &[String]) -> Result<Vec<Override>, InputError> {
-    args.iter()
-        .map(|arg| Override::parse_checked(arg).map_err(|e| InputError(format!("--set: {e}"))))
-        .collect()
 }
 
 /// The line replaying `seed` of `path` loaded with `set` (shell-quoted).
@@ -588,7 +573,6 @@ fn run(
     if let Some(source) = source {
         println!("seeds {seeds} from {source}");
     }
-    fencesim::check_jobs(jobs).map_err(|e| InputError(format!("--jobs: {e}")))?;
     let summary_path = summary_path(out, &scenario, set);
     outputs::preflight(&[outputs::Output::new("--out", &summary_path)], &[path])?;
     println!(

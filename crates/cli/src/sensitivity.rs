@@ -140,7 +140,6 @@ fn catalogue(
 }
 
 pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
-    fencesim::check_jobs(args.jobs).map_err(|e| InputError(format!("--jobs: {e}")))?;
     if !(1..=MAX_SAFE_SEEDS).contains(&args.safe_seeds) {
         return Err(InputError(format!(
             "--safe-seeds: expected 1..={MAX_SAFE_SEEDS}, got {}",

@@ -444,7 +444,9 @@ impl Simulation {
     }
 }
 
-fn default_jobs() -> usize {
+/// Seeds run at once unless told otherwise (`FENCESIM_JOBS`, [`Simulation::jobs`], any
+/// command's `--jobs`): every core, at most [`MAX_JOBS`].
+pub fn default_jobs() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)

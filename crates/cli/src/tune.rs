@@ -20,7 +20,7 @@ use fencesim_report::tune_plot::{
 };
 use fencesim_tune::Sweep;
 
-use crate::{default_jobs, overrides, parse_seeds, InputError};
+use crate::{parse_seeds, InputError};
 
 /// `fencesim tune SCENARIO --vary FIELD=VALUES [--vary ...]`.
 #[derive(Args)]
@@ -48,16 +48,15 @@ pub(crate) struct TuneArgs {
     /// must meet it) or `mean` (the point estimate; the old rule).
     #[arg(long, default_value = "upper-bound", value_name = "RULE")]
     decide: String,
-    /// Parallel runs; the output does not depend on it.
-    #[arg(long, default_value_t = default_jobs())]
-    jobs: usize,
+    #[command(flatten)]
+    jobs: crate::args::JobsArgs,
     /// Output directory: files go to DIR/<scenario name>/tune/.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
-    /// Override a scenario field for every setting (`lease.on_restart=drop`); repeatable.
-    /// Validated with each setting's `--vary` values applied.
-    #[arg(long = "set", value_name = "FIELD=VALUE")]
-    set: Vec<String>,
+    /// `--set` overrides apply to every setting, validated with each setting's `--vary`
+    /// values applied.
+    #[command(flatten)]
+    set: crate::args::SetArgs,
     /// Target: at most this many false expiries per hour of fault exposure.
     #[arg(long)]
     max_false_expiry_per_hour: Option<f64>,
@@ -81,14 +80,14 @@ pub(crate) struct TuneArgs {
 const MAX_COMPARE_SEEDS: u64 = 100_000;
 
 pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
-    let set = overrides(&args.set)?;
+    let set = args.set.overrides()?;
     let mut varies = Vec::new();
     for text in &args.vary {
         let vary = fencesim_tune::parse_vary(text).map_err(InputError)?;
         varies.push((text.clone(), vary));
     }
     let seeds = args.seeds.as_deref().map(parse_seeds).transpose()?;
-    if args.jobs == 0 {
+    if args.jobs.jobs == 0 {
         return Err(InputError(
             "--jobs: expected a positive number of threads, got 0".into(),
         ));
@@ -168,7 +167,7 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
         } else {
             "fixed".to_string()
         },
-        args.jobs
+        args.jobs.jobs
     );
     for a in &sweep.outage_added {
         println!("  added for --survive-outage-ms: {a}");
@@ -176,7 +175,7 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     let factory: StoreFactory = Arc::new(builtin_store);
     let started = crate::wall_now();
     let cpu_before = cpu_seconds();
-    let report = fencesim_tune::run(&sweep, args.jobs, &factory, &progress());
+    let report = fencesim_tune::run(&sweep, args.jobs.jobs, &factory, &progress());
     let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
     let wall = started.elapsed().as_secs_f64();
     write_outputs(&dir, &report)?;
@@ -202,10 +201,10 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
         );
     }
     if let Some(n) = args.compare_fixed {
-        compare_fixed(&sweep, &report, n, args.jobs, &factory, cpu);
+        compare_fixed(&sweep, &report, n, args.jobs.jobs, &factory, cpu);
     }
     if args.verify {
-        ok &= verify(&sweep, &report, args.jobs, &factory);
+        ok &= verify(&sweep, &report, args.jobs.jobs, &factory);
     }
     Ok(ok)
 }

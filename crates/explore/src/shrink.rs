@@ -175,7 +175,7 @@ pub struct Shrunk {
 impl Shrunk {
     /// The command that replays the shrunk failure once it is saved to `file`.
     pub fn replay_command(&self, file: &str) -> String {
-        fencesim_report::replay_command(file, self.seed)
+        fencesim_scenario::replay_command(file, self.seed)
     }
 }
 

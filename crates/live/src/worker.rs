@@ -2,7 +2,7 @@
 //! CONFIG`), holding a lease in etcd and writing through a fencing mode, logging every step.
 //!
 //! It plays the simulator's worker (`crates/sim/src/worker.rs`) and asks the same
-//! [`WorkerPolicy`] (`fencesim_sim::builtin_policy`) at the same points: acquire, then per unit
+//! [`WorkerPolicy`] (`WorkerSpec::policy`, the same `SpecPolicy` the simulated workers get) at the same points: acquire, then per unit
 //! of work the policy's gate before the work, the work, its gate before the write and the
 //! write with the token; a keepalive thread renews every `renew_every_ms` and carries out the
 //! policy's answer to a failure; a watcher ends the belief at the local deadline when the
@@ -27,7 +27,6 @@ use fencesim_model::{
     Token, NS_PER_MS,
 };
 use fencesim_scenario::{DeadlineFrom, Scenario, SideEffects};
-use fencesim_sim::runner::builtin_policy;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
@@ -63,7 +62,7 @@ pub struct WorkerConfig {
     /// The run's seed (work durations are drawn from `name/incarnation-K` of it).
     pub seed: u64,
     /// The scenario, resolved: the worker asks the simulator's own policy
-    /// (`fencesim_sim::builtin_policy`) for every decision, and takes its work, resources,
+    /// (`WorkerSpec::policy`, as in the simulation) for every decision, and takes its work, resources,
     /// retries and timeouts from `[workers]`.
     pub scenario: Scenario,
     /// The lease service's client address: etcd's or ZooKeeper's.
@@ -189,7 +188,7 @@ pub fn run(config_path: &std::path::Path) -> Result<(), String> {
         .open(&config.step_lock)
         .map_err(|error| format!("{}: {error}", config.step_lock.display()))?;
     let worker = Arc::new(Worker {
-        policy: builtin_policy(&config.scenario, &config.name),
+        policy: Arc::new(config.scenario.workers.policy()),
         step_lock: Mutex::new(step_lock),
         client: Client {
             addr: match config.service {

@@ -39,13 +39,37 @@
 use std::collections::BTreeMap;
 
 use rand::Rng as _;
+use serde::{Deserialize, Serialize};
 
 use crate::{
-    lease::TokenSource,
     mutant::{active, Mutant},
     rng::Rng,
     Token,
 };
+
+/// Where fencing tokens come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum TokenSource {
+    /// A counter that survives restart (etcd revision-like).
+    DurableCounter,
+    /// A counter lost on restart: the next grant reuses small tokens (a known hazard).
+    VolatileCounter,
+    /// The coordinator's wall clock in milliseconds: steps backwards with the clock.
+    WallClock,
+    /// A random 32-bit id: unique-ish, but with no order, so not a fencing token.
+    RandomId,
+    /// A durable counter `bits` wide that wraps to zero (token exhaustion).
+    WrappingCounter {
+        /// The counter's width.
+        bits: u8,
+    },
+    /// A durable counter bumped by every write to the store: a grant's put *and* an
+    /// expiry's, release's or drop's delete. The token is the grant's revision, so successive
+    /// holders' tokens typically differ by 2: etcd's revision (with `token_scope = "global"`),
+    /// or a ZooKeeper parent's cversion, which numbers sequential children (per resource).
+    Revision,
+}
 
 /// What the service knows when it asks for a token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -42,7 +42,7 @@ pub struct ScenarioResult {
 impl ScenarioResult {
     /// The command that replays `seed` of this scenario, overrides included.
     pub fn replay_command(&self, seed: u64) -> String {
-        crate::junit::replay_command_with(&self.file, seed, &self.overrides)
+        fencesim_scenario::replay_command_with(&self.file, seed, &self.overrides)
     }
 }
 

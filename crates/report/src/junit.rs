@@ -139,38 +139,6 @@ fn failing_seeds(result: &ScenarioResult) -> Vec<u64> {
     seeds
 }
 
-/// `fencesim replay <file> --seed <seed>`, the file quoted for a POSIX shell when needed.
-pub fn replay_command(file: &str, seed: u64) -> String {
-    replay_command_with(file, seed, &[])
-}
-
-/// `fencesim replay <file> --seed <seed> --set FIELD=VALUE…`: the line that replays `seed` of
-/// a scenario loaded with the `--set` overrides `overrides` (each `FIELD=VALUE`, in the order
-/// they were applied), every word quoted for a POSIX shell when needed. Without the
-/// overrides the line would replay a different scenario.
-pub fn replay_command_with(file: &str, seed: u64, overrides: &[String]) -> String {
-    let mut line = format!("fencesim replay {} --seed {seed}", shell_word(file));
-    for set in overrides {
-        line.push_str(" --set ");
-        line.push_str(&shell_word(set));
-    }
-    line
-}
-
-/// `word` as one POSIX shell word: as it is when it holds only characters no shell treats
-/// specially, else in single quotes.
-pub fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
 /// `text` escaped for an XML 1.0 attribute value: see [`escape_with`].
 fn escape(text: &str) -> String {
     escape_with(text, true)

@@ -31,8 +31,9 @@ pub use check_report::{
     check_report, contradicts, definitely_failed, merge, report_from_json, report_to_json,
     scenario_result, CheckReport, ScenarioResult, ScenarioResultBuilder, Shard,
 };
+pub use fencesim_scenario::identity::{replay_command, replay_command_with, shell_word};
 pub use fs::{write_atomic, write_atomic_bytes};
-pub use junit::{junit_xml, replay_command, replay_command_with, shell_word};
+pub use junit::junit_xml;
 pub use matrix::{matrix_json, matrix_markdown};
 pub use perfetto::perfetto_json;
 #[cfg(feature = "pictures")]

@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod fault;
+pub mod identity;
 pub mod input;
 pub mod limits;
 pub mod outage;
@@ -14,6 +15,7 @@ pub mod render;
 pub mod spec;
 
 pub use fault::{Fault, FaultKind, RandomFault, TimedFault};
+pub use identity::{replay_command, replay_command_with, shell_word};
 pub use outage::{
     longest_outage_ms, nominal_fault_counts, with_outage, InjectedOutage, OutageForm,
 };

@@ -410,6 +410,20 @@ pub struct WorkerSpec {
     pub side_effects: SideEffects,
 }
 
+impl WorkerSpec {
+    /// The built-in worker policy these fields describe: what the simulated workers and the
+    /// live worker (`crates/live`) both decide with, unless a user's policy replaces it.
+    pub fn policy(&self) -> fencesim_model::policy::SpecPolicy {
+        fencesim_model::policy::SpecPolicy {
+            renew_every_ms: self.renew_every_ms,
+            renew_deadline_ms: self.renew_deadline_ms,
+            stop_on_renew_failure: self.stop_on_renew_failure,
+            recheck_deadline_before_write: self.recheck_deadline_before_write,
+            check_lease_before_write: self.check_lease_before_write,
+        }
+    }
+}
+
 /// Network latency: a base distribution plus rare retransmit spikes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LatencySpec {

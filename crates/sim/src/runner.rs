@@ -17,7 +17,7 @@ use fencesim_model::{
     history::{EventKind, History},
     lease::{LeaseConfig, LeaseService},
     nodes,
-    policy::{SpecPolicy, WorkerPolicy},
+    policy::WorkerPolicy,
     rng::stream,
     tokens::{BuiltinTokens, TokenIssuer},
     NS_PER_MS,
@@ -90,14 +90,7 @@ impl std::fmt::Debug for Components {
 
 /// The built-in worker policy: the scenario's `[workers]` fields.
 pub fn builtin_policy(scenario: &Scenario, _worker: &str) -> Arc<dyn WorkerPolicy> {
-    let w = &scenario.workers;
-    Arc::new(SpecPolicy {
-        renew_every_ms: w.renew_every_ms,
-        renew_deadline_ms: w.renew_deadline_ms,
-        stop_on_renew_failure: w.stop_on_renew_failure,
-        recheck_deadline_before_write: w.recheck_deadline_before_write,
-        check_lease_before_write: w.check_lease_before_write,
-    })
+    Arc::new(scenario.workers.policy())
 }
 
 /// The built-in token sources: the scenario's `lease.token_source`, drawing (random ids only)

@@ -258,15 +258,3 @@ fn special_characters_are_escaped() {
         "{text}"
     );
 }
-
-#[test]
-fn replay_commands_quote_only_when_needed() {
-    let check = |file: &str, expect: &str| assert_eq!(replay_command(file, 7), expect);
-    check(
-        "scenarios/a-b_c.toml",
-        "fencesim replay scenarios/a-b_c.toml --seed 7",
-    );
-    check("a b.toml", "fencesim replay 'a b.toml' --seed 7");
-    check("$x;.toml", "fencesim replay '$x;.toml' --seed 7");
-    check("", "fencesim replay '' --seed 7");
-}

@@ -233,7 +233,7 @@ pub(crate) fn user_message(message: &str) -> String {
 /// them (so the list cannot drift from the struct).
 fn table_keys(name: &str) -> Option<&'static [&'static str]> {
     use super::raw::*;
-    use crate::fault::{RawRandom, RawScheduled};
+    use super::{RawRandom, RawScheduled};
     match name {
         "RawScenario" => fields_of::<RawScenario>(),
         "RawLease" => fields_of::<RawLease>(),

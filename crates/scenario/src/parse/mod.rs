@@ -2,6 +2,7 @@
 //! section (`resolve`) into a [`Scenario`], with small shared validators (`validate`) and
 //! errors located at the line of the offending key (`locate`).
 
+mod faults;
 mod locate;
 mod overrides;
 mod raw;
@@ -16,7 +17,7 @@ use crate::spec::Scenario;
 
 pub(crate) use locate::{join, Ctx};
 pub use overrides::Override;
-pub(crate) use raw::RawDist;
+pub(crate) use raw::{RawRandom, RawScheduled};
 
 /// Why a scenario file was rejected: where, which field, and what was expected instead.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use fencesim_model::{
 use serde::{de, Deserialize};
 
 use crate::{
-    fault::{RawRandom, RawScheduled},
+    fault::FaultKind,
     spec::{CompareScope, DeadlineFrom, Durability, FencingMode, Preset, SideEffects},
 };
 
@@ -207,4 +207,32 @@ impl<'de> Deserialize<'de> for RawDist {
         }
         deserializer.deserialize_any(Visitor)
     }
+}
+
+/// A `[[faults.schedule]]` entry as written: every key any kind takes; `resolve_scheduled`
+/// rejects the keys foreign to the entry's kind.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawScheduled {
+    pub(super) at_ms: Option<f64>,
+    pub(super) kind: Option<FaultKind>,
+    pub(super) node: Option<String>,
+    pub(super) duration_ms: Option<f64>,
+    pub(super) delta_ms: Option<f64>,
+    pub(super) nodes: Option<Vec<String>>,
+    pub(super) peers: Option<Vec<String>>,
+    pub(super) one_way: Option<bool>,
+    pub(super) from: Option<String>,
+    pub(super) to: Option<String>,
+}
+
+/// A `[[faults.random]]` entry as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRandom {
+    pub(super) kind: Option<FaultKind>,
+    pub(super) rate_per_min: Option<f64>,
+    pub(super) duration_ms: Option<RawDist>,
+    pub(super) nodes: Option<Vec<String>>,
+    pub(super) one_way_probability: Option<f64>,
 }
