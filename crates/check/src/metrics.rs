@@ -70,7 +70,7 @@ pub struct Metrics {
     /// another worker, or the restarted node as a new incarnation, whether the service granted
     /// it a new lease or handed back its old one. Absent if nobody held it again.
     ///
-    /// (Before issue 7 this waited for a grant to a *different* holder, which reported
+    /// (Earlier this waited for a grant to a *different* holder, which reported
     /// 135 s for a lease whose restarted owner resumed it 9.5 s after the crash.)
     pub takeover_latency_ms: Vec<f64>,
     /// Takeovers (grants to a different holder than the scope's previous grant) whose previous

@@ -1,7 +1,7 @@
 //! `fencesim bench`: what a seed costs, measured in one run against a bare-madsim baseline
 //! (`fencesim_sim::baseline`) that sends the same messages over the same virtual time and
-//! checks nothing. Writes DIR/bench.md and DIR/bench.json and prints whether each target of
-//! issue 10 is met.
+//! checks nothing. Writes DIR/bench.md and DIR/bench.json and prints whether each of its
+//! targets is met.
 //!
 //! CPU time is the process's user + system time from /proc/self/stat (every thread, seed
 //! threads included; clock ticks of 10 ms), so the timed sections run one seed at a time

@@ -77,7 +77,7 @@ impl Outputs {
     }
 }
 
-/// Every output checked before the first seed runs (issue 9), `inputs` included.
+/// Every output checked before the first seed runs, `inputs` included.
 fn check_outputs(outputs: &Outputs, inputs: &[PathBuf]) -> Result<(), InputError> {
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     crate::outputs::preflight(&outputs.files(), &inputs)
@@ -332,7 +332,7 @@ pub(crate) fn check(
             None => result.summary.verdict().table_label(),
         };
         println!("{}", row(&result, shown, Some(wall)));
-        // One line per contained panic; the full message is in `replay` (issue 9).
+        // One line per contained panic; the full message is in `replay`.
         for (seed, panic) in result.state.panicked() {
             println!(
                 "    seed {seed}: panicked: {} (replay: {})",

@@ -807,7 +807,7 @@ fn replay(
         let determinism = fencesim::check_determinism(&replay, &factory);
         println!("{determinism}");
         // With --check-determinism the exit code answers that question alone (0 same
-        // history, 1 different), whatever the seed violates (issue 9).
+        // history, 1 different), whatever the seed violates.
         return Ok(matches!(determinism, fencesim::Determinism::Same { .. }));
     }
     Ok(!replay.failed())

@@ -1,4 +1,4 @@
-//! Every file a command writes, checked before its first simulation (issue 9): nothing runs
+//! Every file a command writes, checked before its first simulation: nothing runs
 //! for minutes and then fails to write, and a bad output path writes nothing at all.
 //!
 //! One check for every command (`run`, `replay`, `check`, `merge`, `shrink`, `explore`,

@@ -1,4 +1,4 @@
-//! `fencesim sensitivity`: how sensitive the harness is (issue 9.6), written as
+//! `fencesim sensitivity`: how sensitive the harness is, written as
 //! `reports/sensitivity.md` by `.ci/sensitivity`.
 //!
 //! 1. For every catalogue scenario that expects violations: seeds, in order from the start of
@@ -26,7 +26,7 @@ use crate::InputError;
 /// Limits of the command's own arguments.
 const MAX_SAFE_SEEDS: u64 = 10_000_000;
 const MAX_DETECT_SEEDS: u64 = 1_000_000;
-/// The false-positive target: 0 in this many seeds per safe scenario (issue 9.6).
+/// The false-positive target: 0 in this many seeds per safe scenario.
 const FULL_SWEEP: u64 = 20_000;
 
 pub(crate) struct Args<'a> {
@@ -92,7 +92,7 @@ fn false_positives(
 ) -> FalsePositives {
     let start = scenario.seeds.start;
     let started = crate::wall_now();
-    // Streamed (issue 10): only the failing seeds are kept, not every seed's outcome.
+    // Streamed: only the failing seeds are kept, not every seed's outcome.
     let counted = std::sync::Mutex::new((0u64, Vec::new()));
     fencesim_sim::runner::sweep_each(
         scenario,

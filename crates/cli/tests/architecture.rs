@@ -72,8 +72,8 @@ fn the_code_map_names_every_module_of_every_crate() {
                 format!("`{module}.rs`"),
                 format!("`{leaf}.rs`"),
             ]
-                .iter()
-                .any(|form| text.contains(form.as_str()));
+            .iter()
+            .any(|form| text.contains(form.as_str()));
             if !named {
                 missing.push(format!("crates/{name}: {module}"));
             }
@@ -94,6 +94,9 @@ fn the_fault_kind_checklist_names_tune_and_live() {
     let rest = &doc[start..];
     let checklist = &rest[..rest[3..].find("\n## ").map_or(rest.len(), |e| e + 3)];
     for must in ["crates/tune", "crates/live", "live_plan"] {
-        assert!(checklist.contains(must), "the checklist does not name {must}");
+        assert!(
+            checklist.contains(must),
+            "the checklist does not name {must}"
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! `fencesim check` and `fencesim merge` as CI runs them (issue 3's acceptance list), on a
+//! `fencesim check` and `fencesim merge` as CI runs them (the catalogue workflow), on a
 //! small catalogue written to a temporary directory.
 
 mod util;

@@ -1,4 +1,4 @@
-//! Fuzzing the command-line layer (issue 9.5) with proptest (cargo-fuzz needs nightly): argument
+//! Fuzzing the command-line layer with proptest (cargo-fuzz needs nightly): argument
 //! lists drawn from every subcommand, flag and a pool of hostile values (negative, huge,
 //! malformed ranges and shards, missing files, directories, `/dev/null`, the input itself as an
 //! output). The property: the real binary never panics (exit 101 or "panicked at" on stderr)

@@ -1,10 +1,10 @@
-//! Issue 9, "What was found", items 1–5: every hostile input, reproduced against the real
+//! "What was found", items 1–5: every hostile input, reproduced against the real
 //! binary. Each exits 2 with a clear message naming what is wrong, before any seed runs,
 //! and writes nothing (the directory it ran in holds exactly the files put there, unchanged).
 //!
 //! The inputs whose answer is not "exit 2" live in other tests:
 //!
-//! | input (issue 9)                                   | test                                                                   |
+//! | input                                           | test                                                                   |
 //! |---------------------------------------------------|------------------------------------------------------------------------|
 //! | a seed that still outgrows its event budget       | limits.rs `issue_9_runaway_seed_is_contained_and_the_sweep_goes_on`    |
 //! | `replay --check-determinism` on a violating seed  | limits.rs `issue_9_check_determinism_exits_by_determinism_alone`       |

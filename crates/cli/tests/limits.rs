@@ -1,4 +1,4 @@
-//! Issue 9 ("A harness you can trust"): inputs that used to run unbounded or overflow are
+//! A limit on everything: inputs that used to run unbounded or overflow are
 //! rejected before any seed runs (exit 2, nothing written), and a seed that still outgrows its
 //! event budget is contained as runaway while the sweep goes on. The table of every hostile
 //! input of the issue (exit 2, nothing written) is `hostile.rs`.

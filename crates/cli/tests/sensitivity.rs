@@ -1,4 +1,4 @@
-//! `fencesim mutants` and `fencesim sensitivity` (issue 9.6), on the real binary.
+//! `fencesim mutants` and `fencesim sensitivity`, on the real binary.
 
 mod util;
 

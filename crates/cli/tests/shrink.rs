@@ -1,4 +1,4 @@
-//! `fencesim shrink` / `fencesim explore` as a user runs them (issue 8): the written scenario
+//! `fencesim shrink` / `fencesim explore` as a user runs them: the written scenario
 //! is confirmed by `fencesim run`, exit codes 0 / 1 / 2, nothing written on bad input.
 
 mod util;

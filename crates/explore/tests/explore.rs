@@ -1,4 +1,4 @@
-//! Exploring a fault profile with proptest (issue 8, item 5): a violation is found and
+//! Exploring a fault profile with proptest: a violation is found and
 //! shrunk in an unsafe scenario, none in a safe one, within a small case budget.
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Shrinking catalogue failures (issue 8, item 4): each result still violates, on its seed,
+//! Shrinking catalogue failures: each result still violates, on its seed,
 //! under a fresh parse-free run, and is 1-minimal.
 
 use std::{path::Path, sync::Arc};

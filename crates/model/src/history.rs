@@ -419,7 +419,7 @@ impl History {
     /// FNV-1a 64 over the binary encoding of every event (fixed-width little-endian
     /// integers, floats as their bit patterns, length-prefixed strings, one-byte tags; see
     /// `history/encode.rs`): equal exactly when the histories are equal (up to hash
-    /// collisions). Stable across platforms and releases. (Until issue 10 it hashed the JSON
+    /// collisions). Stable across platforms and releases. (Earlier it hashed the JSON
     /// lines; every hash changed once then.)
     pub fn trace_hash(&self) -> String {
         let mut hash = TraceHasher::new();

@@ -362,7 +362,7 @@ impl LeaseService {
 
     /// A data put committed in the lease service's own store (`same-store-txn`): with etcd's
     /// store-wide revision (`revision` tokens, `global` scope) it moves the counter too, so
-    /// the next holder's token skips one per write in between (measured live, issue 12).
+    /// the next holder's token skips one per write in between (measured live).
     pub fn data_put(&mut self) {
         if self.config.token_source == TokenSource::Revision
             && self.config.token_scope == TokenScope::Global

@@ -164,7 +164,7 @@ pub enum Coverage {
     AcceptedInFenceWindow,
     /// The storage rejected a write whose token's epoch was still current (no newer grant on
     /// its scope) and whose lease the service still held: a false rejection, usually meant
-    /// as `never` (issue 9.7).
+    /// as `never`.
     CurrentWriteRejected,
     /// A holder stood down because of an outage: its run of failed renewals began while the
     /// lease service was down or its link to it cut, even if it stood down after the outage.

@@ -1,4 +1,4 @@
-//! Planted bugs ("mutants") for measuring the harness's own sensitivity (issue 9.6).
+//! Planted bugs ("mutants") for measuring the harness's own sensitivity.
 //!
 //! Each [`Mutant`] is one realistic bug at one site in fencesim (a fencing mode, the lease
 //! service, the clocks, the network, the metrics and coverage counters, or the checker). The

@@ -250,7 +250,7 @@ pub fn report_from_json(text: &str, file: &str) -> Result<CheckReport, String> {
 }
 
 /// serde's message in JSON's words: no Rust type names (`struct SeedOutcome`, `u64`,
-/// `sequence`, `map`) in what a user reads (issue 9).
+/// `sequence`, `map`) in what a user reads.
 fn json_words(message: &str) -> String {
     let mut text = message.to_string();
     for (rust, json) in [
@@ -305,7 +305,7 @@ pub fn merge(parts: Vec<CheckReport>) -> Result<CheckReport, String> {
         return Err("merge: no reports to merge".to_string());
     }
     // Shards are matched by the scenario's name (and must agree on its hash), not by the
-    // path as typed: `catA/x.toml` and `./catA/x.toml` are one scenario (issue 9). Scenarios
+    // path as typed: `catA/x.toml` and `./catA/x.toml` are one scenario. Scenarios
     // keep the order in which the reports first list them (the unsharded run's order).
     let mut by_name: Vec<(String, Vec<ScenarioResult>)> = Vec::new();
     for part in parts {

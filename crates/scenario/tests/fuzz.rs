@@ -1,4 +1,4 @@
-//! Fuzzing the scenario loader (issue 9.5) with proptest: cargo-fuzz needs a nightly
+//! Fuzzing the scenario loader with proptest: cargo-fuzz needs a nightly
 //! toolchain, which this project does not use, so the generator is a proptest strategy and the
 //! target runs under `cargo test`.
 //!

@@ -1,4 +1,4 @@
-//! Issue 9, "A limit on everything": each input a hostile tester used to make a run unbounded,
+//! "A limit on everything": each input a hostile tester used to make a run unbounded,
 //! wrap its arithmetic, or panic the sampler is rejected at validation, naming the field.
 
 use fencesim_model::rng::Rng;

@@ -1,4 +1,4 @@
-//! `--set FIELD=VALUE` overrides (issue 7.2), and the property that makes `fencesim tune`'s
+//! `--set FIELD=VALUE` overrides, and the property that makes `fencesim tune`'s
 //! common random numbers hold: the fault plan does not depend on the lease and worker timing
 //! fields a sweep varies.
 

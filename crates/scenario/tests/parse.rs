@@ -670,7 +670,7 @@ fn display_is_file_line_field_expected() {
     );
 }
 
-// Issue 7, item 1: lease presets supply defaults and semantics; explicit fields win.
+// Lease presets supply defaults and semantics; explicit fields win.
 
 /// `MINIMAL` with `[lease]` replaced by `lease` and `extra` appended to `[workers]`.
 fn preset(lease: &str, workers: &str) -> String {

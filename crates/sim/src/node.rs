@@ -63,7 +63,7 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 ///
 /// Timeouts cost no timer per request: every waiting call is listed with its deadline (by
 /// the process's own monotonic clock), and one task per endpoint sleeps until the earliest
-/// deadline and gives up the calls whose time has come (issue 10: no task and no timer per
+/// deadline and gives up the calls whose time has come (no task and no timer per
 /// message where the harness does not need one).
 pub(crate) struct Endpoint {
     pub world: Arc<World>,

@@ -296,7 +296,7 @@ fn direct_side_effects_escape_fencing_and_the_outbox_does_not() {
     );
 }
 
-// Regression (found while building issue 3's catalogue): a worker that released without
+// Regression (found while building the catalogue): a worker that released without
 // waiting could have its next acquire overtake its own release ("already held", same token),
 // then lose the lease to the late release while writing on: I4 with no fault at all.
 

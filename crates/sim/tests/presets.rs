@@ -1,4 +1,4 @@
-//! Issue 7, item 1: each lease preset's scenario shows the real service's semantics in its
+//! Each lease preset's scenario shows the real service's semantics in its
 //! history, not only its numbers (docs/scenario-format.md, "Lease presets").
 
 use std::{path::PathBuf, sync::Arc};
@@ -378,7 +378,7 @@ duration_ms = 1_000
         })
         .expect("the new leader keeps the lease");
         // It leads (and re-extends) only after raft's randomized election timeout, [1, 2) x
-        // the election timeout after it restarted (calibrated live, issue 12).
+        // the election timeout after it restarted (calibrated live).
         let restarted = first_time(events, |e| {
             e.node == "coordinator" && matches!(e.kind, EventKind::Restarted)
         })

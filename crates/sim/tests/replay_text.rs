@@ -1,4 +1,4 @@
-//! Issue 8 end to end: the short text replay, the timeline picture and the Perfetto trace of
+//! End to end: the short text replay, the timeline picture and the Perfetto trace of
 //! real runs (the report crate cannot run the simulator itself).
 //!
 //! The pictures are also written to `$CARGO_TARGET_TMPDIR/pictures/` so a person can look at

@@ -1,4 +1,4 @@
-//! Issue 7 acceptance: on the JVM GC profile, a small TTL grid over the same seeds shows the
+//! On the JVM GC profile, a small TTL grid over the same seeds shows the
 //! trade-off — false expiries fall and takeover latency rises as the TTL grows.
 
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! (the times of its `WriteAccepted` events in `[h, e]`), no two neighbours are more than
 //! `liveness_bound_ms` apart. The first gap that is too long is reported, once per resource.
 //!
-//! "Some write within the bound after the heal" is too weak (issue 9.6): a store that accepts
+//! "Some write within the bound after the heal" is too weak: a store that accepts
 //! two writes right after the heal and then rejects everything would pass it. The nemesis runs
 //! the liveness phase for twice the bound so the gap that follows the first accepted write is
 //! seen. A run that ends before the bound is inconclusive and flags nothing. Without `RunStarted`

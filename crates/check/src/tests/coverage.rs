@@ -1,4 +1,4 @@
-//! Every coverage condition tested both ways (issue 9.7): hit by a history in which its event
+//! Every coverage condition tested both ways: hit by a history in which its event
 //! happened, and not hit by the nearest history in which it did not. A miscounted condition
 //! (counting an event that did not happen as the scenario's danger) would make a vacuous
 //! scenario pass; the exhaustive `match` makes a new condition add its pair here.

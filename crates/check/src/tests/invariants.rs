@@ -411,7 +411,7 @@ fn i5_write_committed_within_the_bound_passes() {
     check(history, &[]);
 }
 
-/// Issue 9.6: a volatile counter restarted mid-run; two writes of the old holder were accepted
+/// A volatile counter restarted mid-run; two writes of the old holder were accepted
 /// right after the heal, then every write was rejected until the run ended. The old rule
 /// ("some write accepted within the bound after the heal") passed this history.
 #[test]

@@ -237,7 +237,7 @@ fn takeover_latency_after_a_holder_crashes() {
     assert!(m.recovery_after_crash_ms.is_empty(), "nobody wrote");
 }
 
-/// Issue 7: in a GC + crash profile at TTL 15 s the old metric reported 134.8 s for a lease
+/// In a GC + crash profile at TTL 15 s the old metric reported 134.8 s for a lease
 /// whose restarted owner resumed it 9.5 s after the crash (the service handed its old lease
 /// back: `Renewed`, not `Granted`); another holder got it 135 s later for an unrelated reason.
 #[test]

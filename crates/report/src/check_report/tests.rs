@@ -179,7 +179,7 @@ fn merged_shards_are_byte_identical_to_the_whole_run() {
 
 #[test]
 fn merge_even_and_odd_seeds() {
-    // The property as stated in issue 3: split by even/odd index, merge, compare bytes.
+    // The property: split by even/odd index, merge, compare bytes.
     let scenario = violating();
     let all = outcomes();
     let (even, odd): (Vec<_>, Vec<_>) = all
@@ -249,7 +249,7 @@ fn merge_refuses_inconsistent_parts() {
         &["scenarios/violates.toml", &old, &new],
     );
 
-    // Issue 9: shards are matched by scenario name, not by the path as typed (`catA` vs
+    // Shards are matched by scenario name, not by the path as typed (`catA` vs
     // `./catA`): the same shards typed differently merge to the same report.
     let mut retyped = second.clone();
     for result in &mut retyped.scenarios {
@@ -330,7 +330,7 @@ fn merged_state_digest_and_kept_outcomes_are_the_whole_runs() {
     );
 }
 
-/// Issue 9.7: a `never` condition hit in one shard fails the scenario whatever the other
+/// A `never` condition hit in one shard fails the scenario whatever the other
 /// shards hold, like a forbidden invariant.
 #[test]
 fn a_never_condition_hit_in_a_shard_is_a_definite_failure() {

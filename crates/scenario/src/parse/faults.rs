@@ -158,7 +158,7 @@ impl Ctx<'_> {
     /// to invent which one ends first. Two entries overlap when each starts before the other
     /// ends (`[at, end)` intervals; an empty one overlaps only an interval strictly around
     /// it). Sort and sweep per node: O(n log n), so a schedule at the list limit validates
-    /// in milliseconds (issue 9: the pairwise check took 13 s for 40 000 entries).
+    /// in milliseconds (the pairwise check took 13 s for 40 000 entries).
     pub(crate) fn check_overlaps(&self, schedule: &[TimedFault]) -> Result<()> {
         let mut by_node: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (index, timed) in schedule.iter().enumerate() {

@@ -174,7 +174,7 @@ impl Ctx<'_> {
 // ---------------------------------------------------------------------------------------
 
 // ---------------------------------------------------------------------------------------
-// serde's words for TOML's words (issue 9: no Rust type names in messages).
+// serde's words for TOML's words (no Rust type names in messages).
 
 /// serde's message with its Rust type names (`struct RawLease with 15 elements`, `u64`,
 /// `sequence`, `map`) replaced by the file's words (a table and its keys, an array).
