@@ -48,9 +48,16 @@ pub mod simulation;
 pub mod summarized;
 
 pub use fencesim_check as check;
+/// Shrinking a failing seed and exploring a fault profile (`fencesim shrink` / `explore`);
+/// [`explore::ShrinkOptions::components`] takes a user's components.
+#[cfg(feature = "explore")]
+pub use fencesim_explore as explore;
 pub use fencesim_model as model;
 pub use fencesim_report as report;
 pub use fencesim_scenario as scenario;
+/// Lease timing sweeps (`fencesim tune`); [`tune::run`] takes a user's components.
+#[cfg(feature = "tune")]
+pub use fencesim_tune as tune;
 
 pub use fencesim_check::{Checked, SeedOutcome, Violation};
 pub use fencesim_model::{

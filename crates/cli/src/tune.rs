@@ -6,11 +6,10 @@
 use std::{
     io::{IsTerminal, Write},
     path::{Path, PathBuf},
-    sync::Arc,
 };
 
 use clap::Args;
-use fencesim::{builtin_store, StoreFactory};
+use fencesim::Components;
 use fencesim_report::tune::{
     percent, rate_text, tune_csv, tune_json, tune_markdown, DecideRule, Decision, Targets,
     TuneReport, TIE_BREAK,
@@ -172,10 +171,10 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     for a in &sweep.outage_added {
         println!("  added for --survive-outage-ms: {a}");
     }
-    let factory: StoreFactory = Arc::new(builtin_store);
+    let components = Components::default();
     let started = crate::wall_now();
     let cpu_before = cpu_seconds();
-    let report = fencesim_tune::run(&sweep, args.jobs.jobs, &factory, &progress());
+    let report = fencesim_tune::run(&sweep, args.jobs.jobs, &components, &progress());
     let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
     let wall = started.elapsed().as_secs_f64();
     write_outputs(&dir, &report)?;
@@ -201,10 +200,10 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
         );
     }
     if let Some(n) = args.compare_fixed {
-        compare_fixed(&sweep, &report, n, args.jobs.jobs, &factory, cpu);
+        compare_fixed(&sweep, &report, n, args.jobs.jobs, &components, cpu);
     }
     if args.verify {
-        ok &= verify(&sweep, &report, args.jobs.jobs, &factory);
+        ok &= verify(&sweep, &report, args.jobs.jobs, &components);
     }
     Ok(ok)
 }
@@ -253,7 +252,7 @@ fn compare_fixed(
     adaptive: &TuneReport,
     n: u64,
     jobs: usize,
-    factory: &StoreFactory,
+    components: &Components,
     adaptive_cpu: Option<f64>,
 ) {
     let mut fixed = sweep.clone_with_seeds(n);
@@ -264,7 +263,7 @@ fn compare_fixed(
     );
     let cpu_before = cpu_seconds();
     let started = crate::wall_now();
-    let report = fencesim_tune::run(&fixed, jobs, factory, &progress());
+    let report = fencesim_tune::run(&fixed, jobs, components, &progress());
     let wall = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
     let mut same = adaptive.recommendation.setting == report.recommendation.setting;
@@ -322,7 +321,7 @@ fn compare_fixed(
 
 /// Runs the recommendation over 10× the first round's seeds and prints both; true when it
 /// still meets the targets.
-fn verify(sweep: &Sweep, report: &TuneReport, jobs: usize, factory: &StoreFactory) -> bool {
+fn verify(sweep: &Sweep, report: &TuneReport, jobs: usize, components: &Components) -> bool {
     let Some(i) = report.recommendation.setting else {
         println!("verify: no recommendation to verify");
         return false;
@@ -330,7 +329,7 @@ fn verify(sweep: &Sweep, report: &TuneReport, jobs: usize, factory: &StoreFactor
     let n = (sweep.seeds.first.len() * 10).min(MAX_COMPARE_SEEDS);
     let mut one = sweep.only_setting(i).clone_with_seeds(n);
     one.seeds.adaptive = false;
-    let again = fencesim_tune::run(&one, jobs, factory, &progress());
+    let again = fencesim_tune::run(&one, jobs, components, &progress());
     let (s, v) = (&report.settings[i], &again.settings[0]);
     println!("verify {} over {n} seeds ({}):", s.label(), v.seeds);
     println!(

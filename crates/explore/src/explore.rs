@@ -20,7 +20,7 @@ use std::{
 
 use fencesim_model::{nodes, Invariant};
 use fencesim_scenario::{Dist, Fault, RandomFault, Scenario, TimedFault};
-use fencesim_sim::runner::{run_seed_with, StoreFactory};
+use fencesim_sim::runner::{run_seed_using, Components};
 use proptest::{
     prelude::*,
     test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner},
@@ -40,7 +40,7 @@ pub struct ExploreOptions {
     pub max_shrink_iters: u32,
     /// Seeds the plain sweep may run for the comparison (0: no comparison).
     pub sweep_seeds: u64,
-    /// Options of the shrinker run on proptest's result (its factory is used throughout).
+    /// Options of the shrinker run on proptest's result (its components are used throughout).
     pub shrink: ShrinkOptions,
     /// Seed of proptest's ChaCha RNG.
     pub rng_seed: u64,
@@ -140,12 +140,12 @@ pub fn explore(
     let first_not_a_verdict = RefCell::new(None::<String>);
     let first = Cell::new(None::<u32>);
     let target = RefCell::new(None::<Vec<Invariant>>);
-    let factory = options.shrink.factory.clone();
+    let components = options.shrink.components.clone();
     let result = runner.run(&strategy, |schedule| {
         runs.set(runs.get() + 1);
         let mut candidate = base.clone();
         candidate.faults.schedule = schedule;
-        let outcome = run_seed_with(&Arc::new(candidate), seed, &factory).outcome;
+        let outcome = run_seed_using(&Arc::new(candidate), seed, &components).outcome;
         if let Some(what) = not_a_verdict(&outcome, scenario) {
             not_verdicts.set(not_verdicts.get() + 1);
             first_not_a_verdict.borrow_mut().get_or_insert(what);
@@ -168,7 +168,7 @@ pub fn explore(
         Err(TestCaseError::fail(format!("violates {violated:?}")))
     });
     let sweep = (options.sweep_seeds > 0)
-        .then(|| seeds_to_first_violation(scenario, options.sweep_seeds, &factory));
+        .then(|| seeds_to_first_violation(scenario, options.sweep_seeds, &components));
     let found = match result {
         Err(TestError::Fail(_, schedule)) => {
             let mut candidate = base.clone();
@@ -197,14 +197,14 @@ pub fn explore(
 pub fn seeds_to_first_violation(
     scenario: &Scenario,
     max_seeds: u64,
-    factory: &StoreFactory,
+    components: &Components,
 ) -> SeedSweep {
     let scenario = Arc::new(scenario.clone());
     let mut seeds_run = 0;
     let mut first_not_a_verdict = None;
     for seed in scenario.seeds.iter().take(max_seeds as usize) {
         seeds_run += 1;
-        let outcome = run_seed_with(&scenario, seed, factory).outcome;
+        let outcome = run_seed_using(&scenario, seed, components).outcome;
         if first_not_a_verdict.is_none() {
             first_not_a_verdict = not_a_verdict(&outcome, &scenario).map(|what| (seed, what));
         }

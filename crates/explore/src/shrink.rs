@@ -22,7 +22,7 @@ use std::{collections::BTreeMap, fmt, sync::Arc};
 use fencesim_check::coverage;
 use fencesim_model::{nodes, Invariant};
 use fencesim_scenario::{plan::plan, Outcome, Scenario, TimedFault};
-use fencesim_sim::runner::{builtin_store, run_seed_with, StoreFactory};
+use fencesim_sim::runner::{run_seed_using, Components};
 
 /// Simulations the search may spend (see the module docs for the full bound).
 pub const DEFAULT_MAX_RUNS: usize = 400;
@@ -34,8 +34,9 @@ pub const MIN_DURATION_MS: f64 = 1.0;
 /// How to shrink.
 #[derive(Clone)]
 pub struct ShrinkOptions {
-    /// Builds the store every candidate runs against.
-    pub factory: StoreFactory,
+    /// The store, worker policy and token source every candidate runs with (a user's own
+    /// reach the shrinker exactly as the built-ins do).
+    pub components: Components,
     /// Simulations the search may spend before it stops where it is.
     pub max_runs: usize,
     /// The invariants a candidate must still violate (all of them); default: every invariant
@@ -46,7 +47,7 @@ pub struct ShrinkOptions {
 impl Default for ShrinkOptions {
     fn default() -> Self {
         ShrinkOptions {
-            factory: Arc::new(builtin_store),
+            components: Components::default(),
             max_runs: DEFAULT_MAX_RUNS,
             target: None,
         }
@@ -252,7 +253,7 @@ pub fn shrink(
     options: &ShrinkOptions,
     on_step: &mut dyn FnMut(&Step),
 ) -> Result<Shrunk, ShrinkError> {
-    let original = run_seed_with(&Arc::new(scenario.clone()), seed, &options.factory);
+    let original = run_seed_using(&Arc::new(scenario.clone()), seed, &options.components);
     let violated = original.outcome.checked.violated();
     if let Some(panic) = &original.outcome.panic {
         return Err(ShrinkError::NotAVerdict {
@@ -282,7 +283,7 @@ pub fn shrink(
     }
     let mut shrinker = Shrinker {
         seed,
-        factory: options.factory.clone(),
+        components: options.components.clone(),
         target: target.clone(),
         max_runs: options.max_runs,
         cache: BTreeMap::new(),
@@ -309,7 +310,7 @@ pub fn shrink(
     }
     let minimality = shrinker.verify(&current);
 
-    let last = run_seed_with(&Arc::new(current.clone()), seed, &options.factory);
+    let last = run_seed_using(&Arc::new(current.clone()), seed, &options.components);
     shrinker.runs += 1;
     let violated = last.outcome.checked.violated();
     assert!(
@@ -356,7 +357,7 @@ pub(crate) fn explicit_for_seed(scenario: &Scenario, seed: u64) -> Scenario {
 
 struct Shrinker<'a> {
     seed: u64,
-    factory: StoreFactory,
+    components: Components,
     target: Vec<Invariant>,
     max_runs: usize,
     /// Candidate (schedule, workers, resources) as JSON -> still fails.
@@ -397,7 +398,7 @@ impl Shrinker<'_> {
             return known;
         }
         self.runs += 1;
-        let result = run_seed_with(&Arc::new(candidate.clone()), self.seed, &self.factory);
+        let result = run_seed_using(&Arc::new(candidate.clone()), self.seed, &self.components);
         let violated = result.outcome.checked.violated();
         // A panic is a different failure: it does not count as the same violation.
         let fails =

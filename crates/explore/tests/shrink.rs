@@ -100,7 +100,7 @@ fn random_fault_plan_is_one_minimal() {
     let sweep = fencesim_explore::seeds_to_first_violation(
         &catalogue(name),
         1_000,
-        &ShrinkOptions::default().factory,
+        &ShrinkOptions::default().components,
     );
     let seed = sweep
         .first_violation

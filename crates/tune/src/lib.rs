@@ -35,7 +35,7 @@ use fencesim_report::tune::{
 use fencesim_scenario::{
     fault::Fault, parse_str_with, plan::plan, Override, Scenario, ScenarioError, SeedRange,
 };
-use fencesim_sim::StoreFactory;
+use fencesim_sim::runner::Components;
 
 pub use grid::{grid, parse_vary, Item, Setting, Vary, MAX_SETTINGS};
 
@@ -347,7 +347,7 @@ pub struct Runs {
 pub fn run(
     sweep: &Sweep,
     jobs: usize,
-    factory: &StoreFactory,
+    components: &Components,
     on_done: &(dyn Fn(usize, usize) + Sync),
 ) -> TuneReport {
     let n = sweep.settings.len();
@@ -377,7 +377,7 @@ pub fn run(
             break;
         }
         total_runs += tasks.len() as u64;
-        let summaries = run_tasks(sweep, &tasks, jobs, factory, on_done);
+        let summaries = run_tasks(sweep, &tasks, jobs, components, on_done);
         for ((i, v, _), summary) in tasks.iter().zip(summaries) {
             if *v == 0 {
                 runs[*i].base.push(summary);
@@ -407,7 +407,7 @@ fn run_tasks(
     sweep: &Sweep,
     tasks: &[(usize, usize, u64)],
     jobs: usize,
-    factory: &StoreFactory,
+    components: &Components,
     on_done: &(dyn Fn(usize, usize) + Sync),
 ) -> Vec<SeedSummary> {
     let next = AtomicUsize::new(0);
@@ -427,7 +427,8 @@ fn run_tasks(
                     &sweep.outages[variant - 1].scenarios[setting]
                 };
                 let seed = seed_of(&sweep.seeds, setting, index);
-                let outcome = fencesim_sim::runner::run_seed_with(scenario, seed, factory).outcome;
+                let outcome =
+                    fencesim_sim::runner::run_seed_using(scenario, seed, components).outcome;
                 let summary = SeedSummary::of(&outcome);
                 results
                     .lock()

@@ -1,11 +1,8 @@
 //! On the JVM GC profile, a small TTL grid over the same seeds shows the
 //! trade-off — false expiries fall and takeover latency rises as the TTL grows.
 
-use std::sync::Arc;
-
 use fencesim_report::tune::Targets;
 use fencesim_scenario::SeedRange;
-use fencesim_sim::StoreFactory;
 
 #[test]
 fn on_the_gc_profile_false_expiries_fall_and_takeover_latency_rises_with_the_ttl() {
@@ -25,8 +22,8 @@ fn on_the_gc_profile_false_expiries_fall_and_takeover_latency_rises_with_the_ttl
         Targets::default(),
     )
     .unwrap();
-    let factory: StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
-    let report = fencesim_tune::run(&sweep, 2, &factory, &|_, _| {});
+    let components = fencesim_sim::runner::Components::default();
+    let report = fencesim_tune::run(&sweep, 2, &components, &|_, _| {});
     let s = &report.settings;
     assert_eq!(s.len(), 3);
     for pair in s.windows(2) {

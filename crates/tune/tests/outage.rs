@@ -6,11 +6,8 @@
 //! default); 137 s / 107 s with a 26 s retry stands down 13 s after a 90 s outage ended,
 //! which still counts as caused by it.
 
-use std::sync::Arc;
-
 use fencesim_report::tune::{Decision, Targets, TuneReport};
 use fencesim_scenario::SeedRange;
-use fencesim_sim::StoreFactory;
 
 /// scenarios/tune/client-go-outage.toml without its scheduled coordinator restart: the
 /// profile holds no outage, so every outage target has to be judged on added ones.
@@ -69,8 +66,8 @@ fn tune(settings: &[&[&str]], survive_ms: u64) -> TuneReport {
         "both forms added: {:?}",
         sweep.outage_added
     );
-    let factory: StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
-    fencesim_tune::run(&sweep, 2, &factory, &|_, _| {})
+    let components = fencesim_sim::runner::Components::default();
+    fencesim_tune::run(&sweep, 2, &components, &|_, _| {})
 }
 
 fn row<'a>(report: &'a TuneReport, label: &str) -> &'a fencesim_report::tune::SettingResult {

@@ -1,11 +1,8 @@
 //! A real (small) sweep: settings share the seed sequence, so identical settings give
 //! identical rows whatever their position in the grid.
 
-use std::sync::Arc;
-
 use fencesim_report::tune::Targets;
 use fencesim_scenario::SeedRange;
-use fencesim_sim::StoreFactory;
 
 const PROFILE: &str = r#"
 name = "tune-sweep-test"
@@ -55,8 +52,8 @@ fn two_identical_settings_give_identical_rows() {
     .unwrap();
     let first = sweep.settings[0].clone();
     sweep.settings.push(first);
-    let factory: StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
-    let report = fencesim_tune::run(&sweep, 2, &factory, &|_, _| {});
+    let components = fencesim_sim::runner::Components::default();
+    let report = fencesim_tune::run(&sweep, 2, &components, &|_, _| {});
     assert_eq!(report.settings.len(), 2);
     assert_eq!(report.settings[0], report.settings[1]);
     assert_eq!(report.settings[0].seeds, "0..3");
