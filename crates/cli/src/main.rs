@@ -37,11 +37,47 @@ use clap::{Parser, Subcommand};
 use fencesim::{builtin_store, StoreFactory};
 use fencesim_scenario::{Override, Scenario, SeedRange};
 
+/// `fencesim --version`: the package version, the commit it was built from and the madsim it
+/// simulates with (a trace hash is comparable only between runs of the same build).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("FENCESIM_COMMIT"),
+    ", madsim ",
+    env!("FENCESIM_MADSIM"),
+    ")"
+);
+
+/// The top-level help's closing section: exit codes, environment, examples.
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  every expectation met (tune: a recommendation exists; check-history: no violation)
+  1  an expectation failed (tune: no setting meets the targets; check-history: a violation)
+  2  usage or input error: a malformed scenario, a bad option, an unwritable output
+  130/143  interrupted by SIGINT/SIGTERM (no partial output file is left)
+
+Environment:
+  FENCESIM_SEED=N, FENCESIM_SEEDS=A..B  the seeds `run` runs and `replay` replays (check refuses them)
+  MADSIM_TEST_SEED=N                    as FENCESIM_SEED, for `run` and `replay`
+  FENCESIM_JOBS=N                       seeds at once in the library (`--jobs` in the commands)
+  FENCESIM_SHARD_INDEX/_TOTAL, JOB_COMPLETION_INDEX + JOB_COMPLETIONS, CI_NODE_INDEX/_TOTAL,
+  CIRCLE_NODE_INDEX/_TOTAL, BUILDKITE_PARALLEL_JOB/_COUNT  read by `check --shard auto`
+  RUSTFLAGS must be unset when building: it replaces --cfg madsim from .cargo/config.toml
+
+Examples:
+  fencesim check scenarios/ --junit junit.xml --json check.json
+  fencesim run scenarios/gc-pause-textbook-none.toml --seeds 0..100
+  fencesim replay scenarios/gc-pause-textbook-none.toml --seed 0 --png seed-0.png
+  fencesim shrink scenarios/chaos-5-workers-max-token.toml --seed 3
+  fencesim tune scenarios/tune/jvm-gc.toml --vary lease.ttl_ms=2000..20000:10 --max-false-expiry-per-hour 2
+  fencesim check-history recorded.jsonl --json verdict.json";
+
 #[derive(Parser)]
 #[command(
     name = "fencesim",
-    version,
-    about = "Deterministic chaos testing for lease + fencing-token protocols"
+    version = VERSION,
+    about = "Deterministic chaos testing for lease + fencing-token protocols",
+    after_help = AFTER_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -262,6 +298,12 @@ enum Command {
     /// (ratio per message, scaling with duration, workers and --jobs, peak RSS over seeds);
     /// writes DIR/bench.md and DIR/bench.json and prints whether each target is met.
     Bench(bench::BenchArgs),
+    /// Print a shell completion script: `fencesim completions bash > /etc/bash_completion.d/fencesim`
+    /// (also zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Judge a history recorded by any system (JSON lines in the `replay --trace` format,
     /// reports/README.md) against I1–I5, as far as its events allow: violations with their
     /// proof, metrics; exit 0 none, 1 some, 2 a malformed file.
@@ -511,6 +553,16 @@ fn main() -> ExitCode {
             skip_mutants,
         }),
         Command::Bench(args) => bench::bench(&args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "fencesim",
+                &mut std::io::stdout(),
+            );
+            Ok(true)
+        }
         Command::CheckHistory { file, json } => check_history(&file, json.as_deref()),
     };
     match result {

@@ -312,3 +312,75 @@ fn replay_draws_pictures_and_a_perfetto_trace_and_rejects_bad_views() {
         );
     }
 }
+
+/// `--version` names the commit and the madsim version (a trace hash is comparable only
+/// between runs of the same build), and the top-level help lists exit codes, the environment
+/// variables read and an example per everyday command.
+#[test]
+fn version_names_the_build_and_help_lists_exit_codes_environment_and_examples() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fencesim"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let version = String::from_utf8_lossy(&out.stdout);
+    let lock =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock")).unwrap();
+    let at = lock.find("name = \"madsim\"\nversion = \"").unwrap() + 27;
+    let madsim = &lock[at..at + lock[at..].find('"').unwrap()];
+    assert!(
+        version.contains(&format!("madsim {madsim}")) && version.contains("(commit "),
+        "{version}"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fencesim"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for must in [
+        "Exit codes:",
+        "FENCESIM_SEED",
+        "MADSIM_TEST_SEED",
+        "FENCESIM_JOBS",
+        "JOB_COMPLETION_INDEX",
+        "fencesim check scenarios/",
+        "fencesim replay ",
+        "fencesim tune ",
+        "fencesim check-history ",
+    ] {
+        assert!(help.contains(must), "--help lacks {must}:\n{help}");
+    }
+}
+
+/// `fencesim completions SHELL` prints a script that knows every command and option, and
+/// bash accepts it.
+#[test]
+fn completions_cover_every_command_and_parse_in_bash() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fencesim"))
+        .args(["completions", "bash"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let script = String::from_utf8_lossy(&out.stdout).into_owned();
+    for must in [
+        "check-history",
+        "--survive-outage-ms",
+        "--shard",
+        "--set",
+        "completions",
+    ] {
+        assert!(script.contains(must), "completion lacks {must}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fencesim.bash");
+    fs::write(&path, &script).unwrap();
+    if let Ok(status) = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&path)
+        .status()
+    {
+        assert!(status.success(), "bash -n rejects the completion script");
+    }
+    let (code, _, stderr) = fencesim(&["completions", "tcsh"], dir.path());
+    assert_eq!(code, 2, "{stderr}");
+}
