@@ -243,10 +243,17 @@ fn locate_event(
     };
     // Every field of the kind, optional ones included (they serialize as `null`).
     let back = serde_json::to_value(&required).expect("events serialize");
-    let kind_fields: std::collections::BTreeSet<String> = back
+    let mut kind_fields: std::collections::BTreeSet<String> = back
         .as_object()
         .map(|o| o.keys().cloned().collect())
         .unwrap_or_default();
+    // Optional fields left out when unknown (not written as `null`).
+    let kind = fields["event"].as_str().unwrap_or_default();
+    for (of, field) in SKIPPED_WHEN_UNKNOWN {
+        if of == kind {
+            kind_fields.insert(field.to_string());
+        }
+    }
     let optional: Vec<&String> = kind_fields
         .iter()
         .filter(|key| !object.contains_key(key.as_str()) && fields.contains_key(key.as_str()))
@@ -269,6 +276,13 @@ fn locate_event(
     Ok((event, kind_fields))
 }
 
+/// Optional fields that are left out, not written as `null`, when a history does not give
+/// them: `(event kind, field)`.
+const SKIPPED_WHEN_UNKNOWN: [(&str, &str); 2] = [
+    ("granted", "expires_mono_ms"),
+    ("extended", "expires_mono_ms"),
+];
+
 /// Whether the history has the events an invariant needs; `Err` says what is missing.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Judged {
@@ -276,6 +290,46 @@ pub struct Judged {
     pub scope: Vec<InvariantScope>,
     /// Violations and metrics, as for a simulated run.
     pub checked: Checked,
+    /// Metrics the history's events cannot support (left out of what is printed and of the
+    /// JSON report's `metrics`), each with the events it needs.
+    pub metrics_not_supported: Vec<UnsupportedMetric>,
+}
+
+/// A metric a recorded history cannot support.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UnsupportedMetric {
+    /// The metric's name in `metrics`.
+    pub metric: &'static str,
+    /// The events it is computed from, which the history lacks.
+    pub needs: &'static str,
+}
+
+/// Metrics computed from the workers' own view (their beliefs): without `belief-started` /
+/// `belief-ended` events they would read as "never served" (unavailability 1) or zero.
+const BELIEF_METRICS: [&str; 5] = [
+    "unavailability",
+    "overlapping_beliefs",
+    "overlapping_belief_ms",
+    "stand_downs",
+    "outage_stand_downs",
+];
+
+/// The metrics `history`'s events cannot support.
+pub fn unsupported_metrics(history: &History) -> Vec<UnsupportedMetric> {
+    let beliefs = history
+        .events
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::BeliefStarted { .. }));
+    if beliefs {
+        return Vec::new();
+    }
+    BELIEF_METRICS
+        .iter()
+        .map(|&metric| UnsupportedMetric {
+            metric,
+            needs: "`belief-started` and `belief-ended` events (the workers' own view)",
+        })
+        .collect()
 }
 
 /// One invariant: judged, or not and why.
@@ -360,6 +414,7 @@ pub fn judge_history(history: &History) -> Judged {
     Judged {
         scope,
         checked: check(history),
+        metrics_not_supported: unsupported_metrics(history),
     }
 }
 
@@ -397,11 +452,23 @@ pub fn history_report_json(file: &str, history: &History, judged: &Judged) -> St
         "violated": judged.checked.violated(),
         "invariants": judged.scope,
         "violations": violations,
-        "metrics": judged.checked.metrics,
+        "metrics": supported_metrics(judged),
+        "metrics_not_supported": judged.metrics_not_supported,
     });
     let mut text = serde_json::to_string_pretty(&report).expect("report serializes");
     text.push('\n');
     text
+}
+
+/// The metrics as JSON, without those the history cannot support.
+fn supported_metrics(judged: &Judged) -> serde_json::Value {
+    let mut value = serde_json::to_value(&judged.checked.metrics).expect("metrics serialize");
+    if let serde_json::Value::Object(fields) = &mut value {
+        for unsupported in &judged.metrics_not_supported {
+            fields.remove(unsupported.metric);
+        }
+    }
+    value
 }
 
 #[cfg(test)]

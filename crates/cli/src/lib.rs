@@ -74,7 +74,8 @@ pub use fencesim_sim::runner::{
     sweep_using, Components, PolicyFactory, RunResult, StoreFactory, TokenFactory,
 };
 pub use history_file::{
-    history_report_json, judge_history, load_history, parse_history, HistoryError, Judged,
+    history_report_json, judge_history, load_history, parse_history, unsupported_metrics,
+    HistoryError, Judged, UnsupportedMetric,
 };
 pub use replay::{check_determinism, replay, replay_using, Determinism, Replay};
 pub use simulation::{

@@ -897,7 +897,22 @@ fn check_history(path: &Path, json: Option<&Path>) -> Result<bool, InputError> {
         print!("{}", fencesim_report::render_violation(&history, violation));
     }
     println!("== metrics (non-zero)");
-    print!("{}", fencesim_report::compact_metrics(&judged.checked));
+    let left_out: Vec<&str> = judged
+        .metrics_not_supported
+        .iter()
+        .map(|m| m.metric)
+        .collect();
+    print!(
+        "{}",
+        fencesim_report::compact_metrics_except(&judged.checked, &left_out)
+    );
+    if !left_out.is_empty() {
+        println!(
+            "  not supported by this history's events: {} (needs {})",
+            left_out.join(", "),
+            judged.metrics_not_supported[0].needs
+        );
+    }
     let violated: Vec<String> = judged
         .checked
         .violated()

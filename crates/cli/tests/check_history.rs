@@ -252,3 +252,57 @@ fn an_empty_file_is_an_error_and_i5_needs_write_sent_events() {
         "{stdout}"
     );
 }
+
+/// A lease service that cannot say when a lease expires (no `expires_mono_ms`) still gets
+/// every invariant its events allow judged: a repeated token is I1. Without the workers'
+/// beliefs, the belief-based metrics (unavailability would read 1) are left out and named.
+#[test]
+fn grants_without_an_expiry_are_judged_and_belief_metrics_are_left_out_without_beliefs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("no-expiry.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"t_ns":0,"node":"lock","event":"granted","scope":"job","holder":"a","token":7}"#,
+            "\n",
+            r#"{"t_ns":1000000,"node":"store","event":"write-accepted","op":1,"resource":"job","writer":"a","token":7,"lease_scope":"job"}"#,
+            "\n",
+            r#"{"t_ns":9000000000,"node":"lock","event":"expired","scope":"job","holder":"a","token":7}"#,
+            "\n",
+            r#"{"t_ns":10000000000,"node":"lock","event":"granted","scope":"job","holder":"b","token":7}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let json = tmp.path().join("v.json");
+    let (code, stdout, stderr) = fencesim(
+        &[
+            "check-history",
+            path.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("I1 violated"), "{stdout}");
+    assert!(!stdout.contains("unavailability="), "{stdout}");
+    assert!(
+        stdout.contains("not supported by this history's events: unavailability"),
+        "{stdout}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(report["metrics"].get("unavailability").is_none());
+    assert!(report["metrics"].get("accepted_writes").is_some());
+    let left_out: Vec<&str> = report["metrics_not_supported"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["metric"].as_str().unwrap())
+        .collect();
+    assert!(left_out.contains(&"unavailability"), "{left_out:?}");
+    // The grant written without an expiry is written back without one (no `null`).
+    let proof = report["violations"][0]["proof"].to_string();
+    assert!(!proof.contains("expires_mono_ms"), "{proof}");
+}

@@ -60,6 +60,16 @@ pub enum EffectVia {
     Outbox,
 }
 
+/// An optional time a recorded history did not give (NaN; left out when written).
+pub fn unknown_ms() -> f64 {
+    f64::NAN
+}
+
+/// Whether `ms` is [`unknown_ms`].
+pub fn is_unknown_ms(ms: &f64) -> bool {
+    ms.is_nan()
+}
+
 /// What happened.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "event")]
@@ -86,7 +96,10 @@ pub enum EventKind {
         holder: NodeName,
         /// The fencing token.
         token: Token,
-        /// When the lease expires, by the coordinator's monotonic clock (ms).
+        /// When the lease expires, by the coordinator's monotonic clock (ms). Optional in a
+        /// recorded history (many lease services cannot say): absent is NaN, and nothing the
+        /// checker judges depends on it.
+        #[serde(default = "unknown_ms", skip_serializing_if = "is_unknown_ms")]
         expires_mono_ms: f64,
     },
     /// An acquire by the current holder (a retry) or a renewal extended the lease.
@@ -166,7 +179,9 @@ pub enum EventKind {
         holder: NodeName,
         /// The fencing token.
         token: Token,
-        /// When the lease expires, by the coordinator's monotonic clock (ms).
+        /// When the lease expires, by the coordinator's monotonic clock (ms); optional as
+        /// in `Granted`.
+        #[serde(default = "unknown_ms", skip_serializing_if = "is_unknown_ms")]
         expires_mono_ms: f64,
     },
     /// A restart lost the token counters (`volatile-counter`).

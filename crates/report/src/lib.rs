@@ -38,7 +38,9 @@ pub use matrix::{matrix_json, matrix_markdown};
 pub use perfetto::perfetto_json;
 #[cfg(feature = "pictures")]
 pub use picture::{picture_png, picture_svg, picture_window_ns, PictureError, PictureOptions};
-pub use replay_text::{compact_metrics, replay_text, ReplayInput, ReplayTextOptions};
+pub use replay_text::{
+    compact_metrics, compact_metrics_except, replay_text, ReplayInput, ReplayTextOptions,
+};
 pub use summary::{
     aggregate_metrics, evaluate, expectation_text, render_summary, summarize, to_json,
     ExpectationVerdict, SeedsJson, Summary, SummaryBuilder, SummaryState,

@@ -170,10 +170,19 @@ fn compact_plan(plan: &FaultPlan) -> String {
 /// `name=value` for every metric that is not zero (or empty), packed on short lines, in the
 /// order of the metrics' JSON.
 pub fn compact_metrics(checked: &Checked) -> String {
+    compact_metrics_except(checked, &[])
+}
+
+/// [`compact_metrics`] without the metrics named in `left_out` (those a recorded history's
+/// events cannot support).
+pub fn compact_metrics_except(checked: &Checked, left_out: &[&str]) -> String {
     let value = serde_json::to_value(&checked.metrics).expect("metrics serialize");
     let mut items: Vec<String> = Vec::new();
     if let serde_json::Value::Object(fields) = value {
         for (name, value) in fields {
+            if left_out.contains(&name.as_str()) {
+                continue;
+            }
             let text = match &value {
                 serde_json::Value::Number(n) if n.as_f64() == Some(0.0) => continue,
                 serde_json::Value::Number(n) => match n.as_u64() {

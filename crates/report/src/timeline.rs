@@ -498,8 +498,8 @@ pub fn event_text(kind: &EventKind) -> String {
         EventKind::FaultsHealed => "all faults healed".to_string(),
         EventKind::RunEnded => "run ended".to_string(),
         EventKind::Granted { scope, holder, token, expires_mono_ms } => format!(
-            "grant {scope} token={token} -> {holder}, expires mono {}ms",
-            format_ms(*expires_mono_ms)
+            "grant {scope} token={token} -> {holder}{}",
+            expiry_text(*expires_mono_ms)
         ),
         EventKind::Renewed { scope, holder, token } => {
             format!("renew {scope} token={token} ({holder})")
@@ -531,8 +531,8 @@ pub fn event_text(kind: &EventKind) -> String {
             format!("restart dropped {scope} token={token} ({holder})")
         }
         EventKind::Extended { scope, holder, token, expires_mono_ms } => format!(
-            "restart kept {scope} token={token} ({holder}), expires mono {}ms",
-            format_ms(*expires_mono_ms)
+            "restart kept {scope} token={token} ({holder}){}",
+            expiry_text(*expires_mono_ms)
         ),
         EventKind::CountersLost => "token counters LOST".to_string(),
         EventKind::WritePresented { op, resource, writer, token, .. } => {
@@ -643,6 +643,15 @@ fn format_ns(t_ns: u64) -> String {
 }
 
 /// Milliseconds with at most 3 decimals, trailing zeros dropped: `15000`, `0.5`, `-128`.
+/// `, expires mono Xms`, or nothing when the history did not give the expiry.
+fn expiry_text(expires_mono_ms: f64) -> String {
+    if expires_mono_ms.is_nan() {
+        String::new()
+    } else {
+        format!(", expires mono {}ms", format_ms(expires_mono_ms))
+    }
+}
+
 fn format_ms(ms: f64) -> String {
     let text = format!("{ms:.3}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
