@@ -282,11 +282,29 @@ pub(crate) fn check(
             )));
         }
     }
+    // Each scenario's recorded seeds (its regressions file), read before anything runs.
+    let set_args: Vec<String> = set.iter().map(|o| o.to_arg()).collect();
+    let mut recorded = Vec::with_capacity(scenarios.len());
+    for (file, _) in &scenarios {
+        let entries = fencesim::regressions::load(&fencesim::regressions::path_for(file))
+            .map_err(InputError)?;
+        recorded.push(
+            entries
+                .into_iter()
+                .filter(|e| e.set == set_args)
+                .collect::<Vec<_>>(),
+        );
+    }
+    let mut still_failing = 0usize;
     println!("{HEADER}");
     let mut results = Vec::with_capacity(scenarios.len());
     let mut wall_seconds = BTreeMap::new();
     let mut not_run = 0;
     for (position, (file, scenario)) in scenarios.iter().enumerate() {
+        // Recorded seeds first (an unsharded check, or shard 1 of N, runs them).
+        if shard.is_none_or(|s| s.k == 1) {
+            still_failing += rerun_recorded(file, scenario, &recorded[position], &components);
+        }
         let total = match shard {
             Some(shard) => shard.seeds(scenario.seeds).count() as u64,
             None => scenario.seeds.end - scenario.seeds.start,
@@ -370,6 +388,12 @@ pub(crate) fn check(
             .collect(),
     };
     print_failures(&failed);
+    if still_failing > 0 {
+        println!(
+            "{still_failing} recorded seed(s) still contradict their scenario's expectation \
+             (the regressions files above)"
+        );
+    }
     match shard_label {
         Some(label) => println!(
             "shard {label}: {} scenarios, {} failed for certain (expectations are decided by `fencesim merge`)",
@@ -387,7 +411,61 @@ pub(crate) fn check(
             }
         ),
     }
-    Ok(failed.is_empty())
+    Ok(failed.is_empty() && still_failing == 0)
+}
+
+/// Runs `scenario`'s recorded seeds and prints how each compares with its record; returns
+/// how many still contradict the expectation.
+fn rerun_recorded(
+    file: &std::path::Path,
+    scenario: &Arc<Scenario>,
+    entries: &[fencesim::regressions::Entry],
+    components: &Components,
+) -> usize {
+    use fencesim::regressions::{compare, Rerun};
+    let mut failing = 0;
+    for entry in entries {
+        let outcome = fencesim::run_seed_using(scenario, entry.seed, components).outcome;
+        let contradicts = fencesim_report::contradicts(&scenario.expect, &outcome);
+        failing += usize::from(contradicts);
+        let hash_note = if entry.scenario_hash == scenario.hash() {
+            ""
+        } else {
+            " (recorded under another version of the scenario)"
+        };
+        let how = match compare(entry, &outcome) {
+            Rerun::Same => "still fails the same way (same trace)".to_string(),
+            Rerun::SameFailureOtherTrace => {
+                "still fails the same way (its trace changed)".to_string()
+            }
+            Rerun::Passes => "NO LONGER FAILS: passes now (remove it from the file once the \
+                              fix is intended)"
+                .to_string(),
+            Rerun::Differs(now) => format!(
+                "NO LONGER FAILS THE SAME WAY: recorded {}, now {}",
+                entry.violated.join(", "),
+                now.join(", ")
+            ),
+        };
+        println!(
+            "  recorded seed {} of {}{hash_note}: {how}{}",
+            entry.seed,
+            file.display(),
+            if contradicts {
+                format!(
+                    "; contradicts the expectation (replay: {})",
+                    fencesim_scenario::replay_command_with(
+                        &file.display().to_string(),
+                        entry.seed,
+                        &entry.set
+                    )
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    failing
 }
 
 /// The largest check report `merge` reads (bytes): 256 MiB, the limit of a history file.

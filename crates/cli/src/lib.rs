@@ -43,6 +43,7 @@
 #![warn(missing_docs)]
 
 pub mod history_file;
+pub mod regressions;
 pub mod replay;
 pub mod simulation;
 pub mod summarized;

@@ -143,11 +143,34 @@ enum Command {
         /// failing seed and its trace hash is in summary.json (`failing_seeds`).
         #[arg(long, value_name = "N", default_value_t = 10)]
         max_failures: usize,
+        /// Record every seed that contradicts the expectation in the scenario's regressions
+        /// file (`foo.toml` → `foo.regressions`, commit it): `check` runs recorded seeds first.
+        #[arg(long)]
+        record_failures: bool,
         /// Output directory; the summary goes to DIR/<scenario name>/summary.json, or with
         /// `--set` to DIR/<scenario name>/set-<scenario hash>/summary.json (an overridden run
         /// is another scenario and never overwrites the file's own summary).
         #[arg(long, default_value = "reports")]
         out: PathBuf,
+        #[command(flatten)]
+        set: args::SetArgs,
+    },
+    /// Soak a scenario for a nightly job: consecutive seeds from a printed base seed for a
+    /// wall-clock budget; every seed that contradicts the expectation is recorded in the
+    /// scenario's regressions file (which `check` runs first). Exit 1 if any did.
+    Soak {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+        /// Wall-clock budget in seconds (1 to 604800, a week); the batch running when it
+        /// ends is finished.
+        #[arg(long, value_name = "SECONDS")]
+        budget_s: u64,
+        /// First seed; default: drawn from the clock and printed (re-run a soak's seeds
+        /// with `fencesim run FILE --seeds B..E`, printed at the end).
+        #[arg(long, value_name = "SEED")]
+        base_seed: Option<u64>,
+        #[command(flatten)]
+        jobs: args::JobsArgs,
         #[command(flatten)]
         set: args::SetArgs,
     },
@@ -414,6 +437,15 @@ fn main() -> ExitCode {
                 from_kept,
             })
         }),
+        Command::Soak {
+            scenario,
+            budget_s,
+            base_seed,
+            jobs,
+            set,
+        } => set
+            .overrides()
+            .and_then(|set| soak(&scenario, budget_s, base_seed, jobs.jobs, &set)),
         Command::LiveWorker { config } => live::worker(&config),
         Command::LiveGuard => live::guard(),
         Command::Run {
@@ -423,6 +455,7 @@ fn main() -> ExitCode {
             out,
             set,
             max_failures,
+            record_failures,
         } => set.overrides().and_then(|set| {
             run(
                 &scenario,
@@ -430,7 +463,10 @@ fn main() -> ExitCode {
                 jobs.jobs,
                 &out,
                 &set,
-                max_failures,
+                &RunReport {
+                    max_failures,
+                    record_failures,
+                },
             )
         }),
         Command::Check {
@@ -611,14 +647,111 @@ fn failure_line(scenario: &Scenario, outcome: &fencesim_check::SeedOutcome) -> O
     Some(format!("violates {} — {}", names.join(", "), first.message))
 }
 
+/// The longest `soak --budget-s`: a week.
+const MAX_SOAK_S: u64 = 7 * 24 * 3600;
+
+/// A base seed from the clock, for a soak that was not given one (printed, so it can be
+/// repeated): the one place the binary reads the calendar.
+#[allow(clippy::disallowed_methods)]
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+        % 1_000_000_000_000
+}
+
+fn soak(
+    path: &Path,
+    budget_s: u64,
+    base_seed: Option<u64>,
+    jobs: usize,
+    set: &[Override],
+) -> Result<bool, InputError> {
+    if !(1..=MAX_SOAK_S).contains(&budget_s) {
+        return Err(InputError(format!(
+            "--budget-s: expected 1 to {MAX_SOAK_S} seconds (a week), got {budget_s}"
+        )));
+    }
+    let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
+    let regressions_path = fencesim::regressions::path_for(path);
+    fencesim::regressions::load(&regressions_path).map_err(InputError)?;
+    outputs::preflight(
+        &[outputs::Output::new("regressions file", &regressions_path)],
+        &[path],
+    )?;
+    let base = base_seed.unwrap_or_else(clock_seed);
+    let batch = (jobs as u64).saturating_mul(8).max(8);
+    println!(
+        "fencesim soak {} ({}), scenario hash {}, base seed {base}, budget {budget_s} s, {jobs} jobs",
+        scenario.name,
+        path.display(),
+        scenario.hash()
+    );
+    let (scenario_hash, set_args) = (
+        scenario.hash(),
+        set.iter().map(Override::to_arg).collect::<Vec<_>>(),
+    );
+    let components = fencesim::Components::default();
+    let started = wall_now();
+    let mut next = base;
+    let mut found: Vec<fencesim::regressions::Entry> = Vec::new();
+    while started.elapsed().as_secs() < budget_s && next < u64::MAX - batch {
+        let seeds = next..next + batch;
+        fencesim::summarized::sweep_in_seed_order(
+            &scenario,
+            seeds,
+            jobs,
+            &components,
+            &|_| {},
+            |outcome| {
+                if fencesim_report::contradicts(&scenario.expect, &outcome) {
+                    println!(
+                        "seed {}: {}\n    replay: {}",
+                        outcome.seed,
+                        failure_line(&scenario, &outcome).unwrap_or_default(),
+                        replay_line(path, outcome.seed, set)
+                    );
+                    found.push(fencesim::regressions::Entry::of(
+                        &outcome,
+                        &scenario_hash,
+                        &set_args,
+                    ));
+                }
+            },
+        );
+        next += batch;
+    }
+    let added = fencesim::regressions::record(&regressions_path, &shown(path), &found)
+        .map_err(InputError)?;
+    println!(
+        "soak: seeds {base}..{next} ({} in {:.0} s; repeat with `fencesim run {} --seeds {base}..{next}`), \
+         {} contradicted the expectation, {added} newly recorded in {}",
+        next - base,
+        started.elapsed().as_secs_f64(),
+        shown(path),
+        found.len(),
+        regressions_path.display()
+    );
+    Ok(found.is_empty())
+}
+
+/// What `run` reports besides the summary.
+struct RunReport {
+    /// Failing seeds printed with their replay lines.
+    max_failures: usize,
+    /// Record the seeds that contradict the expectation in the regressions file.
+    record_failures: bool,
+}
+
 fn run(
     path: &Path,
     seeds: Option<&str>,
     jobs: usize,
     out: &Path,
     set: &[Override],
-    max_failures: usize,
+    report: &RunReport,
 ) -> Result<bool, InputError> {
+    let max_failures = report.max_failures;
     let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
     let flag = seeds.map(parse_seeds).transpose()?;
     let (seeds, source) = env_seed::run_seeds(flag, env_seed::from_process()?, scenario.seeds)?;
@@ -626,7 +759,14 @@ fn run(
         println!("seeds {seeds} from {source}");
     }
     let summary_path = summary_path(out, &scenario, set);
-    outputs::preflight(&[outputs::Output::new("--out", &summary_path)], &[path])?;
+    let regressions_path = fencesim::regressions::path_for(path);
+    let mut planned = vec![outputs::Output::new("--out", &summary_path)];
+    if report.record_failures {
+        // Read now, so a malformed file stops the run before its first seed.
+        fencesim::regressions::load(&regressions_path).map_err(InputError)?;
+        planned.push(outputs::Output::new("--record-failures", &regressions_path));
+    }
+    outputs::preflight(&planned, &[path])?;
     println!(
         "fencesim run {} ({}), scenario hash {}, seeds {seeds}, {jobs} jobs",
         scenario.name,
@@ -658,6 +798,11 @@ fn run(
     let mut builder = fencesim_report::SummaryBuilder::new();
     let mut failure_lines: Vec<String> = Vec::new();
     let mut failures: u64 = 0;
+    let mut recorded: Vec<fencesim::regressions::Entry> = Vec::new();
+    let (scenario_hash, set_args) = (
+        scenario.hash(),
+        set.iter().map(Override::to_arg).collect::<Vec<_>>(),
+    );
     fencesim::summarized::sweep_in_seed_order(
         &scenario,
         seeds.iter(),
@@ -666,6 +811,13 @@ fn run(
         &on_done,
         |outcome| {
             builder.push(&outcome);
+            if report.record_failures && fencesim_report::contradicts(&scenario.expect, &outcome) {
+                recorded.push(fencesim::regressions::Entry::of(
+                    &outcome,
+                    &scenario_hash,
+                    &set_args,
+                ));
+            }
             if let Some(what) = failure_line(&scenario, &outcome) {
                 failures += 1;
                 if failure_lines.len() < max_failures {
@@ -695,6 +847,15 @@ fn run(
         );
     }
     println!("summary written to {}", summary_path.display());
+    if report.record_failures {
+        let added = fencesim::regressions::record(&regressions_path, &shown(path), &recorded)
+            .map_err(InputError)?;
+        println!(
+            "--record-failures: {} seed(s) contradicted the expectation, {added} newly recorded in {}",
+            recorded.len(),
+            regressions_path.display()
+        );
+    }
     Ok(summary.expectation_met)
 }
 
