@@ -205,3 +205,48 @@ fn a_scenario_at_every_limit_has_an_event_budget_bounded_by_bytes() {
     let short = parse_str(MINIMAL, "m.toml").unwrap();
     assert_eq!(short.event_budget(), 1_000_000 + 10 * 60_000);
 }
+
+/// The documented event budget is the code's: docs/scenario-format.md's and README.md's
+/// "events per seed" state `limits::MAX_EVENTS_PER_SEED` and the formula `event_budget` uses.
+#[test]
+fn the_documented_event_budget_is_the_codes() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cap = fencesim_scenario::limits::MAX_EVENTS_PER_SEED;
+    let spaced = {
+        let digits = cap.to_string();
+        let mut out = String::new();
+        for (k, c) in digits.chars().enumerate() {
+            if k > 0 && (digits.len() - k).is_multiple_of(3) {
+                out.push(' ');
+            }
+            out.push(c);
+        }
+        out
+    };
+    for doc in ["docs/scenario-format.md", "README.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        let line = text
+            .lines()
+            .position(|l| l.contains("1 000 000 + 10 × "))
+            .unwrap_or_else(|| panic!("{doc} states the event budget's formula"));
+        let near: String = text
+            .lines()
+            .skip(line)
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            near.contains(&format!("at most {spaced}")),
+            "{doc} states a cap other than {spaced}: {near}"
+        );
+    }
+    let scenario = fencesim_scenario::parse_str(
+        &std::fs::read_to_string(root.join("scenarios/gc-pause-textbook-none.toml")).unwrap(),
+        "s.toml",
+    )
+    .unwrap();
+    assert_eq!(
+        scenario.event_budget(),
+        (1_000_000 + 10 * scenario.duration_ms as usize).min(cap)
+    );
+}

@@ -293,6 +293,22 @@ fn keys_foreign_to_a_variant_are_rejected() {
     );
 }
 
+/// A TOML date where a number belongs is called a date, not "a table" (it reaches serde as
+/// a private table).
+#[test]
+fn a_date_where_a_number_belongs_is_called_a_date() {
+    check_err(
+        &edit(&[("ttl_ms = 10_000", "ttl_ms = 1979-05-27T07:32:00Z # <-")]),
+        "lease.ttl_ms",
+        "invalid type: a date/time, expected an integer",
+    );
+    check_err(
+        &edit(&[("duration_ms = 60_000", "duration_ms = 1979-05-27 # <-")]),
+        "duration_ms",
+        "invalid type: a date/time",
+    );
+}
+
 #[test]
 fn bad_numbers_name_the_field() {
     let cases: &[(&str, &str, &str, &str)] = &[

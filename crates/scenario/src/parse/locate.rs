@@ -160,13 +160,22 @@ impl Ctx<'_> {
         } else {
             path.to_string()
         };
+        // A TOML date or time reaches serde as a private table: say what it is.
+        let is_datetime = error
+            .span()
+            .and_then(|span| self.text.get(span))
+            .is_some_and(|value| value.trim().parse::<toml_edit::Datetime>().is_ok());
+        let mut expected = user_message(message);
+        if is_datetime {
+            expected = expected.replace("invalid type: table", "invalid type: a date/time");
+        }
         ScenarioError {
             file: self.file.to_string(),
             line: span_line.or_else(|| self.line_of(&field)),
             field,
             // serde's messages already say what was found and what was expected; only its
             // Rust type names are translated.
-            expected: user_message(message),
+            expected,
         }
     }
 }
