@@ -33,17 +33,14 @@ impl SetArgs {
 pub(crate) struct JobsArgs {
     /// Parallel seeds (each on a fresh thread and runtime), 1 to 1024; the results do not
     /// depend on it. Default: every core.
-    #[arg(long, default_value_t = fencesim::default_jobs(), value_parser = jobs)]
-    pub(crate) jobs: usize,
+    #[arg(long, default_value_t = fencesim::default_jobs())]
+    jobs: usize,
 }
 
-/// Parses a `--jobs` value against the one range of the CLI and the library.
-fn jobs(text: &str) -> Result<usize, String> {
-    let n: usize = text.parse().map_err(|_| {
-        format!(
-            "expected a number of threads from 1 to {}, got {text:?}",
-            fencesim::MAX_JOBS
-        )
-    })?;
-    fencesim::check_jobs(n)
+impl JobsArgs {
+    /// The number, checked against the one range of the CLI and the library (a one-line
+    /// error, exit 2).
+    pub(crate) fn get(&self) -> Result<usize, InputError> {
+        fencesim::check_jobs(self.jobs).map_err(|e| InputError(format!("--jobs: {e}")))
+    }
 }

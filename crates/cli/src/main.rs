@@ -445,7 +445,7 @@ fn main() -> ExitCode {
             set,
         } => set
             .overrides()
-            .and_then(|set| soak(&scenario, budget_s, base_seed, jobs.jobs, &set)),
+            .and_then(|set| soak(&scenario, budget_s, base_seed, jobs.get()?, &set)),
         Command::LiveWorker { config } => live::worker(&config),
         Command::LiveGuard => live::guard(),
         Command::Run {
@@ -460,7 +460,7 @@ fn main() -> ExitCode {
             run(
                 &scenario,
                 seeds.as_deref(),
-                jobs.jobs,
+                jobs.get()?,
                 &out,
                 &set,
                 &RunReport {
@@ -483,7 +483,7 @@ fn main() -> ExitCode {
             check::check(
                 &paths,
                 &set,
-                jobs.jobs,
+                jobs.get()?,
                 shard.as_deref(),
                 &check::Select {
                     filter: filter.as_deref(),
@@ -580,13 +580,15 @@ fn main() -> ExitCode {
             jobs,
             output,
             skip_mutants,
-        } => sensitivity::sensitivity(&sensitivity::Args {
-            paths: &paths,
-            safe_seeds,
-            detect_max,
-            jobs: jobs.jobs,
-            output: &output,
-            skip_mutants,
+        } => jobs.get().and_then(|jobs| {
+            sensitivity::sensitivity(&sensitivity::Args {
+                paths: &paths,
+                safe_seeds,
+                detect_max,
+                jobs,
+                output: &output,
+                skip_mutants,
+            })
         }),
         Command::Bench(args) => bench::bench(&args),
         Command::Completions { shell } => {

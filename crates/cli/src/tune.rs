@@ -86,11 +86,7 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
         varies.push((text.clone(), vary));
     }
     let seeds = args.seeds.as_deref().map(parse_seeds).transpose()?;
-    if args.jobs.jobs == 0 {
-        return Err(InputError(
-            "--jobs: expected a positive number of threads, got 0".into(),
-        ));
-    }
+    let jobs = args.jobs.get()?;
     if let Some(x) = args.max_false_expiry_per_hour {
         if !(x.is_finite() && x >= 0.0) {
             return Err(InputError(format!(
@@ -166,7 +162,7 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
         } else {
             "fixed".to_string()
         },
-        args.jobs.jobs
+        jobs
     );
     for a in &sweep.outage_added {
         println!("  added for --survive-outage-ms: {a}");
@@ -174,7 +170,7 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     let components = Components::default();
     let started = crate::wall_now();
     let cpu_before = cpu_seconds();
-    let report = fencesim_tune::run(&sweep, args.jobs.jobs, &components, &progress());
+    let report = fencesim_tune::run(&sweep, jobs, &components, &progress());
     let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
     let wall = started.elapsed().as_secs_f64();
     write_outputs(&dir, &report)?;
@@ -200,10 +196,10 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
         );
     }
     if let Some(n) = args.compare_fixed {
-        compare_fixed(&sweep, &report, n, args.jobs.jobs, &components, cpu);
+        compare_fixed(&sweep, &report, n, jobs, &components, cpu);
     }
     if args.verify {
-        ok &= verify(&sweep, &report, args.jobs.jobs, &components);
+        ok &= verify(&sweep, &report, jobs, &components);
     }
     Ok(ok)
 }

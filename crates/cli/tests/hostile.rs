@@ -417,6 +417,16 @@ fn cases() -> Vec<Case> {
             &["/dev/zero", "got a character device"],
         ),
         case(
+            "/dev/zero as a live worker's configuration",
+            vec![],
+            &["live-worker", "/dev/zero"],
+            &[
+                "/dev/zero",
+                "expected a live worker's configuration",
+                "got a character device",
+            ],
+        ),
+        case(
             "/dev/zero as a report to merge",
             vec![],
             &["merge", "/dev/zero", "--json", "r.json"],

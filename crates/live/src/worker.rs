@@ -158,11 +158,24 @@ fn ms(ns: u64) -> f64 {
     ns as f64 / NS_PER_MS as f64
 }
 
+/// The largest worker configuration read (bytes).
+pub const WORKER_CONFIG_MAX_BYTES: u64 = 1024 * 1024;
+
 /// Runs the worker role until the supervisor kills it (or is gone). Errors are set-up
 /// failures (the config or the database cannot be opened).
 pub fn run(config_path: &std::path::Path) -> Result<(), String> {
-    let text = std::fs::read_to_string(config_path)
-        .map_err(|error| format!("{}: {error}", config_path.display()))?;
+    // The supervisor writes a few kilobytes; anything past 1 MiB (or a FIFO, a device) is
+    // not a worker's config.
+    let bytes = fencesim_scenario::input::read_limited(config_path, WORKER_CONFIG_MAX_BYTES)
+        .map_err(|error| {
+            format!(
+                "{}: {}",
+                config_path.display(),
+                error.expected("a live worker's configuration")
+            )
+        })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{}: expected UTF-8 JSON", config_path.display()))?;
     let config: WorkerConfig = serde_json::from_str(&text)
         .map_err(|error| format!("{}: {error}", config_path.display()))?;
     let log = Log::open(&config.events)
