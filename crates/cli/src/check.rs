@@ -242,10 +242,9 @@ pub(crate) fn check(
     check_outputs(outputs, &files)?;
     let mut scenarios: Vec<(PathBuf, Arc<Scenario>)> = Vec::with_capacity(files.len());
     for file in &files {
-        scenarios.push((
-            file.clone(),
-            Arc::new(fencesim_scenario::load_with(file, set)?),
-        ));
+        let scenario = fencesim_scenario::load_with(file, set)?;
+        crate::warn_presets(file, &scenario);
+        scenarios.push((file.clone(), Arc::new(scenario)));
     }
     if let Some(pattern) = select.filter {
         let total = scenarios.len();

@@ -737,6 +737,14 @@ fn soak(
     Ok(found.is_empty())
 }
 
+/// Prints, on stderr, the scenario's lease settings that have no effect or contradict its
+/// preset (`Scenario::preset_warnings`); the run goes on.
+pub(crate) fn warn_presets(path: &Path, scenario: &Scenario) {
+    for warning in scenario.preset_warnings() {
+        eprintln!("warning: {}: {warning}", path.display());
+    }
+}
+
 /// What `run` reports besides the summary.
 struct RunReport {
     /// Failing seeds printed with their replay lines.
@@ -755,6 +763,7 @@ fn run(
 ) -> Result<bool, InputError> {
     let max_failures = report.max_failures;
     let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
+    warn_presets(path, &scenario);
     let flag = seeds.map(parse_seeds).transpose()?;
     let (seeds, source) = env_seed::run_seeds(flag, env_seed::from_process()?, scenario.seeds)?;
     if let Some(source) = source {
@@ -931,6 +940,7 @@ fn replay(
     set: &[Override],
 ) -> Result<bool, InputError> {
     let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
+    warn_presets(path, &scenario);
     let window_ns = view.window.map(parse_window).transpose()?;
     if let Some(nodes) = &view.nodes {
         let mut known = scenario.node_names();

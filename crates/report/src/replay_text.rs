@@ -89,6 +89,9 @@ pub fn replay_text(input: &ReplayInput<'_>, options: &ReplayTextOptions) -> Stri
         for note in effective_notes(&scenario.lease) {
             let _ = writeln!(out, "# {note}");
         }
+        for warning in scenario.preset_warnings() {
+            let _ = writeln!(out, "# warning: {warning}");
+        }
         out.push_str(&fencesim_scenario::scenario_toml(scenario));
     }
     // The plan's own first line ("fault plan for seed N: ...") is the section's heading.

@@ -221,6 +221,16 @@ pub enum Preset {
     Consul,
 }
 
+/// A preset's name as written in scenario files.
+fn preset_name(preset: Preset) -> &'static str {
+    match preset {
+        Preset::Etcd => "etcd",
+        Preset::ClientGo => "client-go",
+        Preset::Zookeeper => "zookeeper",
+        Preset::Consul => "consul",
+    }
+}
+
 fn is_zero(value: &u64) -> bool {
     *value == 0
 }
@@ -533,6 +543,53 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Lease settings that have no effect as resolved, or that contradict the lease preset:
+    /// accepted (the file is valid) but worth a warning, each naming its field. With
+    /// `expired_by = "candidate"` (client-go's default) no server expires leases, so
+    /// `expiry_check_ms` and `lock_delay_ms` (both applied only by the service's own expiry)
+    /// do nothing; `holder_identity = "name"` lets a restarted holder resume its lease, which
+    /// etcd, ZooKeeper and Consul never do (they know holders by session).
+    pub fn preset_warnings(&self) -> Vec<String> {
+        let lease = &self.lease;
+        let mut out = Vec::new();
+        let preset = lease.preset.map_or("no preset".to_string(), |p| {
+            format!("preset {:?}", preset_name(p))
+        });
+        if lease.expired_by == ExpiredBy::Candidate {
+            for (field, value) in [
+                ("lease.expiry_check_ms", lease.expiry_check_ms),
+                ("lease.lock_delay_ms", lease.lock_delay_ms),
+            ] {
+                if value > 0 {
+                    out.push(format!(
+                        "{field} = {value} has no effect: with expired_by = \"candidate\" \
+                         ({preset}) no server expires leases; candidates take over by their own \
+                         clock"
+                    ));
+                }
+            }
+        }
+        if lease.holder_identity == HolderIdentity::Name
+            && matches!(
+                lease.preset,
+                Some(Preset::Etcd | Preset::Zookeeper | Preset::Consul)
+            )
+        {
+            out.push(format!(
+                "lease.holder_identity = \"name\" contradicts {preset}: that service knows \
+                 holders by session, so a restarted holder never resumes its lease there"
+            ));
+        }
+        if lease.expired_by == ExpiredBy::Candidate && lease.preset == Some(Preset::Consul) {
+            out.push(
+                "lease.expired_by = \"candidate\" contradicts preset \"consul\": Consul's \
+                 server expires sessions (its expiry factor and lock-delay stop applying)"
+                    .to_string(),
+            );
+        }
+        out
+    }
+
     /// Every node name, in a fixed order.
     pub fn node_names(&self) -> Vec<String> {
         fencesim_model::nodes::processes(self.workers.count)

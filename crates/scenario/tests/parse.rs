@@ -812,3 +812,57 @@ fn preset_rules_name_the_field() {
         "tickTime",
     );
 }
+
+/// Lease settings that do nothing under the resolved semantics, or contradict the preset, are
+/// accepted with a warning naming the field; the catalogue has none.
+#[test]
+fn ineffective_or_contradicting_preset_overrides_are_warned() {
+    let lease = |extra: &str| {
+        parse_ok(&edit(&[(
+            "ttl_ms = 10_000\ntoken_source = \"durable-counter\"",
+            &format!("ttl_ms = 15_000\n{extra}"),
+        )]))
+        .preset_warnings()
+    };
+    assert!(lease("preset = \"client-go\"").is_empty());
+    let w = lease("preset = \"client-go\"\nlock_delay_ms = 5_000\nexpiry_check_ms = 100");
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].starts_with("lease.expiry_check_ms = 100 has no effect"),
+        "{w:?}"
+    );
+    assert!(
+        w[1].starts_with("lease.lock_delay_ms = 5000 has no effect"),
+        "{w:?}"
+    );
+    // The same values under a service that expires leases itself do something: no warning.
+    assert!(lease("preset = \"etcd\"\nlock_delay_ms = 5_000").is_empty());
+    let w = lease("preset = \"etcd\"\nholder_identity = \"name\"");
+    assert!(
+        w.len() == 1 && w[0].contains("holder_identity") && w[0].contains("\"etcd\""),
+        "{w:?}"
+    );
+    let w = lease("preset = \"consul\"\nexpired_by = \"candidate\"");
+    assert!(
+        w.iter()
+            .any(|w| w.starts_with("lease.expired_by = \"candidate\" contradicts")),
+        "{w:?}"
+    );
+    assert!(
+        w.iter().any(|w| w.starts_with("lease.lock_delay_ms")),
+        "{w:?}"
+    );
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let scenario = fencesim_scenario::load(&path).unwrap();
+            assert!(
+                scenario.preset_warnings().is_empty(),
+                "{}: {:?}",
+                path.display(),
+                scenario.preset_warnings()
+            );
+        }
+    }
+}
