@@ -963,22 +963,6 @@ fn draw_pareto<DB: DrawingBackend>(
             c.stroke_width(2),
         )))?;
     }
-    // The Pareto front (safe settings only, as `recommend` computes it).
-    let mut front: Vec<(f64, f64)> = report
-        .pareto
-        .iter()
-        .filter_map(|&i| {
-            points
-                .iter()
-                .find(|p| p.0 == i)
-                .map(|p| (x_axis.to(p.1 .0), y_axis.to(p.2 .0)))
-        })
-        .collect();
-    front.sort_by(|a, b| a.0.total_cmp(&b.0));
-    chart.draw_series(std::iter::once(PathElement::new(
-        front,
-        MEETS.mix(0.6).stroke_width(2),
-    )))?;
     // Markers: where two settings land on the same spot (within 8 px), the later one is
     // moved 16 px to the right (the interval bars stay at the true value) so both show.
     let (w, h) = (
@@ -996,6 +980,18 @@ fn draw_pareto<DB: DrawingBackend>(
         }
         spots.push((sx, sy));
     }
+    // The Pareto front (safe settings only, as `recommend` computes it), through the markers
+    // as drawn.
+    let mut front: Vec<(f64, f64)> = report
+        .pareto
+        .iter()
+        .filter_map(|&i| points.iter().position(|p| p.0 == i).map(|k| spots[k]))
+        .collect();
+    front.sort_by(|a, b| a.0.total_cmp(&b.0));
+    chart.draw_series(std::iter::once(PathElement::new(
+        front,
+        MEETS.mix(0.6).stroke_width(2),
+    )))?;
     for (&(i, _, _), &spot) in points.iter().zip(&spots) {
         marker(&mut chart, spot, status(&report.settings[i]), 7)?;
     }
