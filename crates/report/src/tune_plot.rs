@@ -971,13 +971,26 @@ fn draw_pareto<DB: DrawingBackend>(
     );
     let mut spots: Vec<(f64, f64)> = Vec::new();
     for &(_, x, y) in &points {
-        let (mut sx, sy) = (x_axis.to(x.0), y_axis.to(y.0));
-        while spots
-            .iter()
-            .any(|(px, py)| ((sx - px) / w).abs() < 8.0 && ((sy - py) / h).abs() < 8.0)
-        {
-            sx += 16.0 * w;
-        }
+        let (base, sy) = (x_axis.to(x.0), y_axis.to(y.0));
+        let free = |sx: f64| {
+            !spots
+                .iter()
+                .any(|(px, py)| ((sx - px) / w).abs() < 8.0 && ((sy - py) / h).abs() < 8.0)
+        };
+        let inside = |sx: f64| sx >= x_axis.low + 8.0 * w && sx <= x_axis.high - 8.0 * w;
+        // Right, left, further right, further left …, staying inside the plot.
+        let sx = (0..200)
+            .map(|k| {
+                base + 16.0
+                    * w
+                    * if k % 2 == 1 {
+                        (k / 2 + 1) as f64
+                    } else {
+                        -((k / 2) as f64)
+                    }
+            })
+            .find(|&sx| free(sx) && (inside(sx) || sx == base))
+            .unwrap_or(base);
         spots.push((sx, sy));
     }
     // The Pareto front (safe settings only, as `recommend` computes it), through the markers
@@ -1013,7 +1026,7 @@ fn draw_pareto<DB: DrawingBackend>(
     }
     // Labels: exact values beside their marker, stacked (with a leader line) when they
     // would overlap.
-    let mut placed: Vec<(f64, f64)> = Vec::new();
+    let mut placed: Vec<(f64, f64, f64)> = Vec::new();
     for (&(i, _, _), &spot) in points.iter().zip(&spots) {
         let s = &report.settings[i];
         let label = s
@@ -1029,12 +1042,17 @@ fn draw_pareto<DB: DrawingBackend>(
         } else {
             10.0
         };
-        let (mut lx, mut ly) = (spot.0 + gap * w, spot.1 + 8.0 * h);
         let width = (label.len() as f64 * 8.0 + 6.0) * w;
+        // Right of the marker, or left of it when that would leave the plot.
+        let mut lx = spot.0 + gap * w;
+        if lx + width > x_axis.high {
+            lx = spot.0 - gap * w - width;
+        }
+        let mut ly = spot.1 + 8.0 * h;
         let mut moved = false;
         while placed
             .iter()
-            .any(|(px, py)| (lx - px).abs() < width && (ly - py).abs() < 17.0 * h)
+            .any(|(px, py, pw)| lx < px + pw && *px < lx + width && (ly - py).abs() < 17.0 * h)
             || spots.iter().any(|(px, py)| {
                 *px > lx - 6.0 * w && *px < lx + width && (ly - 8.0 * h - py).abs() < 9.0 * h
             })
@@ -1042,13 +1060,13 @@ fn draw_pareto<DB: DrawingBackend>(
             ly += 17.0 * h;
             moved = true;
         }
-        placed.push((lx, ly));
-        if lx + width > x_axis.high {
-            lx -= width + 20.0 * w;
-        }
+        placed.push((lx, ly, width));
         if moved {
             chart.draw_series(std::iter::once(PathElement::new(
-                vec![spot, (lx, ly - 14.0 * h)],
+                vec![
+                    spot,
+                    (if lx > spot.0 { lx } else { lx + width }, ly - 14.0 * h),
+                ],
                 INK.mix(0.5).stroke_width(1),
             )))?;
         }
