@@ -132,7 +132,7 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
     print!("{markdown}");
     let json_text = format!("{}\n", serde_json::to_string_pretty(&report).expect("json"));
     // Both staged, then renamed together: never a new bench.json beside an old bench.md.
-    let mut set = fencesim_report::fs::OutputSet::new();
+    let mut set = fencesim::fs::OutputSet::new();
     for (path, text) in [(&json_path, &json_text), (&md_path, &markdown)] {
         set.add(path, text.as_bytes())
             .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
@@ -489,7 +489,7 @@ fn rss_child(seeds: u64) -> Result<bool, InputError> {
     };
     let factory: StoreFactory = Arc::new(builtin_store);
     let swept = fencesim::sweep_summarized(&scenario, range, 2, &factory, &|_| {});
-    let json = fencesim_report::to_json(&swept.summary);
+    let json = fencesim_verdict::to_json(&swept.summary);
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kb = status
         .lines()

@@ -12,8 +12,8 @@ use std::{
 };
 
 use fencesim::{builtin_store, summarized::sweep_in_seed_order, Components, StoreFactory};
-use fencesim_report::{definitely_failed, CheckReport, ScenarioResult, ScenarioResultBuilder};
 use fencesim_scenario::Scenario;
+use fencesim_verdict::{definitely_failed, CheckReport, ScenarioResult, ScenarioResultBuilder};
 
 use crate::{outputs::Output, InputError};
 
@@ -118,25 +118,25 @@ fn write_outputs(
 ) -> Result<(), InputError> {
     let mut files: Vec<(PathBuf, String)> = Vec::new();
     if let Some(path) = &outputs.json {
-        files.push((path.clone(), fencesim_report::report_to_json(report)));
+        files.push((path.clone(), fencesim_verdict::report_to_json(report)));
     }
     if let Some(path) = &outputs.junit {
         files.push((
             path.clone(),
-            fencesim_report::junit_xml(report, wall_seconds),
+            fencesim_catalogue::junit_xml(report, wall_seconds),
         ));
     }
     if let Some(dir) = &outputs.matrix {
         files.push((
             dir.join("matrix.md"),
-            fencesim_report::matrix_markdown(report),
+            fencesim_catalogue::matrix_markdown(report),
         ));
         files.push((
             dir.join("matrix.json"),
-            fencesim_report::matrix_json(report),
+            fencesim_catalogue::matrix_json(report),
         ));
     }
-    let mut set = fencesim_report::fs::OutputSet::new();
+    let mut set = fencesim::fs::OutputSet::new();
     for (path, contents) in &files {
         set.add(path, contents.as_bytes())
             .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
@@ -372,7 +372,7 @@ pub(crate) fn check(
         }
     }
     let shard_label = shard.map(|shard| shard.to_string());
-    let report = fencesim_report::check_report(shard_label.clone(), results);
+    let report = fencesim_verdict::check_report(shard_label.clone(), results);
     write_outputs(&report, &wall_seconds, outputs)?;
     let failed: Vec<&ScenarioResult> = match shard {
         Some(_) => report
@@ -425,7 +425,7 @@ fn rerun_recorded(
     let mut failing = 0;
     for entry in entries {
         let outcome = fencesim::run_seed_using(scenario, entry.seed, components).outcome;
-        let contradicts = fencesim_report::contradicts(&scenario.expect, &outcome);
+        let contradicts = fencesim_verdict::contradicts(&scenario.expect, &outcome);
         failing += usize::from(contradicts);
         let hash_note = if entry.scenario_hash == scenario.hash() {
             ""
@@ -491,11 +491,11 @@ pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputE
             ))
         })?;
         parts.push(
-            fencesim_report::report_from_json(&text, &file.display().to_string())
+            fencesim_verdict::report_from_json(&text, &file.display().to_string())
                 .map_err(InputError)?,
         );
     }
-    let report = fencesim_report::merge(parts).map_err(InputError)?;
+    let report = fencesim_verdict::merge(parts).map_err(InputError)?;
     println!("{HEADER}");
     for result in &report.scenarios {
         println!(

@@ -42,11 +42,13 @@
 
 #![warn(missing_docs)]
 
+pub mod fs;
 pub mod history_file;
 pub mod regressions;
 pub mod replay;
 pub mod simulation;
 pub mod summarized;
+pub mod trace;
 
 pub use fencesim_check as check;
 /// Shrinking a failing seed and exploring a fault profile (`fencesim shrink` / `explore`);
@@ -54,11 +56,12 @@ pub use fencesim_check as check;
 #[cfg(feature = "explore")]
 pub use fencesim_explore as explore;
 pub use fencesim_model as model;
-pub use fencesim_report as report;
 pub use fencesim_scenario as scenario;
 /// Lease timing sweeps (`fencesim tune`); [`tune::run`] takes a user's components.
 #[cfg(feature = "tune")]
 pub use fencesim_tune as tune;
+pub use fencesim_verdict as verdict;
+pub use fencesim_views as views;
 
 pub use fencesim_check::{Checked, SeedOutcome, Violation};
 pub use fencesim_model::{

@@ -370,13 +370,13 @@ fn compare(
     })
 }
 
-/// Whole or not at all (`fencesim_report::fs::write_atomic`), directories created.
+/// Whole or not at all (`fencesim::fs::write_atomic`), directories created.
 fn write_report(path: &Path, text: &str) -> Result<(), InputError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|error| InputError(format!("{}: {error}", dir.display())))?;
     }
-    fencesim_report::fs::write_atomic(path, text)
+    fencesim::fs::write_atomic(path, text)
         .map_err(|error| InputError(format!("--report {}: {error}", path.display())))
 }
 

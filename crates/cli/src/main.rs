@@ -1,6 +1,7 @@
 //! The `fencesim` command line: glue only. Arguments are parsed here, resolved into a
 //! validated scenario by `fencesim-scenario`, run by `fencesim-sim`, judged by
-//! `fencesim-check` and written by `fencesim-report`.
+//! `fencesim-check`, summarized by `fencesim-verdict`, shown by `fencesim-views` and written by
+//! `fencesim::fs`.
 //!
 //! Exit codes: 0 every expectation met, 1 an expectation failed, 2 usage or input error.
 
@@ -352,7 +353,7 @@ impl<E: std::fmt::Display> From<E> for InputError {
 /// On SIGINT, SIGTERM or SIGHUP: remove the temp files of unfinished writes, say so, and exit
 /// 128 + the signal (130, 143, 129). Files already renamed into place are whole; nothing
 /// half-written stays behind. (A SIGKILL cannot be caught: its temps are removed by the next
-/// write of the same file, see `fencesim_report::fs`.)
+/// write of the same file, see `fencesim::fs`.)
 fn remove_temps_on_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
@@ -360,7 +361,7 @@ fn remove_temps_on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            let removed = fencesim_report::fs::remove_pending_temps();
+            let removed = fencesim::fs::remove_pending_temps();
             let name = match signal {
                 SIGINT => "SIGINT",
                 SIGTERM => "SIGTERM",
@@ -379,7 +380,7 @@ fn test_write_pause() {
         .ok()
         .and_then(|ms| ms.parse().ok())
     {
-        fencesim_report::fs::set_write_pause_ms(ms);
+        fencesim::fs::set_write_pause_ms(ms);
     }
 }
 
@@ -616,7 +617,7 @@ fn main() -> ExitCode {
 /// The line replaying `seed` of `path` loaded with `set` (shell-quoted).
 pub(crate) fn replay_line(path: &Path, seed: u64, set: &[Override]) -> String {
     let set: Vec<String> = set.iter().map(Override::to_arg).collect();
-    fencesim_report::replay_command_with(&shown(path), seed, &set)
+    fencesim_scenario::identity::replay_command_with(&shown(path), seed, &set)
 }
 
 pub(crate) fn parse_seeds(text: &str) -> Result<SeedRange, InputError> {
@@ -706,7 +707,7 @@ fn soak(
             &components,
             &|_| {},
             |outcome| {
-                if fencesim_report::contradicts(&scenario.expect, &outcome) {
+                if fencesim_verdict::contradicts(&scenario.expect, &outcome) {
                     println!(
                         "seed {}: {}\n    replay: {}",
                         outcome.seed,
@@ -806,7 +807,7 @@ fn run(
     // Summarized in seed order as seeds finish; the first `max_failures` failing seeds' lines
     // are kept (to print after the summary) and nothing else of a failing seed, so memory
     // stays flat however many seeds fail.
-    let mut builder = fencesim_report::SummaryBuilder::new();
+    let mut builder = fencesim_verdict::SummaryBuilder::new();
     let mut failure_lines: Vec<String> = Vec::new();
     let mut failures: u64 = 0;
     let mut recorded: Vec<fencesim::regressions::Entry> = Vec::new();
@@ -822,7 +823,7 @@ fn run(
         &on_done,
         |outcome| {
             builder.push(&outcome);
-            if report.record_failures && fencesim_report::contradicts(&scenario.expect, &outcome) {
+            if report.record_failures && fencesim_verdict::contradicts(&scenario.expect, &outcome) {
                 recorded.push(fencesim::regressions::Entry::of(
                     &outcome,
                     &scenario_hash,
@@ -842,10 +843,10 @@ fn run(
         },
     );
     let summary = builder.finish(&scenario, seeds);
-    fencesim_report::write_atomic(&summary_path, &fencesim_report::to_json(&summary))
+    fencesim::fs::write_atomic(&summary_path, &fencesim_verdict::to_json(&summary))
         .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
 
-    println!("{}", fencesim_report::render_summary(&summary));
+    println!("{}", fencesim_verdict::render_summary(&summary));
     for line in &failure_lines {
         println!("{line}");
     }
@@ -925,7 +926,7 @@ fn parse_window(text: &str) -> Result<(u64, u64), InputError> {
 }
 
 fn write_file(path: &Path, what: &str, bytes: &[u8]) -> Result<(), InputError> {
-    fencesim_report::write_atomic_bytes(path, bytes)
+    fencesim::fs::write_atomic_bytes(path, bytes)
         .map_err(|e| InputError(format!("{}: cannot write {what}: {e}", path.display())))?;
     println!("{what} written to {}", path.display());
     Ok(())
@@ -981,7 +982,7 @@ fn replay(
         Some((start, end)) => Some((start, end.min(run_end_ns))),
         None => None,
     };
-    let text_options = fencesim_report::ReplayTextOptions {
+    let text_options = fencesim_views::ReplayTextOptions {
         resolved: view.resolved,
         nodes: view.nodes.clone(),
         window_ns,
@@ -990,16 +991,16 @@ fn replay(
         "{}",
         replay.text(&text_options, &replay_line(path, seed, set))
     );
-    let picture = fencesim_report::PictureOptions {
+    let picture = fencesim_views::PictureOptions {
         window_ns,
         nodes: view.nodes.clone(),
         title: None,
     };
     let picture_error =
-        |e: fencesim_report::PictureError| InputError(format!("cannot draw the picture: {}", e.0));
+        |e: fencesim_views::PictureError| InputError(format!("cannot draw the picture: {}", e.0));
     // Every file staged first, then all renamed together: a signal leaves the old set or
     // the new one.
-    let mut set = fencesim_report::fs::OutputSet::new();
+    let mut set = fencesim::fs::OutputSet::new();
     let mut written = Vec::new();
     let mut stage = |path: &Path, what: &str, bytes: &[u8]| -> Result<(), InputError> {
         set.add(path, bytes)
@@ -1067,7 +1068,7 @@ fn check_history(path: &Path, json: Option<&Path>) -> Result<bool, InputError> {
         }
     }
     for violation in &judged.checked.violations {
-        print!("{}", fencesim_report::render_violation(&history, violation));
+        print!("{}", fencesim_views::render_violation(&history, violation));
     }
     println!("== metrics (non-zero)");
     let left_out: Vec<&str> = judged
@@ -1077,7 +1078,7 @@ fn check_history(path: &Path, json: Option<&Path>) -> Result<bool, InputError> {
         .collect();
     print!(
         "{}",
-        fencesim_report::compact_metrics_except(&judged.checked, &left_out)
+        fencesim_views::compact_metrics_except(&judged.checked, &left_out)
     );
     if !left_out.is_empty() {
         println!(

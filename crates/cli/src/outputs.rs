@@ -6,11 +6,11 @@
 //! created and removed in it, no output is a directory, no two outputs share a path, and no
 //! output is one of the command's input files. Paths are compared canonicalized, so `r.json`
 //! and `./dir/../r.json` are the same path. The writes themselves are atomic
-//! (`fencesim_report::fs`), and `main` removes their temp files on SIGINT/SIGTERM/SIGHUP.
+//! (`fencesim::fs`), and `main` removes their temp files on SIGINT/SIGTERM/SIGHUP.
 
 use std::path::{Component, Path, PathBuf};
 
-use fencesim_report::fs::Destination;
+use fencesim::fs::Destination;
 
 use crate::InputError;
 
@@ -100,7 +100,7 @@ pub(crate) fn preflight(outputs: &[Output], inputs: &[&Path]) -> Result<(), Inpu
                 dir.display()
             )));
         }
-        let target = match fencesim_report::fs::destination(&output.path) {
+        let target = match fencesim::fs::destination(&output.path) {
             Err(e) => return Err(InputError(format!("{shown}: {e}"))),
             // A device, FIFO or descriptor is written in place, never replaced; writing
             // the same one twice (`--json /dev/null --junit /dev/null`) is fine.
@@ -108,7 +108,7 @@ pub(crate) fn preflight(outputs: &[Output], inputs: &[&Path]) -> Result<(), Inpu
             Ok(Destination::Replace(target)) => target,
         };
         if !probed.contains(&target) {
-            fencesim_report::fs::probe_temp(&target, &dir).map_err(|e| {
+            fencesim::fs::probe_temp(&target, &dir).map_err(|e| {
                 InputError(format!(
                     "{shown}: expected a writable directory, but a file cannot be created beside the output: {e}"
                 ))

@@ -192,6 +192,6 @@ fn label_matches(args: &[String]) -> Result<Vec<(String, String)>, InputError> {
 fn write_picture(path: &Path, profile: &Profile) -> Result<(), InputError> {
     let png = fencesim_profile::picture::png(profile)
         .map_err(|e| InputError(format!("{}: cannot draw: {e}", path.display())))?;
-    fencesim_report::write_atomic_bytes(path, &png)
+    fencesim::fs::write_atomic_bytes(path, &png)
         .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))
 }

@@ -140,7 +140,7 @@ pub fn record(path: &Path, scenario_file: &str, new: &[Entry]) -> Result<usize, 
         text.push_str(&serde_json::to_string(entry).expect("entries serialize"));
         text.push('\n');
     }
-    fencesim_report::write_atomic(path, &text)
+    crate::fs::write_atomic(path, &text)
         .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     Ok(added)
 }

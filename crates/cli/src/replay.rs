@@ -5,11 +5,11 @@
 use std::{io, path::Path, sync::Arc};
 
 use fencesim_model::{history::Event, nodes};
-#[cfg(feature = "pictures")]
-use fencesim_report::{PictureError, PictureOptions};
-use fencesim_report::{ReplayInput, ReplayTextOptions};
 use fencesim_scenario::Scenario;
 use fencesim_sim::runner::{run_seed_using, Components, RunResult, StoreFactory};
+#[cfg(feature = "pictures")]
+use fencesim_views::{PictureError, PictureOptions};
+use fencesim_views::{ReplayInput, ReplayTextOptions};
 
 /// One seed of a scenario, run and checked.
 pub struct Replay {
@@ -69,13 +69,13 @@ impl Replay {
             trace_hash: &outcome.trace_hash,
             replay_command,
         };
-        fencesim_report::replay_text(&input, options)
+        fencesim_views::replay_text(&input, options)
     }
 
-    /// The timeline picture as SVG (see `fencesim_report::picture`; `pictures` feature).
+    /// The timeline picture as SVG (see `fencesim_views::picture`; `pictures` feature).
     #[cfg(feature = "pictures")]
     pub fn picture_svg(&self, options: &PictureOptions) -> Result<String, PictureError> {
-        fencesim_report::picture_svg(
+        fencesim_views::picture_svg(
             &self.run.history,
             &self.run.outcome.checked.violations,
             &self.timeline_nodes(),
@@ -87,7 +87,7 @@ impl Replay {
     /// The timeline picture as PNG bytes (`pictures` feature).
     #[cfg(feature = "pictures")]
     pub fn picture_png(&self, options: &PictureOptions) -> Result<Vec<u8>, PictureError> {
-        fencesim_report::picture_png(
+        fencesim_views::picture_png(
             &self.run.history,
             &self.run.outcome.checked.violations,
             &self.timeline_nodes(),
@@ -108,7 +108,7 @@ impl Replay {
 
     /// The run as Chrome trace-event JSON, for ui.perfetto.dev and chrome://tracing.
     pub fn perfetto(&self) -> String {
-        fencesim_report::perfetto_json(
+        fencesim_views::perfetto_json(
             &self.run.history,
             &self.run.outcome.checked.violations,
             &self.timeline_nodes(),
@@ -117,18 +117,14 @@ impl Replay {
 
     /// Writes the history as JSON lines (the bytes the trace hash is computed over).
     pub fn write_trace(&self, path: &Path) -> io::Result<()> {
-        fencesim_report::trace::write_jsonl(&self.run.history, path)
+        crate::trace::write_jsonl(&self.run.history, path)
     }
 
     /// Stages the history as JSON lines for `path` in `set` (written at its commit, with the
     /// command's other outputs).
-    pub fn stage_trace(
-        &self,
-        set: &mut fencesim_report::fs::OutputSet,
-        path: &Path,
-    ) -> io::Result<()> {
+    pub fn stage_trace(&self, set: &mut crate::fs::OutputSet, path: &Path) -> io::Result<()> {
         set.add_with(path, |writer| {
-            fencesim_report::trace::jsonl_into(&self.run.history, writer)
+            crate::trace::jsonl_into(&self.run.history, writer)
         })
     }
 

@@ -131,7 +131,7 @@ fn catalogue(
     for (file, scenario) in scenarios {
         let outcomes = fencesim_sim::sweep(scenario, scenario.seeds.iter(), jobs, factory, &|_| {});
         let result =
-            fencesim_report::scenario_result(&file.display().to_string(), scenario, outcomes);
+            fencesim_verdict::scenario_result(&file.display().to_string(), scenario, outcomes);
         if !result.summary.expectation_met {
             not_met.push((scenario.name.clone(), result.summary.expectation_detail));
         }
@@ -225,7 +225,7 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
     let total = started.elapsed().as_secs_f64();
 
     let (text, ok) = render(args, &detections, &fps, &mutants, total);
-    fencesim_report::write_atomic(args.output, &text)
+    fencesim::fs::write_atomic(args.output, &text)
         .map_err(|e| InputError(format!("{}: cannot write: {e}", args.output.display())))?;
     println!("wrote {} ({:.0} s)", args.output.display(), total);
     Ok(ok)

@@ -2,7 +2,7 @@
 //! parallel copies of a job already set, so a Kubernetes Indexed Job or a CI matrix needs no
 //! per-copy argument.
 
-use fencesim_report::Shard;
+use fencesim_verdict::Shard;
 
 use crate::InputError;
 

@@ -196,7 +196,7 @@ fn save(shrunk: &Shrunk, output: Option<&Path>) -> Result<bool, InputError> {
         );
     }
     let text = fencesim_scenario::scenario_toml(&shrunk.scenario);
-    fencesim_report::write_atomic(&file, &text)
+    fencesim::fs::write_atomic(&file, &text)
         .map_err(|e| InputError(format!("{}: cannot write: {e}", file.display())))?;
     println!("written to {}", file.display());
 

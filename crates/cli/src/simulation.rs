@@ -32,9 +32,10 @@ use std::{fmt, ops::Range, path::Path, sync::Arc};
 
 use fencesim_check::SeedOutcome;
 use fencesim_model::{fence::Fence, policy::WorkerPolicy, tokens::TokenIssuer, Invariant};
-use fencesim_report::{render_violation, Summary};
 use fencesim_scenario::{Outcome, Override, Scenario, ScenarioError, SeedRange};
 use fencesim_sim::runner::{sweep_using, Components};
+use fencesim_verdict::Summary;
+use fencesim_views::render_violation;
 
 use crate::replay::{replay_using, Replay};
 
@@ -329,7 +330,7 @@ impl Simulation {
             &self.components,
             &|_| {},
         );
-        let summary = fencesim_report::summarize(&self.scenario, seeds, &outcomes);
+        let summary = fencesim_verdict::summarize(&self.scenario, seeds, &outcomes);
         Sweep {
             scenario: self.scenario.clone(),
             seeds,
@@ -440,7 +441,9 @@ impl Simulation {
             return None;
         }
         let overrides: Vec<String> = self.overrides.iter().map(Override::to_arg).collect();
-        Some(fencesim_report::replay_command_with(file, seed, &overrides))
+        Some(fencesim_scenario::identity::replay_command_with(
+            file, seed, &overrides,
+        ))
     }
 }
 

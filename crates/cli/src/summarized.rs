@@ -4,13 +4,13 @@
 use std::{collections::BTreeMap, sync::Arc, sync::Mutex};
 
 use fencesim_check::SeedOutcome;
-use fencesim_report::{Summary, SummaryBuilder};
 use fencesim_scenario::{Scenario, SeedRange};
 use fencesim_sim::runner::{sweep_each, Components, StoreFactory};
+use fencesim_verdict::{Summary, SummaryBuilder};
 
 /// The result of [`sweep_summarized`].
 pub struct Swept {
-    /// The summary, byte-identical to `fencesim_report::summarize` over every outcome.
+    /// The summary, byte-identical to `fencesim_verdict::summarize` over every outcome.
     pub summary: Summary,
     /// The outcomes of failing seeds (a violation, a panic or a runaway), in full, by seed.
     pub failing: Vec<SeedOutcome>,
@@ -114,12 +114,12 @@ mod tests {
         let seeds = SeedRange { start: 3, end: 11 };
         let factory: StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
         let outcomes = fencesim_sim::sweep(&scenario, seeds.iter(), 1, &factory, &|_| {});
-        let whole = fencesim_report::summarize(&scenario, seeds, &outcomes);
+        let whole = fencesim_verdict::summarize(&scenario, seeds, &outcomes);
         for jobs in [1, 3] {
             let swept = sweep_summarized(&scenario, seeds, jobs, &factory, &|_| {});
             assert_eq!(
-                fencesim_report::to_json(&swept.summary),
-                fencesim_report::to_json(&whole)
+                fencesim_verdict::to_json(&swept.summary),
+                fencesim_verdict::to_json(&whole)
             );
             let failing: Vec<u64> = swept.failing.iter().map(|o| o.seed).collect();
             assert_eq!(failing, whole.failing_seeds);

@@ -1,5 +1,5 @@
 //! `fencesim tune`: glue between the arguments, `fencesim-tune` (the sweep and the
-//! decisions) and `fencesim-report` (the files and the pictures). Exit codes: 0 a
+//! decisions) its `report` (the files) and `plot` (the pictures). Exit codes: 0 a
 //! recommendation exists, 1 none meets the targets or a target could not be judged (the
 //! reason is printed), 2 bad input.
 
@@ -10,12 +10,10 @@ use std::{
 
 use clap::Args;
 use fencesim::Components;
-use fencesim_report::tune::{
+use fencesim_tune::plot::{tune_metrics_png, tune_metrics_svg, tune_pareto_png, tune_pareto_svg};
+use fencesim_tune::report::{
     percent, rate_text, tune_csv, tune_json, tune_markdown, DecideRule, Decision, Targets,
     TuneReport, TIE_BREAK,
-};
-use fencesim_report::tune_plot::{
-    tune_metrics_png, tune_metrics_svg, tune_pareto_png, tune_pareto_svg,
 };
 use fencesim_tune::Sweep;
 
@@ -362,7 +360,7 @@ fn verify(sweep: &Sweep, report: &TuneReport, jobs: usize, components: &Componen
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), InputError> {
-    fencesim_report::write_atomic_bytes(path, bytes)
+    fencesim::fs::write_atomic_bytes(path, bytes)
         .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))
 }
 
@@ -410,7 +408,7 @@ fn print_summary(report: &TuneReport) {
             "  fault {}: realized {} of nominal {}",
             a.kind,
             a.realized,
-            fencesim_report::tune::round(a.nominal)
+            fencesim_tune::report::round(a.nominal)
         );
     }
     println!(

@@ -145,7 +145,7 @@ fn tune_runs_a_users_worker_policy() {
         &[("lease.ttl_ms=6000".into(), vary)],
         Some(fencesim::SeedRange { start: 0, end: 3 }),
         Some(3),
-        fencesim::report::tune::Targets::default(),
+        fencesim::tune::report::Targets::default(),
     )
     .unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
@@ -155,7 +155,7 @@ fn tune_runs_a_users_worker_policy() {
         calls.load(Ordering::Relaxed) > 0,
         "the user's policy was asked"
     );
-    let rate = |r: &fencesim::report::tune::TuneReport| r.settings[0].renewals_per_lease_per_s.mean;
+    let rate = |r: &fencesim::tune::report::TuneReport| r.settings[0].renewals_per_lease_per_s.mean;
     assert!(
         rate(&user) > 1.6 * rate(&builtin),
         "renewing twice as often shows in tune's renewal load: {} vs {}",

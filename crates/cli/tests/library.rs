@@ -3,12 +3,12 @@
 
 use std::{path::Path, sync::Arc};
 
+use fencesim::views::{PictureOptions, ReplayTextOptions};
 use fencesim::{check_determinism, replay, Determinism, StoreFactory};
 use fencesim_model::{
     fence::{Fence, Verdict, WriteRequest},
     lease::LeaseView,
 };
-use fencesim_report::{PictureOptions, ReplayTextOptions};
 use fencesim_scenario::Scenario;
 
 /// A user's store that forgets to compare tokens: every write is accepted.

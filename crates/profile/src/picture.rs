@@ -1,8 +1,8 @@
 //! The fit picture: per block, the data's cumulative distribution (markers; a histogram's at
 //! its bucket bounds) against that of draws from the profile (a line), on a log time axis,
-//! with the one-line fit summaries above. PNG with the report crate's embedded font.
+//! with the one-line fit summaries above. PNG with the views crate's embedded font.
 
-use fencesim_report::plot::{encode_png, font, register_font, INK};
+use fencesim_views::plot::{encode_png, font, register_font, INK};
 use plotters::prelude::*;
 
 use crate::{fit, Data, Profile};

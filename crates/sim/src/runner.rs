@@ -216,7 +216,7 @@ pub fn sweep_using(
 }
 
 /// Runs `seeds` on `jobs` threads and hands each outcome to `on_done` as it finishes (any
-/// order), keeping nothing: a caller that summarizes as seeds finish (`report`'s
+/// order), keeping nothing: a caller that summarizes as seeds finish (`verdict`'s
 /// `SummaryBuilder`) sweeps in memory that does not grow with the seed count.
 pub fn sweep_each(
     scenario: &Arc<Scenario>,

@@ -1,17 +1,17 @@
 //! End to end: the short text replay, the timeline picture and the Perfetto trace of
-//! real runs (the report crate cannot run the simulator itself).
+//! real runs (the views crate cannot run the simulator itself).
 //!
 //! The pictures are also written to `$CARGO_TARGET_TMPDIR/pictures/` so a person can look at
 //! them; `reports/pictures/` holds committed copies.
 
 use std::{path::PathBuf, sync::Arc};
 
-use fencesim_report::{
+use fencesim_scenario::Scenario;
+use fencesim_sim::{run_seed, runner::RunResult};
+use fencesim_views::{
     perfetto_json, picture_png, picture_svg, replay_text, PictureOptions, ReplayInput,
     ReplayTextOptions,
 };
-use fencesim_scenario::Scenario;
-use fencesim_sim::{run_seed, runner::RunResult};
 
 fn scenario(name: &str) -> Arc<Scenario> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -66,7 +66,7 @@ fn pictures(
     let reader = png::Decoder::new(png_bytes.as_slice())
         .read_info()
         .expect("a PNG");
-    assert_eq!(reader.info().width, fencesim_report::picture::WIDTH_PX);
+    assert_eq!(reader.info().width, fencesim_views::picture::WIDTH_PX);
     let document = roxmltree::Document::parse(&svg).expect("the SVG is XML");
     document
         .descendants()

@@ -12,10 +12,13 @@
 //! outage added (unless the profile already holds outages of D).
 //!
 //! Architecture Invariant: no I/O. The caller reads the scenario file and writes the
-//! outputs (`fencesim_report::tune`, `fencesim_report::tune_plot`).
+//! outputs (`crate::report`, `crate::plot`).
 
 pub mod grid;
+#[cfg(feature = "pictures")]
+pub mod plot;
 pub mod recommend;
+pub mod report;
 pub mod stats;
 
 use std::sync::{
@@ -23,14 +26,14 @@ use std::sync::{
     Arc, Mutex,
 };
 
+use crate::report::{
+    round, Decision, FaultCount, FieldValue, OutageRun, Profile, SeedPlan, SettingResult,
+    Takeovers, Targets, TuneReport,
+};
 use fencesim_check::{Metrics, SeedOutcome};
 use fencesim_model::{
     mutant::{active, Mutant},
     Invariant,
-};
-use fencesim_report::tune::{
-    round, Decision, FaultCount, FieldValue, OutageRun, Profile, SeedPlan, SettingResult,
-    Takeovers, Targets, TuneReport,
 };
 use fencesim_scenario::{
     fault::Fault, parse_str_with, plan::plan, Override, Scenario, ScenarioError, SeedRange,

@@ -23,11 +23,11 @@
 //! for an outage target D, not stopping at the first failed renewal and RenewDeadline > D +
 //! renew interval. They pick the shortest TTL passing every rule.
 
-use fencesim_model::mutant::{active, Mutant};
-use fencesim_report::tune::{
+use crate::report::{
     round, DecideRule, Decision, Margin, Pick, Ranking, Rate, RuleCheck, SettingResult, TuneReport,
     TIE_BREAK,
 };
+use fencesim_model::mutant::{active, Mutant};
 use fencesim_scenario::Scenario;
 
 /// The unsafe share a safe verdict should exclude at 95 % before it is trusted.
@@ -75,11 +75,7 @@ pub fn ranked(ranking: Ranking, s: &SettingResult) -> Option<f64> {
 /// Judges every target of one setting: fills its decisions, `meets_targets` and `verdict`.
 /// `outage_in_profile`: the profile itself holds outages of at least the target, so the
 /// setting's own runs judge it (no re-runs).
-pub fn judge(
-    s: &mut SettingResult,
-    targets: &fencesim_report::tune::Targets,
-    outage_in_profile: bool,
-) {
+pub fn judge(s: &mut SettingResult, targets: &crate::report::Targets, outage_in_profile: bool) {
     let mut failures = Vec::new();
     let mut open = Vec::new();
     s.safety = if s.unsafe_seeds.seeds > 0 {
@@ -183,7 +179,7 @@ pub fn judge(
         format!(
             "meets the targets; 0 of {} unsafe, share ≤ {}{bound}",
             s.runs,
-            fencesim_report::tune::percent(s.unsafe_seeds.high)
+            crate::report::percent(s.unsafe_seeds.high)
         )
     };
 }
@@ -329,7 +325,7 @@ pub fn decide(report: &mut TuneReport, outage_in_profile: bool) {
                  upper bound on the unsafe share is {}, above 1 % (excluding 1 % needs {} \
                  seeds)",
                 s.runs,
-                fencesim_report::tune::percent(s.unsafe_seeds.high),
+                crate::report::percent(s.unsafe_seeds.high),
                 crate::stats::seeds_to_exclude(UNSAFE_SHARE_TO_EXCLUDE)
             ));
         }
@@ -545,7 +541,7 @@ pub fn rules(report: &mut TuneReport, scenarios: &[&Scenario]) {
 
 #[cfg(test)]
 mod tests {
-    use fencesim_report::tune::{FieldValue, OutageRun, Targets};
+    use crate::report::{FieldValue, OutageRun, Targets};
 
     use super::*;
     use crate::stats;

@@ -17,7 +17,7 @@
 //! follow Numerical Recipes (Lanczos; series and continued fractions) and are tested
 //! against published values.
 
-use fencesim_report::tune::{round, MeanCi, Quantiles, Rate, SeedShare};
+use crate::report::{round, MeanCi, Quantiles, Rate, SeedShare};
 
 /// Two-sided level: 2.5 % in each tail.
 pub const ALPHA: f64 = 0.05;

@@ -1,8 +1,8 @@
 //! Tune's statistics and decisions on hand-made seed outcomes.
 
+use crate::report::{Decision, TuneReport};
 use fencesim_check::{Checked, Metrics, SeedOutcome, Violation};
 use fencesim_model::Invariant;
-use fencesim_report::tune::{Decision, TuneReport};
 
 use super::*;
 
@@ -180,7 +180,7 @@ fn identical_outcomes_give_identical_rows() {
 
 #[test]
 fn a_realized_fault_count_off_its_nominal_by_more_than_10_percent_is_warned() {
-    use fencesim_report::tune::FaultCount;
+    use crate::report::FaultCount;
     let count = |kind: &str, nominal: f64, realized: u64| FaultCount {
         kind: kind.into(),
         nominal,

@@ -1,8 +1,8 @@
 //! On the JVM GC profile, a small TTL grid over the same seeds shows the
 //! trade-off — false expiries fall and takeover latency rises as the TTL grows.
 
-use fencesim_report::tune::Targets;
 use fencesim_scenario::SeedRange;
+use fencesim_tune::report::Targets;
 
 #[test]
 fn on_the_gc_profile_false_expiries_fall_and_takeover_latency_rises_with_the_ttl() {

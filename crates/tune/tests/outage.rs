@@ -6,8 +6,8 @@
 //! default); 137 s / 107 s with a 26 s retry stands down 13 s after a 90 s outage ended,
 //! which still counts as caused by it.
 
-use fencesim_report::tune::{Decision, Targets, TuneReport};
 use fencesim_scenario::SeedRange;
+use fencesim_tune::report::{Decision, Targets, TuneReport};
 
 /// scenarios/tune/client-go-outage.toml without its scheduled coordinator restart: the
 /// profile holds no outage, so every outage target has to be judged on added ones.
@@ -70,7 +70,7 @@ fn tune(settings: &[&[&str]], survive_ms: u64) -> TuneReport {
     fencesim_tune::run(&sweep, 2, &components, &|_, _| {})
 }
 
-fn row<'a>(report: &'a TuneReport, label: &str) -> &'a fencesim_report::tune::SettingResult {
+fn row<'a>(report: &'a TuneReport, label: &str) -> &'a fencesim_tune::report::SettingResult {
     report
         .settings
         .iter()

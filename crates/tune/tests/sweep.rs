@@ -1,8 +1,8 @@
 //! A real (small) sweep: settings share the seed sequence, so identical settings give
 //! identical rows whatever their position in the grid.
 
-use fencesim_report::tune::Targets;
 use fencesim_scenario::SeedRange;
+use fencesim_tune::report::Targets;
 
 const PROFILE: &str = r#"
 name = "tune-sweep-test"

@@ -1,22 +1,22 @@
-//! Test fixtures shared by this crate's tests: real scenarios through the real parser, and
-//! hand-made seed outcomes.
+//! The test fixture kit shared by the verdict, views and catalogue crates' tests: real scenarios
+//! through the real parser, hand-made seed outcomes and the textbook run.
 
 use fencesim_check::{Checked, SeedOutcome, Violation};
 use fencesim_model::{history::History, Invariant};
 use fencesim_scenario::Scenario;
 
 /// What varies between the test scenarios; everything else is fixed.
-pub(crate) struct Spec<'a> {
-    pub(crate) name: &'a str,
-    pub(crate) description: &'a str,
-    pub(crate) seeds: &'a str,
-    pub(crate) fencing: &'a str,
+pub struct Spec<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+    pub seeds: &'a str,
+    pub fencing: &'a str,
     /// Extra lines of `[lease]` after `ttl_ms`, e.g. `token_source = "durable-counter"`.
-    pub(crate) lease: &'a str,
+    pub lease: &'a str,
     /// TOML appended after `[workers]`: `[faults]` tables.
-    pub(crate) faults: &'a str,
+    pub faults: &'a str,
     /// The body of `[expect]`.
-    pub(crate) expect: &'a str,
+    pub expect: &'a str,
 }
 
 impl Default for Spec<'_> {
@@ -34,7 +34,7 @@ impl Default for Spec<'_> {
 }
 
 /// A scenario through the real parser, so tests do not restate every spec field.
-pub(crate) fn scenario(spec: Spec<'_>) -> Scenario {
+pub fn scenario(spec: Spec<'_>) -> Scenario {
     let text = format!(
         r#"
 name = {name:?}
@@ -69,7 +69,7 @@ work_ms = {{ dist = "uniform", min = 200, max = 800 }}
 /// A seed outcome violating `violated` (one violation each), optionally panicked, whose
 /// metrics hit `stale-write-rejected` in every third seed and hold floats that do not
 /// survive a careless JSON round trip.
-pub(crate) fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOutcome {
+pub fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOutcome {
     let mut checked = Checked {
         violations: violated
             .iter()
@@ -105,7 +105,7 @@ pub(crate) fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) ->
 /// and grants token 2 to worker-1, which writes every ~450 ms and renews every 3.3 s;
 /// worker-0 resumes at 16 s and its stale write op 3 is accepted (I3 and I4). The checker
 /// is the real one, so the violations and their evidence are what a real run would give.
-pub(crate) fn textbook_run() -> (History, Checked) {
+pub fn textbook_run() -> (History, Checked) {
     use fencesim_model::history::{BeliefEnd, EventKind, PauseKind};
     const MS: u64 = fencesim_model::NS_PER_MS;
     let write = |h: &mut History, t_ms: u64, op: u64, writer: &str, token: u64, prev: u64| {
@@ -259,7 +259,7 @@ pub(crate) fn textbook_run() -> (History, Checked) {
 }
 
 /// The nodes of [`textbook_run`], in `Scenario::node_names` order, and the nemesis.
-pub(crate) fn textbook_nodes() -> Vec<String> {
+pub fn textbook_nodes() -> Vec<String> {
     ["coordinator", "storage", "worker-0", "worker-1", "nemesis"]
         .map(String::from)
         .to_vec()

@@ -507,7 +507,7 @@ pub(crate) mod tests {
     impl TempDir {
         pub(crate) fn new(tag: &str) -> TempDir {
             let dir = std::env::temp_dir().join(format!(
-                "fencesim-report-{tag}-{}-{}",
+                "fencesim-fs-{tag}-{}-{}",
                 std::process::id(),
                 TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
             ));

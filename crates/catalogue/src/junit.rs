@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use fencesim_model::Invariant;
 use fencesim_scenario::Outcome;
 
-use crate::{
+use fencesim_verdict::{
     check_report::{CheckReport, ScenarioResult},
     summary::render_summary,
 };

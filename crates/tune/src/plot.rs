@@ -19,8 +19,8 @@ use plotters::{
     style::text_anchor::{HPos, Pos, VPos},
 };
 
-use crate::plot::{encode_png, font, register_font, INK};
-use crate::tune::{round, Decision, Quantiles, SettingResult, TuneReport};
+use crate::report::{round, Decision, Quantiles, SettingResult, TuneReport};
+use fencesim_views::plot::{encode_png, font, register_font, INK};
 
 /// Size of the metrics panel picture.
 pub const METRICS_PX: (u32, u32) = (1800, 1000);
@@ -1172,7 +1172,7 @@ pub fn tune_pareto_png(report: &TuneReport) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tune::{FieldValue, Pick, Rate, SeedShare, Targets};
+    use crate::report::{FieldValue, Pick, Rate, SeedShare, Targets};
 
     fn report() -> TuneReport {
         let settings = (0..4)

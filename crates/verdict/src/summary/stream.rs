@@ -634,9 +634,9 @@ mod tests {
 
     #[test]
     fn failing_hashes_come_back_as_written_and_every_hash_is_in_the_digest() {
-        let scenario = crate::testing::scenario(crate::testing::Spec::default());
+        let scenario = fencesim_testkit::scenario(fencesim_testkit::Spec::default());
         let mut outcomes: Vec<SeedOutcome> = (0..4)
-            .map(|seed| crate::testing::outcome(seed, &[], None))
+            .map(|seed| fencesim_testkit::outcome(seed, &[], None))
             .collect();
         outcomes[1].trace_hash = "hand-made".into();
         outcomes[1].panic = Some("boom".into());
@@ -661,10 +661,10 @@ mod tests {
 
     #[test]
     fn the_digest_is_independent_of_order_and_changes_with_any_one_hash() {
-        let scenario = crate::testing::scenario(crate::testing::Spec::default());
+        let scenario = fencesim_testkit::scenario(fencesim_testkit::Spec::default());
         let seeds = SeedRange { start: 0, end: 20 };
         let outcomes: Vec<SeedOutcome> = (0..20)
-            .map(|seed| crate::testing::outcome(seed, &[], None))
+            .map(|seed| fencesim_testkit::outcome(seed, &[], None))
             .collect();
         let digest = |outcomes: &[SeedOutcome]| {
             crate::summary::summarize(&scenario, seeds, outcomes).trace_digest

@@ -1,5 +1,5 @@
 use super::*;
-use crate::testing::{textbook_nodes, textbook_run};
+use fencesim_testkit::{textbook_nodes, textbook_run};
 
 const PICTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/pictures");
 

@@ -2,8 +2,8 @@ use fencesim_check::SeedOutcome;
 use fencesim_model::Invariant::{I3, I4};
 
 use super::*;
-use crate::check_report::{check_report, scenario_result};
-use crate::testing::{outcome, scenario, Spec};
+use fencesim_testkit::{outcome, scenario, Spec};
+use fencesim_verdict::check_report::{check_report, scenario_result};
 
 /// Outcomes of `seeds`; `make` picks each seed's outcome.
 fn run(seeds: std::ops::Range<u64>, make: impl Fn(u64) -> SeedOutcome) -> Vec<SeedOutcome> {

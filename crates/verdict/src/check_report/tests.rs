@@ -2,7 +2,7 @@ use fencesim_model::Invariant::{I3, I4};
 
 use super::*;
 use crate::summary::{summarize, SeedStride};
-use crate::testing::{outcome, scenario, Spec};
+use fencesim_testkit::{outcome, scenario, Spec};
 
 /// Outcomes of seeds 0..20 of a `violates I4` scenario: I4 in some seeds, I3 in others, one
 /// panic, floats in every seed's metrics.

@@ -32,9 +32,9 @@ fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOutcom
     }
 }
 
-/// The shared test scenario (`crate::testing`) expecting `expect`.
+/// The shared test scenario (`fencesim_testkit`) expecting `expect`.
 fn scenario(expect: Outcome) -> Scenario {
-    let mut scenario = crate::testing::scenario(crate::testing::Spec::default());
+    let mut scenario = fencesim_testkit::scenario(fencesim_testkit::Spec::default());
     scenario.expect.outcome = expect;
     scenario
 }

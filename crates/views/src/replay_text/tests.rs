@@ -1,5 +1,5 @@
 use super::*;
-use crate::testing::{scenario, textbook_run, Spec};
+use fencesim_testkit::{scenario, textbook_run, Spec};
 
 const GC_PAUSES: &str = r#"
 [[faults.schedule]]

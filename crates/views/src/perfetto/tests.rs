@@ -1,7 +1,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::testing::{textbook_nodes, textbook_run};
+use fencesim_testkit::{textbook_nodes, textbook_run};
 
 fn trace() -> (Vec<Value>, History) {
     let (history, checked) = textbook_run();

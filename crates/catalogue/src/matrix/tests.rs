@@ -2,8 +2,8 @@ use fencesim_check::SeedOutcome;
 use fencesim_model::Invariant::{I3, I4};
 
 use super::*;
-use crate::check_report::{check_report, scenario_result};
-use crate::testing::{outcome, scenario, Spec};
+use fencesim_testkit::{outcome, scenario, Spec};
+use fencesim_verdict::check_report::{check_report, scenario_result};
 
 const GC_PAUSE_TWICE: &str = r#"
 [[faults.schedule]]

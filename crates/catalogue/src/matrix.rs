@@ -12,7 +12,7 @@ use fencesim_model::Invariant;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{
+use fencesim_verdict::{
     check_report::{CheckReport, ScenarioResult},
     summary::Summary,
 };
