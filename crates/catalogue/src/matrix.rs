@@ -19,7 +19,7 @@ use fencesim_verdict::{
 
 /// The command that writes the matrix, as its header says.
 pub const MATRIX_COMMAND: &str =
-    "cargo run --release -p fencesim -- check scenarios/ --matrix reports/";
+    "cargo run --release -p fencesim-cli -- check scenarios/ --matrix reports/";
 
 /// One invariant's cell of a row.
 #[derive(Serialize)]

@@ -15,7 +15,9 @@ use fencesim::{builtin_store, summarized::sweep_in_seed_order, Components, Store
 use fencesim_scenario::Scenario;
 use fencesim_verdict::{definitely_failed, CheckReport, ScenarioResult, ScenarioResultBuilder};
 
-use crate::{outputs::Output, InputError};
+use fencesim::outputs::Output;
+
+use crate::InputError;
 
 /// Where `check` and `merge` write their files (all optional, all written atomically).
 pub(crate) struct Outputs {
@@ -30,37 +32,8 @@ pub(crate) struct Select<'a> {
     pub fail_fast: bool,
 }
 
-/// Scenario files named by `paths`: files as given, directories expanded to the regular
-/// files (or symlinks to them) named `*.toml`, in name order. A FIFO or device named
-/// `*.toml` in a directory is skipped: reading it could block forever.
-pub(crate) fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let entries = std::fs::read_dir(path)
-                .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-                .filter(|file| file.extension().is_some_and(|ext| ext == "toml"))
-                .filter(|file| std::fs::metadata(file).is_ok_and(|meta| meta.is_file()))
-                .collect();
-            found.sort();
-            if found.is_empty() {
-                return Err(InputError(format!(
-                    "{}: no *.toml scenario files",
-                    path.display()
-                )));
-            }
-            files.extend(found);
-        } else {
-            files.push(path.clone());
-        }
-    }
-    Ok(files)
-}
-
 impl Outputs {
-    /// Every file these options will write, for [`crate::outputs::preflight`].
+    /// Every file these options will write, for [`fencesim::outputs::preflight`].
     fn files(&self) -> Vec<Output> {
         let mut files = Vec::new();
         if let Some(json) = &self.json {
@@ -80,7 +53,7 @@ impl Outputs {
 /// Every output checked before the first seed runs, `inputs` included.
 fn check_outputs(outputs: &Outputs, inputs: &[PathBuf]) -> Result<(), InputError> {
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    crate::outputs::preflight(&outputs.files(), &inputs)
+    Ok(fencesim::outputs::preflight(&outputs.files(), &inputs)?)
 }
 
 /// Refuses an output that the next `check` of the same directories would read as a scenario
@@ -89,10 +62,10 @@ fn refuse_outputs_in_catalogue(outputs: &Outputs, paths: &[PathBuf]) -> Result<(
     let dirs: Vec<PathBuf> = paths
         .iter()
         .filter(|path| path.is_dir())
-        .map(|dir| crate::outputs::canonical(dir))
+        .map(|dir| fencesim::outputs::canonical(dir))
         .collect();
     for output in outputs.files() {
-        let target = crate::outputs::canonical(&output.path);
+        let target = fencesim::outputs::canonical(&output.path);
         let is_toml = target.extension().is_some_and(|ext| ext == "toml");
         if is_toml
             && target
@@ -237,7 +210,7 @@ pub(crate) fn check(
         ));
     }
     // Validate everything before running anything: bad input fails fast with exit 2.
-    let files = scenario_files(paths)?;
+    let files = fencesim_scenario::input::scenario_files(paths)?;
     refuse_outputs_in_catalogue(outputs, paths)?;
     check_outputs(outputs, &files)?;
     let mut scenarios: Vec<(PathBuf, Arc<Scenario>)> = Vec::with_capacity(files.len());

@@ -73,8 +73,8 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
     if args.compare {
         // Refuse an unwritable report before an hour of live runs, not after.
         let inputs: Vec<&Path> = args.scenarios.iter().map(PathBuf::as_path).collect();
-        crate::outputs::preflight(
-            &[crate::outputs::Output::new("--report", &args.report)],
+        fencesim::outputs::preflight(
+            &[fencesim::outputs::Output::new("--report", &args.report)],
             &inputs,
         )?;
     }
@@ -201,7 +201,7 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
     if args.compare {
         let files: Vec<String> = loaded.iter().map(|(p, _)| shown(p)).collect();
         let header = format!(
-            "Made by `cargo run --release -p fencesim -- live {} --runs {} --jobs {} --compare --sim-seeds {sim_seeds}{}` \
+            "Made by `cargo run --release -p fencesim-cli -- live {} --runs {} --jobs {} --compare --sim-seeds {sim_seeds}{}` \
              against {version} on loopback (etcd: one member, default election timeout; \
              ZooKeeper: standalone, tickTime = `expiry_check_ms`; {} run(s) at once, each with \
              its own service), real worker processes (SIGSTOP/SIGCONT for pauses) and a real \

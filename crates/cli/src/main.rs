@@ -15,19 +15,16 @@ use std::{
 };
 
 mod args;
-mod bench;
 mod check;
 mod env_seed;
 mod live;
-mod outputs;
 mod profile;
-mod sensitivity;
 mod shard_env;
 mod shrink;
 mod tune;
 
-/// Wall time, for the commands' own timings shown to people (progress, `bench`,
-/// `sensitivity`): the one place the binary reads the real clock. It never enters a simulation
+/// Wall time, for the commands' own timings shown to people (progress, `check`'s wall
+/// seconds): the one place the binary reads the real clock. It never enters a simulation
 /// or a deterministic report.
 #[allow(clippy::disallowed_methods)]
 pub(crate) fn wall_now() -> std::time::Instant {
@@ -292,36 +289,6 @@ enum Command {
     /// histogram, an outage record): prints `[[faults.random]]` blocks with empirical
     /// distributions (or a latency distribution), a fit summary, and writes a fit picture.
     Profile(profile::ProfileArgs),
-    /// Measure the harness's sensitivity (reports/sensitivity.md; see `.ci/sensitivity`):
-    /// seeds to first detection of every unsafe scenario, false positives of every safe
-    /// scenario over a large sweep, and (built with `--features mutants`) the catalogue
-    /// under every planted bug.
-    Sensitivity {
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-        /// Seeds per safe scenario, from the start of its range (1..=10000000).
-        #[arg(long, default_value_t = 20_000)]
-        safe_seeds: u64,
-        /// Give up detecting an unsafe scenario after this many seeds (1..=1000000).
-        #[arg(long, default_value_t = 10_000)]
-        detect_max: u64,
-        #[command(flatten)]
-        jobs: args::JobsArgs,
-        /// The Markdown report to write.
-        #[arg(short = 'o', long, default_value = "reports/sensitivity.md")]
-        output: PathBuf,
-        /// Leave out the mutation table (for a build without `--features mutants`).
-        #[arg(long)]
-        skip_mutants: bool,
-    },
-    /// List the planted bugs, tab-separated: name, area, site, the scenario and the test
-    /// (cargo arguments, test name) that must catch it. Select one with FENCESIM_MUTANT=NAME
-    /// in a build with `--features mutants`.
-    Mutants,
-    /// Measure what a seed costs against a bare-madsim baseline sending the same messages
-    /// (ratio per message, scaling with duration, workers and --jobs, peak RSS over seeds);
-    /// writes DIR/bench.md and DIR/bench.json and prints whether each target is met.
-    Bench(bench::BenchArgs),
     /// Print a shell completion script: `fencesim completions bash > /etc/bash_completion.d/fencesim`
     /// (also zsh, fish, elvish, powershell).
     Completions {
@@ -565,33 +532,6 @@ fn main() -> ExitCode {
         }),
         Command::Tune(args) => tune::tune(&args),
         Command::Profile(args) => profile::profile(&args),
-        Command::Mutants => {
-            for info in fencesim_model::mutant::Mutant::ALL {
-                println!(
-                    "{}\t{}\t{}\t{}\t{}\t{}",
-                    info.name, info.area, info.site, info.scenario, info.test.0, info.test.1
-                );
-            }
-            Ok(true)
-        }
-        Command::Sensitivity {
-            paths,
-            safe_seeds,
-            detect_max,
-            jobs,
-            output,
-            skip_mutants,
-        } => jobs.get().and_then(|jobs| {
-            sensitivity::sensitivity(&sensitivity::Args {
-                paths: &paths,
-                safe_seeds,
-                detect_max,
-                jobs,
-                output: &output,
-                skip_mutants,
-            })
-        }),
-        Command::Bench(args) => bench::bench(&args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(
@@ -678,8 +618,11 @@ fn soak(
     let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
     let regressions_path = fencesim::regressions::path_for(path);
     fencesim::regressions::load(&regressions_path).map_err(InputError)?;
-    outputs::preflight(
-        &[outputs::Output::new("regressions file", &regressions_path)],
+    fencesim::outputs::preflight(
+        &[fencesim::outputs::Output::new(
+            "regressions file",
+            &regressions_path,
+        )],
         &[path],
     )?;
     let base = base_seed.unwrap_or_else(clock_seed);
@@ -772,13 +715,16 @@ fn run(
     }
     let summary_path = summary_path(out, &scenario, set);
     let regressions_path = fencesim::regressions::path_for(path);
-    let mut planned = vec![outputs::Output::new("--out", &summary_path)];
+    let mut planned = vec![fencesim::outputs::Output::new("--out", &summary_path)];
     if report.record_failures {
         // Read now, so a malformed file stops the run before its first seed.
         fencesim::regressions::load(&regressions_path).map_err(InputError)?;
-        planned.push(outputs::Output::new("--record-failures", &regressions_path));
+        planned.push(fencesim::outputs::Output::new(
+            "--record-failures",
+            &regressions_path,
+        ));
     }
-    outputs::preflight(&planned, &[path])?;
+    fencesim::outputs::preflight(&planned, &[path])?;
     println!(
         "fencesim run {} ({}), scenario hash {}, seeds {seeds}, {jobs} jobs",
         scenario.name,
@@ -956,16 +902,19 @@ fn replay(
             )));
         }
     }
-    let planned: Vec<outputs::Output> = [
+    let planned: Vec<fencesim::outputs::Output> = [
         ("--svg", &files.svg),
         ("--png", &files.png),
         ("--perfetto", &files.perfetto),
         ("--trace", &files.trace),
     ]
     .into_iter()
-    .filter_map(|(flag, file)| file.as_ref().map(|file| outputs::Output::new(flag, file)))
+    .filter_map(|(flag, file)| {
+        file.as_ref()
+            .map(|file| fencesim::outputs::Output::new(flag, file))
+    })
     .collect();
-    outputs::preflight(&planned, &[path])?;
+    fencesim::outputs::preflight(&planned, &[path])?;
     let factory: StoreFactory = Arc::new(builtin_store);
     let replay = fencesim::replay(&scenario, seed, &factory);
     // The window is clamped to the run (its last event); one that starts after the run
@@ -1047,7 +996,7 @@ pub(crate) fn first_line(message: &str) -> &str {
 /// `fencesim check-history FILE [--json OUT]`.
 fn check_history(path: &Path, json: Option<&Path>) -> Result<bool, InputError> {
     if let Some(out) = json {
-        outputs::preflight(&[outputs::Output::new("--json", out)], &[path])?;
+        fencesim::outputs::preflight(&[fencesim::outputs::Output::new("--json", out)], &[path])?;
     }
     let history = fencesim::load_history(path)?;
     let judged = fencesim::judge_history(&history);

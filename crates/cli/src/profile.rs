@@ -117,8 +117,8 @@ pub(crate) fn profile(args: &ProfileArgs) -> Result<bool, InputError> {
         | Source::Prometheus { file, picture, .. }
         | Source::Outages { file, picture, .. } => (file, &picture.picture),
     };
-    crate::outputs::preflight(
-        &[crate::outputs::Output::new("--picture", picture)],
+    fencesim::outputs::preflight(
+        &[fencesim::outputs::Output::new("--picture", picture)],
         &[file.as_path()],
     )?;
     let name = file.display().to_string();

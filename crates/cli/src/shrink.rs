@@ -160,7 +160,10 @@ fn check_output(
     output: Option<&Path>,
 ) -> Result<(), InputError> {
     let file = output_file(scenario, seed, output);
-    crate::outputs::preflight(&[crate::outputs::Output::new("-o", file)], &[input])
+    Ok(fencesim::outputs::preflight(
+        &[fencesim::outputs::Output::new("-o", file)],
+        &[input],
+    )?)
 }
 
 /// Prints the result, writes the scenario file, and confirms it by loading the written file

@@ -136,11 +136,11 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     }
     fencesim_tune::add_outages(&mut sweep).map_err(|e| InputError(format!("{file}: {e}")))?;
     let dir = args.out.join(&sweep.base.name).join("tune");
-    let planned: Vec<crate::outputs::Output> = FILES
+    let planned: Vec<fencesim::outputs::Output> = FILES
         .iter()
-        .map(|file| crate::outputs::Output::new("--out", dir.join(file)))
+        .map(|file| fencesim::outputs::Output::new("--out", dir.join(file)))
         .collect();
-    crate::outputs::preflight(&planned, &[&args.scenario])?;
+    fencesim::outputs::preflight(&planned, &[&args.scenario])?;
     println!(
         "fencesim tune {} ({file}), base hash {}, {} settings{}, seeds {} ({}), {} jobs",
         sweep.base.name,

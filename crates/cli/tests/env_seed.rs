@@ -58,7 +58,7 @@ fn the_printed_seed_reproduces_the_failure_and_its_trace_hash() {
     assert_eq!(line, format!("FENCESIM_SEED={seed}"), "{first}");
     assert!(
         first.contains(&format!(
-            "FENCESIM_SEED={seed} cargo test -p fencesim the_printed_seed_reproduces_the_failure_and_its_trace_hash -- --exact"
+            "FENCESIM_SEED={seed} cargo test -p fencesim-cli the_printed_seed_reproduces_the_failure_and_its_trace_hash -- --exact"
         )),
         "{first}"
     );

@@ -5,8 +5,8 @@
 //! and exits 0, 1 or 2. A case still running after a few seconds (a valid request for a long
 //! run) is stopped and counts as no panic.
 //!
-//! `cargo test -p fencesim --test fuzz` runs 48 cases with a fixed seed (seconds, in CI);
-//! `FENCESIM_FUZZ_CASES=2000 cargo test --release -p fencesim --test fuzz` is the long run
+//! `cargo test -p fencesim-cli --test fuzz` runs 48 cases with a fixed seed (seconds, in CI);
+//! `FENCESIM_FUZZ_CASES=2000 cargo test --release -p fencesim-cli --test fuzz` is the long run
 //! (`FENCESIM_FUZZ_SEED=N` for another stream).
 
 use std::{

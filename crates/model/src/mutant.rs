@@ -6,7 +6,7 @@
 //! returns `false`, so normal builds compile every planted branch away (zero cost).
 //!
 //! With the feature, one mutant is selected for the whole process: by [`select`] (what
-//! `fencesim sensitivity` does between mutants), or by the `FENCESIM_MUTANT` environment
+//! `xtask sensitivity` does between mutants), or by the `FENCESIM_MUTANT` environment
 //! variable, read once on the first [`active`] call (what `.ci/mutants` does to run a test
 //! under a mutant). [`Mutant::ALL`] is the catalogue with, for each mutant, the scenario and
 //! the test that must catch it; `reports/sensitivity.md` shows both verified.
@@ -94,7 +94,7 @@ pub struct MutantInfo {
     pub site: &'static str,
     /// The scenario whose expectation it breaks (for area `tune`: the tuning profile under
     /// scenarios/ whose decisions it breaks; the catalogue does not run tune, so
-    /// `fencesim sensitivity` leaves these to their tests).
+    /// `xtask sensitivity` leaves these to their tests).
     pub scenario: &'static str,
     /// The test that fails under it: cargo arguments then the test's exact name.
     pub test: (&'static str, &'static str),

@@ -2,7 +2,11 @@
 //! file larger than its limit, `/dev/zero` or an endless pipe is refused at the limit instead
 //! of being read until memory runs out.
 
-use std::{fmt, io::Read as _, path::Path};
+use std::{
+    fmt,
+    io::Read as _,
+    path::{Path, PathBuf},
+};
 
 /// Why an input file was not read.
 #[derive(Debug)]
@@ -120,6 +124,32 @@ pub fn into_text(bytes: Vec<u8>) -> Result<String, InvalidUtf8> {
             byte,
         }
     })
+}
+
+/// Scenario files named by `paths`: files as given, directories expanded to the regular
+/// files (or symlinks to them) named `*.toml`, in name order. A FIFO or device named
+/// `*.toml` in a directory is skipped: reading it could block forever.
+pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let entries =
+                std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+                .filter(|file| file.extension().is_some_and(|ext| ext == "toml"))
+                .filter(|file| std::fs::metadata(file).is_ok_and(|meta| meta.is_file()))
+                .collect();
+            found.sort();
+            if found.is_empty() {
+                return Err(format!("{}: no *.toml scenario files", path.display()));
+            }
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The bench's yardstick (`fencesim bench`): a bare madsim program that sends a given number
+//! The bench's yardstick (`xtask bench`): a bare madsim program that sends a given number
 //! of messages over a given virtual duration and checks nothing.
 //!
 //! `clients` nodes each send requests to one `server` node at a fixed interval over madsim's

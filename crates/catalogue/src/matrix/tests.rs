@@ -121,7 +121,7 @@ fn markdown_matrix() {
     let lines: Vec<&str> = markdown.lines().collect();
     assert_eq!(lines[0], "# Safety matrix");
     assert!(lines[2]
-        .contains("`cargo run --release -p fencesim -- check scenarios/ --matrix reports/`"));
+        .contains("`cargo run --release -p fencesim-cli -- check scenarios/ --matrix reports/`"));
     assert!(lines[2].contains("do not edit it by hand"));
     assert!(
         lines[4].starts_with("Legend: I1 tokens strictly increase, "),

@@ -44,6 +44,7 @@
 
 pub mod fs;
 pub mod history_file;
+pub mod outputs;
 pub mod regressions;
 pub mod replay;
 pub mod simulation;

@@ -1,4 +1,4 @@
-//! `fencesim bench`: what a seed costs, measured in one run against a bare-madsim baseline
+//! `xtask bench`: what a seed costs, measured in one run against a bare-madsim baseline
 //! (`fencesim_sim::baseline`) that sends the same messages over the same virtual time and
 //! checks nothing. Writes DIR/bench.md and DIR/bench.json and prints whether each of its
 //! targets is met.
@@ -7,7 +7,7 @@
 //! threads included; clock ticks of 10 ms), so the timed sections run one seed at a time
 //! except the `--jobs` comparison, which is timed by wall clock in alternating pairs (median
 //! speedup). Peak RSS is read from /proc/self/status (`VmHWM`) by child processes
-//! (`fencesim bench --rss-child N`), one per seed count, since a process's peak never goes
+//! (`xtask bench --rss-child N`), one per seed count, since a process's peak never goes
 //! down.
 
 use std::{path::PathBuf, process::Command, sync::Arc, time::Duration};
@@ -83,10 +83,10 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
         }
     }
     let (md_path, json_path) = (args.out.join("bench.md"), args.out.join("bench.json"));
-    crate::outputs::preflight(
+    fencesim::outputs::preflight(
         &[
-            crate::outputs::Output::new("--out", &md_path),
-            crate::outputs::Output::new("--out", &json_path),
+            fencesim::outputs::Output::new("--out", &md_path),
+            fencesim::outputs::Output::new("--out", &json_path),
         ],
         &[],
     )?;
@@ -547,7 +547,7 @@ fn markdown(report: &Value) -> String {
         "Mode: {}. Load average (1, 5, 15 min) before: {}, after: {}. Reference: `{}`.\n\
          CPU time is the process's user + system time (10 ms ticks); every timed section \
          except `--jobs` runs one seed at a time. Regenerate with \
-         `cargo run --release -p fencesim -- bench`.\n\n",
+         `cargo run --release -p fencesim-xtask -- bench`.\n\n",
         report["mode"].as_str().unwrap_or(""),
         report["load_average_before"].as_str().unwrap_or(""),
         report["load_average_after"].as_str().unwrap_or(""),

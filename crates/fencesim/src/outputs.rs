@@ -6,16 +6,14 @@
 //! created and removed in it, no output is a directory, no two outputs share a path, and no
 //! output is one of the command's input files. Paths are compared canonicalized, so `r.json`
 //! and `./dir/../r.json` are the same path. The writes themselves are atomic
-//! (`fencesim::fs`), and `main` removes their temp files on SIGINT/SIGTERM/SIGHUP.
+//! (`crate::fs`), and the binary removes their temp files on SIGINT/SIGTERM/SIGHUP.
 
 use std::path::{Component, Path, PathBuf};
 
-use fencesim::fs::Destination;
-
-use crate::InputError;
+use crate::fs::Destination;
 
 /// One file a command will write.
-pub(crate) struct Output {
+pub struct Output {
     /// The option that names it (`--json`, `--out`, …), for the message.
     pub flag: &'static str,
     /// The path as given (or as derived from a given directory).
@@ -23,7 +21,8 @@ pub(crate) struct Output {
 }
 
 impl Output {
-    pub(crate) fn new(flag: &'static str, path: impl Into<PathBuf>) -> Output {
+    /// The output `path` named by `flag` (as the message will name it).
+    pub fn new(flag: &'static str, path: impl Into<PathBuf>) -> Output {
         Output {
             flag,
             path: path.into(),
@@ -62,7 +61,7 @@ fn existing_ancestor(path: &Path) -> (PathBuf, Vec<std::ffi::OsString>) {
 
 /// `path` canonicalized: its nearest existing ancestor resolved (symlinks, `..`), the rest
 /// appended with `.` and `..` applied lexically.
-pub(crate) fn canonical(path: &Path) -> PathBuf {
+pub fn canonical(path: &Path) -> PathBuf {
     if let Ok(canonical) = path.canonicalize() {
         return canonical;
     }
@@ -82,51 +81,49 @@ pub(crate) fn canonical(path: &Path) -> PathBuf {
 
 /// Checks `outputs` against each other and against `inputs`, and probes that each can be
 /// written, before anything runs. Creates nothing that outlives the check.
-pub(crate) fn preflight(outputs: &[Output], inputs: &[&Path]) -> Result<(), InputError> {
+pub fn preflight(outputs: &[Output], inputs: &[&Path]) -> Result<(), String> {
     let inputs: Vec<PathBuf> = inputs.iter().map(|input| canonical(input)).collect();
     let mut seen: Vec<(PathBuf, &Output)> = Vec::new();
     let mut probed: Vec<PathBuf> = Vec::new();
     for output in outputs {
         let shown = format!("{} {}", output.flag, output.path.display());
         if output.path.file_name().is_none() || output.path.is_dir() {
-            return Err(InputError(format!(
-                "{shown}: expected a file path, got a directory"
-            )));
+            return Err(format!("{shown}: expected a file path, got a directory"));
         }
         let (dir, _) = existing_ancestor(&output.path);
         if !dir.is_dir() {
-            return Err(InputError(format!(
+            return Err(format!(
                 "{shown}: expected a path inside a directory, but {} is not a directory",
                 dir.display()
-            )));
+            ));
         }
-        let target = match fencesim::fs::destination(&output.path) {
-            Err(e) => return Err(InputError(format!("{shown}: {e}"))),
+        let target = match crate::fs::destination(&output.path) {
+            Err(e) => return Err(format!("{shown}: {e}")),
             // A device, FIFO or descriptor is written in place, never replaced; writing
             // the same one twice (`--json /dev/null --junit /dev/null`) is fine.
             Ok(Destination::InPlace(_)) => continue,
             Ok(Destination::Replace(target)) => target,
         };
         if !probed.contains(&target) {
-            fencesim::fs::probe_temp(&target, &dir).map_err(|e| {
-                InputError(format!(
+            crate::fs::probe_temp(&target, &dir).map_err(|e| {
+                format!(
                     "{shown}: expected a writable directory, but a file cannot be created beside the output: {e}"
-                ))
+                )
             })?;
             probed.push(target.clone());
         }
         let path = canonical(&target);
         if inputs.contains(&path) {
-            return Err(InputError(format!(
+            return Err(format!(
                 "{shown}: expected an output path that is not an input file"
-            )));
+            ));
         }
         if let Some((_, first)) = seen.iter().find(|(earlier, _)| *earlier == path) {
-            return Err(InputError(format!(
+            return Err(format!(
                 "{shown}: expected each output on its own path, got the same path as {} {}",
                 first.flag,
                 first.path.display()
-            )));
+            ));
         }
         seen.push((path, output));
     }
@@ -168,7 +165,7 @@ mod tests {
             Output::new("--json", dir.path().join("r")),
             Output::new("--junit", dir.path().join("sub/../r")),
         ];
-        let InputError(message) = preflight(&outputs, &[]).unwrap_err();
+        let message = preflight(&outputs, &[]).unwrap_err();
         assert!(message.starts_with("--junit "), "{message}");
         assert!(message.contains("the same path as --json"), "{message}");
     }

@@ -1,15 +1,15 @@
-//! `fencesim bench` as a user (and CI) runs it: its RSS child reports a peak, bad input exits
+//! `xtask bench` as a user (and CI) runs it: its RSS child reports a peak, bad input exits
 //! 2 with nothing written. (The bench's figures are printed by the bench itself, never
 //! asserted here: timing targets are not unit tests.)
 
 mod util;
 
-use util::fencesim;
+use util::xtask;
 
 #[test]
 fn rss_child_runs_seeds_and_reports_its_peak() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, stdout, stderr) = fencesim(&["bench", "--rss-child", "20"], dir.path());
+    let (code, stdout, stderr) = xtask(&["bench", "--rss-child", "20"], dir.path());
     assert_eq!(code, 0, "{stderr}");
     let kb: u64 = stdout
         .lines()
@@ -26,12 +26,12 @@ fn rss_child_runs_seeds_and_reports_its_peak() {
 #[test]
 fn bad_input_exits_2_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, _, stderr) = fencesim(&["bench", "--rss-child", "0"], dir.path());
+    let (code, _, stderr) = xtask(&["bench", "--rss-child", "0"], dir.path());
     assert_eq!(code, 2);
     assert!(stderr.contains("--rss-child: expected 1..="), "{stderr}");
 
     std::fs::write(dir.path().join("file"), "x").unwrap();
-    let (code, stdout, stderr) = fencesim(&["bench", "--quick", "--out", "file"], dir.path());
+    let (code, stdout, stderr) = xtask(&["bench", "--quick", "--out", "file"], dir.path());
     assert_eq!(code, 2, "{stdout}");
     assert!(stderr.contains("--out file/bench.md"), "{stderr}");
     // Refused before the first seed: no bench output anywhere.

@@ -1,4 +1,4 @@
-//! `fencesim sensitivity`: how sensitive the harness is, written as
+//! `xtask sensitivity`: how sensitive the harness is, written as
 //! `reports/sensitivity.md` by `.ci/sensitivity`.
 //!
 //! 1. For every catalogue scenario that expects violations: seeds, in order from the start of
@@ -155,14 +155,17 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
     if !args.skip_mutants && !mutant::ENABLED {
         return Err(InputError(
             "the mutation table needs a build with `--features mutants` \
-             (cargo run --release -p fencesim --features mutants -- sensitivity ...), \
+             (cargo run --release -p fencesim-xtask --features mutants -- sensitivity ...), \
              or pass --skip-mutants"
                 .into(),
         ));
     }
-    let files = crate::check::scenario_files(args.paths)?;
+    let files = fencesim_scenario::input::scenario_files(args.paths)?;
     let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    crate::outputs::preflight(&[crate::outputs::Output::new("-o", args.output)], &inputs)?;
+    fencesim::outputs::preflight(
+        &[fencesim::outputs::Output::new("-o", args.output)],
+        &inputs,
+    )?;
     let mut scenarios = Vec::with_capacity(files.len());
     for file in &files {
         scenarios.push((file.clone(), Arc::new(fencesim_scenario::load(file)?)));

@@ -1,15 +1,15 @@
-//! `fencesim mutants` and `fencesim sensitivity`, on the real binary.
+//! `xtask mutants` and `xtask sensitivity`, on the real binary.
 
 mod util;
 
 use std::path::Path;
 
-use util::{catalogue, fencesim};
+use util::{catalogue, xtask};
 
 #[test]
 fn every_mutant_names_a_catalogue_scenario_and_a_test() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, out, _) = fencesim(&["mutants"], dir.path());
+    let (code, out, _) = xtask(&["mutants"], dir.path());
     assert_eq!(code, 0);
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines.len() >= 20, "{} mutants", lines.len());
@@ -40,7 +40,7 @@ fn sensitivity_measures_detection_and_false_positives() {
     let dir = tempfile::tempdir().unwrap();
     let unsafe_one = catalogue("gc-pause-textbook-none");
     let safe_one = catalogue("gc-pause-textbook-max-token");
-    let (code, _, err) = fencesim(
+    let (code, _, err) = xtask(
         &[
             "sensitivity",
             &unsafe_one,
@@ -80,13 +80,13 @@ fn sensitivity_rejects_bad_arguments_before_running() {
     ] {
         let mut all = vec!["sensitivity", safe_one.as_str()];
         all.extend(args);
-        let (code, _, err) = fencesim(&all, dir.path());
+        let (code, _, err) = xtask(&all, dir.path());
         assert_eq!(code, 2, "{all:?}: {err}");
         assert!(err.contains(expected), "{all:?}: {err}");
     }
     // A normal build has no planted bugs to apply.
     if !cfg!(feature = "mutants") {
-        let (code, _, err) = fencesim(&["sensitivity", &safe_one], dir.path());
+        let (code, _, err) = xtask(&["sensitivity", &safe_one], dir.path());
         assert_eq!(code, 2);
         assert!(err.contains("--features mutants"), "{err}");
     }
