@@ -174,6 +174,10 @@ fn colour_only_when_asked_for_on_a_pipe() {
     };
     let run_plain = run(&[], &[]);
     assert!(!run_plain.contains('\x1b'), "{run_plain}");
+    // stderr piped too: no bar, the plain count line.
+    let (_, _, run_stderr) = fencesim(&["run", "a.toml", "--out", "out"], dir.path());
+    assert!(run_stderr.contains("  1/1 seeds"), "{run_stderr}");
+    assert!(!run_stderr.contains("seeds/s"), "{run_stderr}");
     let run_always = run(&["--color", "always"], &[]);
     assert_eq!(
         expectation(&run_always),
@@ -181,6 +185,58 @@ fn colour_only_when_asked_for_on_a_pipe() {
     );
     assert!(!run(&["--color", "never"], &[]).contains('\x1b'));
     assert!(!run(&["--color", "auto"], &[("NO_COLOR", "1")]).contains('\x1b'));
+}
+
+/// On a terminal (a pty from util-linux `script`; skipped without it): the bar is drawn with
+/// its rate and ETA, a bounded number of times, and the verdicts are coloured unless
+/// `NO_COLOR` is set.
+#[test]
+fn on_a_terminal_the_bar_is_drawn_and_the_verdicts_coloured() {
+    if Command::new("script").arg("--version").output().is_err() {
+        println!("SKIPPED: no `script` (util-linux) to run the binary on a terminal");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "a.toml",
+        "gc-pause-textbook-max-token",
+        "0..200",
+    );
+    let on_a_terminal = |no_color: Option<&str>| -> String {
+        let line = format!("{} check a.toml --jobs 2", env!("CARGO_BIN_EXE_fencesim"));
+        let mut command = Command::new("script");
+        command
+            .args(["-q", "-e", "-c", &line, "/dev/null"])
+            .current_dir(dir.path())
+            .env("TERM", "xterm")
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::null());
+        if let Some(value) = no_color {
+            command.env("NO_COLOR", value);
+        }
+        let output = command.output().unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert_eq!(output.status.code(), Some(0), "{text}");
+        text
+    };
+    let text = on_a_terminal(None);
+    assert!(
+        text.contains("scenario 1 of 1: gc-pause-textbook-max-token"),
+        "{text}"
+    );
+    assert!(text.contains("seeds/s") && text.contains("ETA"), "{text}");
+    assert!(text.contains("\x1b[1;32mok\x1b[0m"), "{text}");
+    // At most 20 + 10 a second after the first (indicatif's burst, then the rate), not one
+    // per seed.
+    let draws = text.matches("scenario 1 of 1:").count();
+    assert!((1..100).contains(&draws), "{draws} draws for 200 seeds");
+    let plain = on_a_terminal(Some("1"));
+    assert!(!plain.contains("\x1b[1;32m"), "{plain}");
+    assert!(
+        plain.contains("seeds/s"),
+        "the bar does not depend on NO_COLOR: {plain}"
+    );
 }
 
 #[test]
