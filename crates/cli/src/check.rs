@@ -3,11 +3,11 @@
 
 use std::{
     collections::BTreeMap,
-    io::{IsTerminal, Write},
+    io::Write,
     path::{Path, PathBuf},
     sync::{
         atomic::{AtomicU64, Ordering},
-        Arc,
+        Arc, Mutex, MutexGuard,
     },
 };
 
@@ -17,7 +17,11 @@ use fencesim_verdict::{definitely_failed, CheckReport, ScenarioResult, ScenarioR
 
 use fencesim::outputs::Output;
 
-use crate::InputError;
+use crate::{
+    colour,
+    progress::{scenario_message, Plain, Progress},
+    InputError,
+};
 
 /// Where `check` and `merge` write their files (all optional, all written atomically).
 pub(crate) struct Outputs {
@@ -119,7 +123,8 @@ fn write_outputs(
 
 const HEADER: &str = "scenario                                      expectation          result     runs  failing  coverage  wall (s)";
 
-fn row(result: &ScenarioResult, verdict: &str, wall: Option<f64>) -> String {
+/// One table row; the verdict label coloured when `colour` (the columns line up either way).
+fn row(result: &ScenarioResult, verdict: &str, wall: Option<f64>, colour: bool) -> String {
     let summary = &result.summary;
     let required = &summary.coverage_required;
     let hit = required
@@ -127,10 +132,10 @@ fn row(result: &ScenarioResult, verdict: &str, wall: Option<f64>) -> String {
         .filter(|condition| summary.coverage.get(*condition).copied().unwrap_or(0) > 0)
         .count();
     format!(
-        "{:<45} {:<20} {:<8} {:>6} {:>8} {:>9} {:>9}",
+        "{:<45} {:<20} {} {:>6} {:>8} {:>9} {:>9}",
         summary.scenario,
         summary.expectation,
-        verdict,
+        colour::paint_padded(verdict, 8, colour),
         summary.runs,
         summary.failing_seeds.len(),
         format!("{hit}/{}", required.len()),
@@ -157,31 +162,102 @@ fn print_failures(results: &[&ScenarioResult]) {
     }
 }
 
-/// Progress for people: a live line on a terminal, nothing extra otherwise (the table rows
-/// are the plain lines).
-struct Progress {
-    live: bool,
+/// One finished scenario, as an interrupted `check` lists it.
+#[derive(Clone, Debug, PartialEq)]
+struct Finished {
+    name: String,
+    /// The table's label (`ok`, `FAILED`, `VACUOUS`, a shard's `partial`).
+    label: &'static str,
+    /// Whether it failed; `None` when a shard cannot tell (`partial`).
+    failed: Option<bool>,
 }
 
-impl Progress {
-    fn update(&self, name: &str, done: u64, total: u64) {
-        if self.live {
-            let width = 30;
-            let filled = (done * width / total.max(1)) as usize;
-            eprint!(
-                "\r  [{}{}] {done}/{total} {name:<40}",
-                "#".repeat(filled),
-                ".".repeat(width as usize - filled)
-            );
-            let _ = std::io::stderr().flush();
-        }
-    }
+/// What `check` has done so far, for the signal handler: the scenarios finished (in table
+/// order) and the one running. Process-global because the handler runs on its own thread.
+#[derive(Debug, Default)]
+pub(crate) struct Record {
+    total: usize,
+    finished: Vec<Finished>,
+    /// The scenario running and its seed count (this shard's).
+    running: Option<(String, u64)>,
+}
 
-    fn clear(&self) {
-        if self.live {
-            eprint!("\r{:<90}\r", "");
+static RECORD: Mutex<Option<Record>> = Mutex::new(None);
+
+/// Seeds of the running scenario finished so far.
+static RUNNING_DONE: AtomicU64 = AtomicU64::new(0);
+
+fn record() -> MutexGuard<'static, Option<Record>> {
+    RECORD
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// On SIGINT/SIGTERM/SIGHUP during `check`: prints (on stdout, after the rows already
+/// printed) what finished and what was interrupted, and returns the record's lock, which the
+/// caller holds until it exits, so no row is printed after this table. `None` (nothing
+/// printed) outside `check`.
+pub(crate) fn report_interrupt(signal: &str) -> Option<MutexGuard<'static, Option<Record>>> {
+    let guard = record();
+    let text = guard
+        .as_ref()
+        .map(|record| interrupted_table(record, signal, RUNNING_DONE.load(Ordering::Relaxed)))?;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    Some(guard)
+}
+
+/// The table an interrupted `check` prints: counts, each finished scenario with its label,
+/// the one interrupted (with its seeds done), how many were not started.
+fn interrupted_table(record: &Record, signal: &str, running_done: u64) -> String {
+    let colour = colour::enabled();
+    let finished = record.finished.len();
+    let failed = record
+        .finished
+        .iter()
+        .filter(|f| f.failed == Some(true))
+        .count();
+    let passed = record
+        .finished
+        .iter()
+        .filter(|f| f.failed == Some(false))
+        .count();
+    let undecided = finished - failed - passed;
+    let mut out = format!(
+        "interrupted by {signal}: {finished} of {} scenarios finished, {passed} passed, {failed} failed{}\n",
+        record.total,
+        if undecided > 0 {
+            format!(", {undecided} partial (a shard)")
+        } else {
+            String::new()
         }
+    );
+    for f in &record.finished {
+        out.push_str(&format!(
+            "  {:<45} {}\n",
+            f.name,
+            colour::paint(f.label, colour)
+        ));
     }
+    let mut started = finished;
+    match &record.running {
+        Some((name, seeds)) => {
+            started += 1;
+            out.push_str(&format!(
+                "  {name:<45} interrupted ({running_done} of {seeds} seeds done)\n"
+            ));
+        }
+        None if finished == record.total => {
+            out.push_str("  (every scenario had finished: interrupted while writing the outputs)\n")
+        }
+        None => {}
+    }
+    let not_started = record.total.saturating_sub(started);
+    if not_started > 0 {
+        out.push_str(&format!("  {not_started} scenario(s) not started\n"));
+    }
+    out
 }
 
 pub(crate) fn check(
@@ -237,9 +313,8 @@ pub(crate) fn check(
     }
     let factory: StoreFactory = Arc::new(builtin_store);
     let components = Components::with_store(&factory);
-    let progress = Progress {
-        live: std::io::stderr().is_terminal(),
-    };
+    let progress = Progress::new("seeds", Plain::Nothing);
+    let colour = colour::enabled();
     // Two files with one scenario name would give duplicate JUnit cases and matrix rows.
     for (index, (file, scenario)) in scenarios.iter().enumerate() {
         if let Some((first, _)) = scenarios[..index]
@@ -269,29 +344,36 @@ pub(crate) fn check(
     }
     let mut still_failing = 0usize;
     println!("{HEADER}");
+    *record() = Some(Record {
+        total: scenarios.len(),
+        ..Record::default()
+    });
     let mut results = Vec::with_capacity(scenarios.len());
     let mut wall_seconds = BTreeMap::new();
     let mut not_run = 0;
     for (position, (file, scenario)) in scenarios.iter().enumerate() {
-        // Recorded seeds first (an unsharded check, or shard 1 of N, runs them).
-        if shard.is_none_or(|s| s.k == 1) {
-            still_failing += rerun_recorded(file, scenario, &recorded[position], &components);
-        }
         let total = match shard {
             Some(shard) => shard.seeds(scenario.seeds).count() as u64,
             None => scenario.seeds.end - scenario.seeds.start,
         };
-        let done = AtomicU64::new(0);
+        RUNNING_DONE.store(0, Ordering::Relaxed);
+        if let Some(record) = record().as_mut() {
+            record.running = Some((scenario.name.clone(), total));
+        }
+        // Recorded seeds first (an unsharded check, or shard 1 of N, runs them).
+        if shard.is_none_or(|s| s.k == 1) {
+            still_failing += rerun_recorded(file, scenario, &recorded[position], &components);
+        }
+        progress.start(
+            total,
+            scenario_message(position, scenarios.len(), &scenario.name),
+        );
         let started = crate::wall_now();
         // Streamed: each outcome is counted as its turn in seed order comes and dropped,
         // unless the result keeps it in full (a failure); memory does not grow with seeds.
         let mut builder = ScenarioResultBuilder::new(scenario);
         let on_done = |_: &fencesim::SeedOutcome| {
-            progress.update(
-                &scenario.name,
-                done.fetch_add(1, Ordering::Relaxed) + 1,
-                total,
-            );
+            RUNNING_DONE.store(progress.inc(), Ordering::Relaxed);
         };
         let consume = |outcome| builder.push(outcome);
         match shard {
@@ -321,7 +403,25 @@ pub(crate) fn check(
             Some(_) => "partial",
             None => result.summary.verdict().table_label(),
         };
-        println!("{}", row(&result, shown, Some(wall)));
+        let failed = match shard {
+            Some(_) if shown == "partial" => None,
+            Some(_) => Some(definitely_failed(&result)),
+            None => Some(!result.summary.expectation_met),
+        };
+        {
+            // The row is printed and recorded under the record's lock: an interrupt's table
+            // comes after it, never between the two.
+            let mut record = record();
+            println!("{}", row(&result, shown, Some(wall), colour));
+            if let Some(record) = record.as_mut() {
+                record.running = None;
+                record.finished.push(Finished {
+                    name: scenario.name.clone(),
+                    label: shown,
+                    failed,
+                });
+            }
+        }
         // One line per contained panic; the full message is in `replay`.
         for (seed, panic) in result.state.panicked() {
             println!(
@@ -473,7 +573,12 @@ pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputE
     for result in &report.scenarios {
         println!(
             "{}",
-            row(result, result.summary.verdict().table_label(), None)
+            row(
+                result,
+                result.summary.verdict().table_label(),
+                None,
+                colour::enabled()
+            )
         );
     }
     write_outputs(&report, &BTreeMap::new(), outputs)?;
@@ -489,4 +594,65 @@ pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputE
         failed.len()
     );
     Ok(report.all_met)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finished(name: &str, label: &'static str, failed: Option<bool>) -> Finished {
+        Finished {
+            name: name.to_string(),
+            label,
+            failed,
+        }
+    }
+
+    #[test]
+    fn the_interrupted_table_counts_lists_and_names_the_interrupted_scenario() {
+        let record = Record {
+            total: 4,
+            finished: vec![
+                finished("a", "ok", Some(false)),
+                finished("b", "FAILED", Some(true)),
+            ],
+            running: Some(("c".to_string(), 500)),
+        };
+        let text = interrupted_table(&record, "SIGINT", 37);
+        assert_eq!(
+            text,
+            format!(
+                "interrupted by SIGINT: 2 of 4 scenarios finished, 1 passed, 1 failed\n  \
+                 {:<45} ok\n  {:<45} FAILED\n  {:<45} interrupted (37 of 500 seeds done)\n  \
+                 1 scenario(s) not started\n",
+                "a", "b", "c"
+            )
+        );
+    }
+
+    #[test]
+    fn an_interrupt_after_the_last_scenario_says_the_outputs_were_being_written() {
+        let record = Record {
+            total: 2,
+            finished: vec![
+                finished("a", "partial", None),
+                finished("b", "VACUOUS", Some(true)),
+            ],
+            running: None,
+        };
+        let text = interrupted_table(&record, "SIGTERM", 0);
+        assert!(
+            text.starts_with(
+                "interrupted by SIGTERM: 2 of 2 scenarios finished, 0 passed, 1 failed, 1 partial (a shard)\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                "  (every scenario had finished: interrupted while writing the outputs)\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("not started"), "{text}");
+    }
 }

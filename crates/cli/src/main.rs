@@ -8,17 +8,16 @@
 use std::{
     path::{Path, PathBuf},
     process::ExitCode,
-    sync::{
-        atomic::{AtomicU64, Ordering},
-        Arc,
-    },
+    sync::Arc,
 };
 
 mod args;
 mod check;
+mod colour;
 mod env_seed;
 mod live;
 mod profile;
+mod progress;
 mod shard_env;
 mod shrink;
 mod tune;
@@ -52,9 +51,18 @@ Exit codes:
   0  every expectation met (tune: a recommendation exists; check-history: no violation)
   1  an expectation failed (tune: no setting meets the targets; check-history: a violation)
   2  usage or input error: a malformed scenario, a bad option, an unwritable output
-  130/143  interrupted by SIGINT/SIGTERM (no partial output file is left)
+  130/143/129  interrupted by SIGINT/SIGTERM/SIGHUP (no partial output file is left; `check`
+           then prints on stdout the scenarios finished so far and the one interrupted)
+
+Colour:
+  --color auto|always|never  colour the verdicts on stdout (check's table, run's expectation
+                             line): auto = stdout is a terminal and NO_COLOR is unset or empty;
+                             always = even piped, whatever NO_COLOR says; never = plain
+  Progress bars (rate, ETA) are drawn on stderr only when it is a terminal; stdout is the same
+  bytes either way.
 
 Environment:
+  NO_COLOR=1                            no colour with --color auto (no-color.org; empty counts as unset)
   FENCESIM_SEED=N, FENCESIM_SEEDS=A..B  the seeds `run` runs and `replay` replays (check refuses them)
   MADSIM_TEST_SEED=N                    as FENCESIM_SEED, for `run` and `replay`
   FENCESIM_JOBS=N                       seeds at once in the library (`--jobs` in the commands)
@@ -78,6 +86,10 @@ Examples:
     after_help = AFTER_HELP
 )]
 struct Cli {
+    /// Colour the verdicts on stdout: `auto` (a terminal, and NO_COLOR unset or empty),
+    /// `always` (even piped, whatever NO_COLOR says) or `never`.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = colour::ColorChoice::Auto)]
+    color: colour::ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -334,6 +346,10 @@ fn remove_temps_on_signals() {
                 SIGTERM => "SIGTERM",
                 _ => "SIGHUP",
             };
+            progress::clear_active();
+            // `check`: what finished and what was interrupted, on stdout after its rows; the
+            // lock is held to the exit, so no row follows the table.
+            let _held = check::report_interrupt(name);
             eprintln!("\ninterrupted by {name}; {removed} unfinished output file(s) removed");
             std::process::exit(128 + signal);
         }
@@ -369,6 +385,7 @@ fn quiet_seed_panics() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    colour::init(cli.color);
     // Live mode catches SIGINT/SIGTERM itself: it must stop etcd and its workers and remove
     // its temp directory before exiting, which an exit from this handler would skip.
     if !matches!(
@@ -731,24 +748,25 @@ fn run(
         path.display(),
         scenario.hash()
     );
-    let done = AtomicU64::new(0);
-    let total = seeds.len();
+    let progress = progress::Progress::new("seeds", progress::Plain::EveryHundred);
+    progress.start(seeds.len(), format!("run {}", scenario.name));
     let factory: StoreFactory = Arc::new(builtin_store);
     let on_done = |outcome: &fencesim_check::SeedOutcome| {
-        let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(panic) = &outcome.panic {
-            eprintln!("seed {}: PANIC {}", outcome.seed, first_line(panic));
+            progress.eprintln(&format!(
+                "seed {}: PANIC {}",
+                outcome.seed,
+                first_line(panic)
+            ));
         }
         if outcome.runaway {
-            eprintln!(
+            progress.eprintln(&format!(
                 "seed {}: RUNAWAY: over its event budget ({} events), stopped",
                 outcome.seed,
                 scenario.event_budget()
-            );
+            ));
         }
-        if finished.is_multiple_of(100) || finished == total {
-            eprintln!("  {finished}/{total} seeds");
-        }
+        progress.inc();
     };
     // Summarized in seed order as seeds finish; the first `max_failures` failing seeds' lines
     // are kept (to print after the summary) and nothing else of a failing seed, so memory
@@ -788,11 +806,19 @@ fn run(
             }
         },
     );
+    progress.clear();
     let summary = builder.finish(&scenario, seeds);
     fencesim::fs::write_atomic(&summary_path, &fencesim_verdict::to_json(&summary))
         .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
 
-    println!("{}", fencesim_verdict::render_summary(&summary));
+    println!(
+        "{}",
+        colour::paint_summary(
+            &fencesim_verdict::render_summary(&summary),
+            summary.verdict(),
+            colour::enabled()
+        )
+    );
     for line in &failure_lines {
         println!("{line}");
     }

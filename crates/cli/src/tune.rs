@@ -3,10 +3,7 @@
 //! recommendation exists, 1 none meets the targets or a target could not be judged (the
 //! reason is printed), 2 bad input.
 
-use std::{
-    io::{IsTerminal, Write},
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use fencesim::Components;
@@ -202,25 +199,12 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     Ok(ok)
 }
 
+/// The runs' progress: a bar with runs/s and the ETA on a terminal, else a line every
+/// 10 % of each round.
 fn progress() -> impl Fn(usize, usize) + Sync {
-    let live = std::io::stderr().is_terminal();
-    move |done, total| {
-        if live {
-            let width = 30;
-            let filled = done * width / total.max(1);
-            eprint!(
-                "\r  [{}{}] {done}/{total} runs",
-                "#".repeat(filled),
-                ".".repeat(width - filled)
-            );
-            let _ = std::io::stderr().flush();
-            if done == total {
-                eprint!("\r{:<60}\r", "");
-            }
-        } else if done * 10 / total.max(1) != (done - 1) * 10 / total.max(1) || done == total {
-            eprintln!("  {done}/{total} runs");
-        }
-    }
+    let progress = crate::progress::Progress::new("runs", crate::progress::Plain::EveryTenth);
+    progress.start(0, "tune: this round's runs (settings × seeds)".to_string());
+    move |done, total| progress.set(done as u64, total as u64)
 }
 
 /// This process's CPU time (user + system, every thread) in seconds, from /proc/self/stat
