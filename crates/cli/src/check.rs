@@ -34,6 +34,8 @@ pub(crate) struct Outputs {
 pub(crate) struct Select<'a> {
     pub filter: Option<&'a str>,
     pub fail_fast: bool,
+    /// `--record-failures`: contradicting seeds go to each scenario's regressions file.
+    pub record_failures: bool,
 }
 
 impl Outputs {
@@ -260,6 +262,35 @@ fn interrupted_table(record: &Record, signal: &str, running_done: u64) -> String
     out
 }
 
+/// `check --record-failures`: the seeds of `result` that contradict `scenario`'s expectation,
+/// added to `file`'s regressions file (those already there are kept once); says how many.
+fn record_contradicting(
+    file: &Path,
+    scenario: &Scenario,
+    result: &ScenarioResult,
+    set_args: &[String],
+) -> Result<(), InputError> {
+    let hash = scenario.hash();
+    let entries: Vec<fencesim::regressions::Entry> = result
+        .failures
+        .iter()
+        .filter(|outcome| fencesim_verdict::contradicts(&scenario.expect, outcome))
+        .map(|outcome| fencesim::regressions::Entry::of(outcome, &hash, set_args))
+        .collect();
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let path = fencesim::regressions::path_for(file);
+    let added = fencesim::regressions::record(&path, &file.display().to_string(), &entries)
+        .map_err(InputError)?;
+    println!(
+        "    --record-failures: {} seed(s) contradicted the expectation, {added} newly recorded in {}",
+        entries.len(),
+        path.display()
+    );
+    Ok(())
+}
+
 pub(crate) fn check(
     paths: &[PathBuf],
     set: &[fencesim_scenario::Override],
@@ -285,10 +316,30 @@ pub(crate) fn check(
                 .into(),
         ));
     }
+    if shard.is_some() && select.record_failures {
+        return Err(InputError(
+            "--record-failures: not with --shard (every shard would rewrite the same \
+             regressions files); record from an unsharded `check` or from `fencesim run \
+             FILE --seeds N..N+1 --record-failures`"
+                .into(),
+        ));
+    }
     // Validate everything before running anything: bad input fails fast with exit 2.
     let files = fencesim_scenario::input::scenario_files(paths)?;
     refuse_outputs_in_catalogue(outputs, paths)?;
     check_outputs(outputs, &files)?;
+    if select.record_failures {
+        let regressions: Vec<PathBuf> = files
+            .iter()
+            .map(|f| fencesim::regressions::path_for(f))
+            .collect();
+        let planned: Vec<Output> = regressions
+            .iter()
+            .map(|path| Output::new("--record-failures", path))
+            .collect();
+        let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+        fencesim::outputs::preflight(&planned, &inputs)?;
+    }
     let mut scenarios: Vec<(PathBuf, Arc<Scenario>)> = Vec::with_capacity(files.len());
     for file in &files {
         let scenario = fencesim_scenario::load_with(file, set)?;
@@ -429,6 +480,9 @@ pub(crate) fn check(
                 crate::first_line(panic),
                 result.replay_command(*seed),
             );
+        }
+        if select.record_failures {
+            record_contradicting(file, scenario, &result, &set_args)?;
         }
         wall_seconds.insert(scenario.name.clone(), wall);
         let failed = match shard {

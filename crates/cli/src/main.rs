@@ -217,6 +217,11 @@ enum Command {
         /// not in the reports).
         #[arg(long)]
         fail_fast: bool,
+        /// Record every seed that contradicts its scenario's expectation in the scenario's
+        /// regressions file (`NAME.regressions` next to `NAME.toml`; run first by the next
+        /// `check`). Not with `--shard`.
+        #[arg(long)]
+        record_failures: bool,
     },
     /// Combine the JSON reports of `check --shard K/N` runs into the unsharded report.
     Merge {
@@ -290,6 +295,10 @@ enum Command {
         sweep_seeds: u64,
         #[command(flatten)]
         set: args::SetArgs,
+        /// Record the plain sweep's first failing seed, when it contradicts the expectation,
+        /// in the scenario's regressions file (`NAME.regressions`; run first by `check`).
+        #[arg(long)]
+        record_failures: bool,
     },
     /// Sweep lease timings over a fault profile: every setting of the `--vary` grid runs the
     /// same seeds with the same fault plans; measures safety, false expiries, stand-downs,
@@ -464,6 +473,7 @@ fn main() -> ExitCode {
             set,
             filter,
             fail_fast,
+            record_failures,
         } => set.overrides().and_then(|set| {
             check::check(
                 &paths,
@@ -473,6 +483,7 @@ fn main() -> ExitCode {
                 &check::Select {
                     filter: filter.as_deref(),
                     fail_fast,
+                    record_failures,
                 },
                 &check::Outputs {
                     json,
@@ -544,8 +555,16 @@ fn main() -> ExitCode {
             output,
             sweep_seeds,
             set,
+            record_failures,
         } => set.overrides().and_then(|set| {
-            shrink::explore(&scenario, cases, output.as_deref(), sweep_seeds, &set)
+            shrink::explore(
+                &scenario,
+                cases,
+                output.as_deref(),
+                sweep_seeds,
+                &set,
+                record_failures,
+            )
         }),
         Command::Tune(args) => tune::tune(&args),
         Command::Profile(args) => profile::profile(&args),

@@ -71,9 +71,29 @@ pub(crate) fn explore(
     output: Option<&Path>,
     sweep_seeds: u64,
     set: &[fencesim_scenario::Override],
+    record_failures: bool,
 ) -> Result<bool, InputError> {
     let scenario = fencesim_scenario::load_with(path, set)?;
     check_output(path, &scenario, scenario.seeds.start, output)?;
+    let regressions = fencesim::regressions::path_for(path);
+    if record_failures {
+        if sweep_seeds == 0 {
+            return Err(InputError(
+                "--record-failures: records the plain sweep's first failing seed; expected \
+                 --sweep-seeds above 0"
+                    .into(),
+            ));
+        }
+        // Read now, so a malformed file stops the run before its first case.
+        fencesim::regressions::load(&regressions).map_err(InputError)?;
+        fencesim::outputs::preflight(
+            &[fencesim::outputs::Output::new(
+                "--record-failures",
+                &regressions,
+            )],
+            &[path],
+        )?;
+    }
     if cases == 0 {
         return Err(InputError(
             "--cases: expected a positive number, got 0".into(),
@@ -105,6 +125,9 @@ pub(crate) fn explore(
         },
         None => "no plain run for comparison".to_string(),
     };
+    if record_failures {
+        record_sweep_seed(path, &scenario, set, explored.sweep.as_ref())?;
+    }
     let sweep = match explored
         .sweep
         .as_ref()
@@ -137,6 +160,55 @@ pub(crate) fn explore(
         schedule.len()
     );
     save(&shrunk, output)
+}
+
+/// `explore --record-failures`: the plain sweep's first failing seed (a violation, or a seed
+/// that failed without one), run again for its trace, recorded in `path`'s regressions file
+/// when it contradicts the expectation. The schedule explore found is saved as its own
+/// scenario (`-o`), which is a regression test by itself.
+fn record_sweep_seed(
+    path: &Path,
+    scenario: &fencesim_scenario::Scenario,
+    set: &[fencesim_scenario::Override],
+    sweep: Option<&fencesim_explore::SeedSweep>,
+) -> Result<(), InputError> {
+    let first = sweep.and_then(|sweep| {
+        [
+            sweep.first_violation,
+            sweep.first_not_a_verdict.as_ref().map(|(seed, _)| *seed),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    });
+    let Some(seed) = first else {
+        println!("--record-failures: the plain sweep found no failing seed; nothing recorded");
+        return Ok(());
+    };
+    let scenario = std::sync::Arc::new(scenario.clone());
+    let factory: fencesim::StoreFactory = std::sync::Arc::new(fencesim::builtin_store);
+    let run = fencesim::run_seed_with(&scenario, seed, &factory);
+    let regressions = fencesim::regressions::path_for(path);
+    if !fencesim_verdict::contradicts(&scenario.expect, &run.outcome) {
+        println!(
+            "--record-failures: seed {seed} violates only what the scenario expects; nothing recorded"
+        );
+        return Ok(());
+    }
+    let set_args: Vec<String> = set.iter().map(|o| o.to_arg()).collect();
+    let entry = fencesim::regressions::Entry::of(&run.outcome, &scenario.hash(), &set_args);
+    let added = fencesim::regressions::record(&regressions, &path.display().to_string(), &[entry])
+        .map_err(InputError)?;
+    println!(
+        "--record-failures: seed {seed} (the plain sweep's first failure) {} {}",
+        if added == 1 {
+            "recorded in"
+        } else {
+            "already recorded in"
+        },
+        regressions.display()
+    );
+    Ok(())
 }
 
 /// The file `save` writes: `-o FILE`, else `./<name>-shrunk-seed-<N>.toml` (the shrunk

@@ -141,3 +141,102 @@ fn soak_runs_from_a_printed_base_seed_and_records_what_it_finds() {
         );
     }
 }
+
+#[test]
+fn check_records_contradicting_seeds_and_the_next_check_runs_them_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = claimed_safe(tmp.path());
+    let dir = scenario.parent().unwrap().to_str().unwrap().to_string();
+    let (code, stdout, stderr) = fencesim(&["check", &dir, "--record-failures"], tmp.path());
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("3 seed(s) contradicted the expectation, 3 newly recorded in"),
+        "{stdout}"
+    );
+    let file = tmp.path().join("cat/textbook.regressions");
+    let entries = fencesim::regressions::load(&file).unwrap();
+    assert_eq!(
+        entries.iter().map(|e| e.seed).collect::<Vec<_>>(),
+        vec![0, 1, 2]
+    );
+    // The next check runs them first and records nothing new.
+    let (code, stdout, _) = fencesim(&["check", &dir, "--record-failures"], tmp.path());
+    assert_eq!(code, 1);
+    assert!(stdout.contains("still fails the same way"), "{stdout}");
+    assert!(stdout.contains("0 newly recorded"), "{stdout}");
+    // A scenario whose seeds meet its expectation records nothing.
+    let ok = tmp.path().join("ok");
+    fs::create_dir_all(&ok).unwrap();
+    fs::copy(
+        catalogue("gc-pause-textbook-max-token"),
+        ok.join("fenced.toml"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = fencesim(
+        &["check", ok.to_str().unwrap(), "--record-failures"],
+        tmp.path(),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(!ok.join("fenced.regressions").exists(), "{stdout}");
+    // Not with --shard: each shard would rewrite the same files.
+    let (code, _, stderr) = fencesim(
+        &["check", &dir, "--record-failures", "--shard", "1/2"],
+        tmp.path(),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--record-failures: not with --shard"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn explore_records_the_plain_sweeps_first_failing_seed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = claimed_safe(tmp.path());
+    let s = scenario.to_str().unwrap();
+    let (code, stdout, stderr) = fencesim(
+        &[
+            "explore",
+            s,
+            "--cases",
+            "2",
+            "--sweep-seeds",
+            "3",
+            "--record-failures",
+            "-o",
+            "found.toml",
+        ],
+        tmp.path(),
+    );
+    assert!(code == 0 || code == 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("--record-failures: seed 0 (the plain sweep's first failure) recorded in"),
+        "{stdout}"
+    );
+    let entries =
+        fencesim::regressions::load(&tmp.path().join("cat/textbook.regressions")).unwrap();
+    assert_eq!(entries.iter().map(|e| e.seed).collect::<Vec<_>>(), vec![0]);
+    // The scenario as the catalogue has it expects I3 and I4: its violations are no regression.
+    let expected = tmp.path().join("expected.toml");
+    fs::copy(catalogue("gc-pause-textbook-none"), &expected).unwrap();
+    let (_, stdout, stderr) = fencesim(
+        &[
+            "explore",
+            expected.to_str().unwrap(),
+            "--cases",
+            "2",
+            "--sweep-seeds",
+            "3",
+            "--record-failures",
+            "-o",
+            "found2.toml",
+        ],
+        tmp.path(),
+    );
+    assert!(
+        stdout.contains("violates only what the scenario expects; nothing recorded"),
+        "{stdout}{stderr}"
+    );
+    assert!(!tmp.path().join("expected.regressions").exists());
+}
