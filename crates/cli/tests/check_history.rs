@@ -62,7 +62,7 @@ fn a_replayed_trace_gets_the_simulations_verdict() {
             let proof_events: Vec<serde_json::Value> = simulated
                 .evidence
                 .iter()
-                .map(|&i| serde_json::to_value(&run.run.history.events[i]).unwrap())
+                .map(|&i| fencesim::model::history::wire::event_value(&run.run.history.events[i]))
                 .collect();
             assert_eq!(proof, serde_json::json!(proof_events), "{name}");
         }
@@ -211,6 +211,64 @@ fn malformed_lines_name_file_line_and_field() {
     let (code, _, stderr) = fencesim(&["check-history", "missing.jsonl"], tmp.path());
     assert_eq!(code, 2);
     assert!(stderr.contains("missing.jsonl: cannot read"), "{stderr}");
+}
+
+/// The header line: version 1 is read (and the file judged as without it); a version this
+/// build does not read, or another schema, is refused on line 1 with exit 2.
+#[test]
+fn a_header_names_the_schema_version_and_an_unknown_one_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let story = std::fs::read_to_string(histories().join("gc-pause-lease-41.jsonl")).unwrap();
+    for (name, header, code, says) in [
+        (
+            "v1.jsonl",
+            r#"{"schema":"fencesim-history","version":1}"#,
+            1,
+            "I4 violated",
+        ),
+        (
+            "v2.jsonl",
+            r#"{"schema":"fencesim-history","version":2}"#,
+            2,
+            "v2.jsonl:1: field `version`: expected a schema version this fencesim reads (1), got 2",
+        ),
+        (
+            "other.jsonl",
+            r#"{"schema":"other-history","version":1}"#,
+            2,
+            "other.jsonl:1: field `schema`: expected \"fencesim-history\"",
+        ),
+    ] {
+        std::fs::write(tmp.path().join(name), format!("{header}\n{story}")).unwrap();
+        let (got, stdout, stderr) =
+            fencesim(&["check-history", name, "--json", "out.json"], tmp.path());
+        assert_eq!(got, code, "{name}: {stdout}{stderr}");
+        assert!(
+            stdout.contains(says) || stderr.contains(says),
+            "{name}: {stdout}{stderr}"
+        );
+        assert_eq!(tmp.path().join("out.json").exists(), code == 1, "{name}");
+        if code == 1 {
+            // The header is not an event: the evidence indexes the events as without it.
+            let with: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(tmp.path().join("out.json")).unwrap(),
+            )
+            .unwrap();
+            std::fs::write(tmp.path().join("bare.jsonl"), &story).unwrap();
+            let (bare_code, _, _) = fencesim(
+                &["check-history", "bare.jsonl", "--json", "bare.json"],
+                tmp.path(),
+            );
+            assert_eq!(bare_code, 1);
+            let bare: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(tmp.path().join("bare.json")).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(with["violations"], bare["violations"]);
+            assert_eq!(with["events"], bare["events"]);
+            std::fs::remove_file(tmp.path().join("out.json")).unwrap();
+        }
+    }
 }
 
 /// An empty or blank file is not a pass; a history without the workers' `write-sent` events

@@ -256,7 +256,12 @@ fn replay_is_identical_across_processes_and_writes_the_trace() {
         .unwrap()
         .parse()
         .unwrap();
-    assert_eq!(trace.lines().count(), events);
+    // The header line naming the schema version, then one line per event.
+    assert_eq!(
+        trace.lines().next(),
+        Some(r#"{"schema":"fencesim-history","version":1}"#)
+    );
+    assert_eq!(trace.lines().count(), events + 1);
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Judging a history recorded outside the simulator (`fencesim check-history`): a JSON-lines
 //! file in the trace format of `replay --trace` (reports/README.md), written by any system in
 //! any language, read strictly and judged by the same checker as a simulated run
-//! ([`fencesim_check::check`]).
+//! ([`fencesim_check::check`]). The format is `fencesim_model::history::wire`'s: an optional
+//! header line naming the schema version (none: version 1), then one event per line.
 //!
 //! ```
 //! let jsonl = concat!(
@@ -19,7 +20,10 @@ use std::{fmt, path::Path};
 
 use fencesim_check::{check, Checked, Violation};
 use fencesim_model::{
-    history::{Event, EventKind, History},
+    history::{
+        wire::{self, Version},
+        Event, EventKind, History,
+    },
     Invariant,
 };
 use serde::{Deserialize as _, Serialize};
@@ -78,21 +82,47 @@ pub fn load_history(path: &Path) -> Result<History, HistoryError> {
     parse_history(&file, &text)
 }
 
-/// Parses JSON lines into a history: one event object per line (blank lines are skipped),
-/// `t_ns` never decreasing. Every field of the event's kind must be present with its type,
-/// and no other field may appear (a misspelt optional field would otherwise be ignored).
+/// Parses JSON lines into a history: an optional header line first (`{"schema":
+/// "fencesim-history","version":1}`; without one the file is version 1), then one event
+/// object per line (blank lines are skipped), `t_ns` never decreasing. Every field of the
+/// event's kind must be present with its type, and no other field may appear (a misspelt
+/// optional field would otherwise be ignored). A header of another schema or of a version
+/// this build does not read is refused, naming its line and field.
 pub fn parse_history(file: &str, text: &str) -> Result<History, HistoryError> {
     let mut history = History::default();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(index, line)| (index + 1, line))
+        .filter(|(_, line)| !line.trim().is_empty())
+        .peekable();
+    let mut version = Version::V1;
+    let mut header = false;
+    if let Some(&(number, first)) = lines.peek() {
+        match wire::header(first) {
+            Ok(None) => {}
+            Ok(Some(found)) => {
+                version = found;
+                header = true;
+                lines.next();
+            }
+            Err(error) => {
+                return Err(HistoryError {
+                    file: file.to_string(),
+                    line: number,
+                    field: error.field,
+                    message: error.message,
+                })
+            }
         }
-        let event = parse_line(file, index + 1, line)?;
+    }
+    for (number, line) in lines {
+        let event = parse_line(file, number, version, line)?;
         if let Some(last) = history.events.last() {
             if event.t_ns < last.t_ns {
                 return Err(HistoryError {
                     file: file.to_string(),
-                    line: index + 1,
+                    line: number,
                     field: "t_ns".into(),
                     message: format!(
                         "expected events in time order (t_ns at least {} as on the line before), got {}",
@@ -106,19 +136,27 @@ pub fn parse_history(file: &str, text: &str) -> Result<History, HistoryError> {
     // An empty or blank file holds nothing to judge: a verdict of "no violation" would be a
     // pass for a recorder that wrote nothing.
     if history.events.is_empty() {
+        let got = if header {
+            "a header line and no event"
+        } else {
+            "an empty or blank file"
+        };
         return Err(HistoryError {
             file: file.to_string(),
             line: 0,
             field: "events".into(),
-            message:
-                "expected at least one event (one JSON object per line), got an empty or blank file"
-                    .into(),
+            message: format!("expected at least one event (one JSON object per line), got {got}"),
         });
     }
     Ok(history)
 }
 
-fn parse_line(file: &str, line: usize, text: &str) -> Result<Event, HistoryError> {
+fn parse_line(
+    file: &str,
+    line: usize,
+    version: Version,
+    text: &str,
+) -> Result<Event, HistoryError> {
     let error = |field: &str, message: String| HistoryError {
         file: file.to_string(),
         line,
@@ -130,6 +168,13 @@ fn parse_line(file: &str, line: usize, text: &str) -> Result<Event, HistoryError
     let serde_json::Value::Object(fields) = &value else {
         return Err(error("", "expected a JSON object".into()));
     };
+    if fields.contains_key("schema") {
+        return Err(error(
+            "schema",
+            "a header line (naming the schema and its version) may only be the file's first line"
+                .into(),
+        ));
+    }
     // The common fields first, so their errors name them.
     match fields.get("t_ns") {
         Some(t) if t.as_u64().is_some() => {}
@@ -166,8 +211,9 @@ fn parse_line(file: &str, line: usize, text: &str) -> Result<Event, HistoryError
             ))
         }
     }
-    let (event, kind_fields) =
-        locate_event(fields).map_err(|(field, message)| error(&field, message))?;
+    let (event, kind_fields) = match version {
+        Version::V1 => locate_event(fields).map_err(|(field, message)| error(&field, message))?,
+    };
     // Fields the kind does not have: serde ignores them, a checker must not.
     if let Some(unknown) = fields
         .keys()
@@ -193,16 +239,19 @@ thread_local! {
     static LOCATE_WORK: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
 }
 
-fn attempt(object: &serde_json::Map<String, serde_json::Value>) -> Result<Event, String> {
+fn attempt(
+    object: &serde_json::Map<String, serde_json::Value>,
+) -> Result<wire::v1::Record, String> {
     LOCATE_WORK.with(|work| {
         let (parses, fields) = work.get();
         work.set((parses + 1, fields + object.len() as u64));
     });
-    Event::deserialize(&serde_json::Value::Object(object.clone())).map_err(|e| e.to_string())
+    wire::v1::Record::deserialize(&serde_json::Value::Object(object.clone()))
+        .map_err(|e| e.to_string())
 }
 
-/// The event of a line, and the field names of its kind; or the field at fault and what is
-/// wrong. Built up from the common fields one field of the kind at a time, as serde asks for
+/// The event of a version-1 line, and the field names of its kind; or the field at fault
+/// and what is wrong. Built up from the common fields one field of the kind at a time, as serde asks for
 /// them ("missing field `x`"): a type error is then in the field just added, and the
 /// candidate objects stay as small as the kind, so a line with thousands of unknown keys
 /// costs a few small parses, not one parse per key.
@@ -242,7 +291,7 @@ fn locate_event(
         }
     };
     // Every field of the kind, optional ones included (they serialize as `null`).
-    let back = serde_json::to_value(&required).expect("events serialize");
+    let back = serde_json::to_value(&required).expect("records serialize");
     let mut kind_fields: std::collections::BTreeSet<String> = back
         .as_object()
         .map(|o| o.keys().cloned().collect())
@@ -259,7 +308,7 @@ fn locate_event(
         .filter(|key| !object.contains_key(key.as_str()) && fields.contains_key(key.as_str()))
         .collect();
     if optional.is_empty() {
-        return Ok((required, kind_fields));
+        return Ok((required.into(), kind_fields));
     }
     // The optional fields the line gives: each alone first, so a wrong type is named.
     for key in &optional {
@@ -272,8 +321,8 @@ fn locate_event(
     for key in &optional {
         object.insert((*key).clone(), fields[key.as_str()].clone());
     }
-    let event = attempt(&object).map_err(|message| (String::new(), message))?;
-    Ok((event, kind_fields))
+    let record = attempt(&object).map_err(|message| (String::new(), message))?;
+    Ok((record.into(), kind_fields))
 }
 
 /// Optional fields that are left out, not written as `null`, when a history does not give
@@ -423,9 +472,9 @@ pub fn judge_history(history: &History) -> Judged {
 struct ViolationJson<'a> {
     #[serde(flatten)]
     violation: &'a Violation,
-    /// The evidence events themselves (`evidence` holds their 0-based indices among the
-    /// file's events, blank lines not counted).
-    proof: Vec<&'a Event>,
+    /// The evidence events themselves, as a history file writes them (`evidence` holds their
+    /// 0-based indices among the file's events, the header and blank lines not counted).
+    proof: Vec<serde_json::Value>,
 }
 
 /// The `--json` report of `check-history`: `{file, events, trace_hash, verdict, invariants,
@@ -441,6 +490,7 @@ pub fn history_report_json(file: &str, history: &History, judged: &Judged) -> St
                 .evidence
                 .iter()
                 .filter_map(|&i| history.events.get(i))
+                .map(wire::event_value)
                 .collect(),
         })
         .collect();
@@ -512,6 +562,50 @@ mod tests {
         assert!(
             parses <= 10 && fields <= 100,
             "{parses} parses, {fields} fields"
+        );
+    }
+
+    const CRASH: &str = r#"{"t_ns":1,"node":"db","event":"crashed"}"#;
+
+    #[test]
+    fn a_version_1_header_is_read_and_not_counted_as_an_event() {
+        let header = wire::header_line();
+        let with = parse_history("h.jsonl", &format!("\n{header}\n{CRASH}\n")).unwrap();
+        let without = parse_history("h.jsonl", &format!("{CRASH}\n")).unwrap();
+        assert_eq!(with, without);
+        assert_eq!(with.events.len(), 1);
+    }
+
+    #[test]
+    fn header_errors_name_the_line_and_field() {
+        let check = |text: String, line: usize, field: &str, says: &str| {
+            let error = parse_history("h.jsonl", &text).unwrap_err();
+            assert_eq!((error.line, error.field.as_str()), (line, field), "{error}");
+            assert!(error.to_string().contains(says), "{error}");
+        };
+        check(
+            format!("{{\"schema\":\"fencesim-history\",\"version\":7}}\n{CRASH}\n"),
+            1,
+            "version",
+            "h.jsonl:1: field `version`: expected a schema version this fencesim reads (1), got 7",
+        );
+        check(
+            format!("{{\"schema\":\"x\",\"version\":1}}\n{CRASH}\n"),
+            1,
+            "schema",
+            "expected \"fencesim-history\" (a fencesim history file), got \"x\"",
+        );
+        check(
+            format!("{CRASH}\n{}\n", wire::header_line()),
+            2,
+            "schema",
+            "may only be the file's first line",
+        );
+        check(
+            format!("{}\n\n", wire::header_line()),
+            0,
+            "events",
+            "got a header line and no event",
         );
     }
 

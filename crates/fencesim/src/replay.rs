@@ -174,7 +174,7 @@ impl std::fmt::Display for Determinism {
                 events,
             } => {
                 let show = |event: &Option<Event>| match event {
-                    Some(event) => serde_json::to_string(event).expect("events serialize"),
+                    Some(event) => fencesim_model::history::wire::event_line(event),
                     None => "(history already ended)".to_string(),
                 };
                 write!(

@@ -1,8 +1,9 @@
-//! The JSON-lines trace of one run: the history exactly as recorded, one event per line.
+//! The JSON-lines trace of one run: the history exactly as recorded, one event per line,
+//! after the header line of the history file format (`fencesim_model::history::wire`).
 
 use std::{io, path::Path};
 
-use fencesim_model::history::History;
+use fencesim_model::history::{wire, History};
 
 use crate::fs::write_atomic_with;
 
@@ -12,10 +13,14 @@ pub fn write_jsonl(history: &History, path: &Path) -> io::Result<()> {
     write_atomic_with(path, |writer| jsonl_into(history, writer))
 }
 
-/// Writes `history` as JSON lines into `writer` (for an [`crate::fs::OutputSet`]).
+/// Writes `history` as JSON lines into `writer` (for an [`crate::fs::OutputSet`]): the
+/// header line, then one event per line (each written as it goes, not the whole file at once).
 pub fn jsonl_into(history: &History, writer: &mut dyn io::Write) -> io::Result<()> {
+    writer.write_all(wire::header_line().as_bytes())?;
+    writer.write_all(b"\n")?;
     for event in &history.events {
-        serde_json::to_writer(&mut *writer, event).map_err(io::Error::other)?;
+        serde_json::to_writer(&mut *writer, &wire::v1::Record::from(event))
+            .map_err(io::Error::other)?;
         writer.write_all(b"\n")?;
     }
     Ok(())
@@ -23,7 +28,7 @@ pub fn jsonl_into(history: &History, writer: &mut dyn io::Write) -> io::Result<(
 
 #[cfg(test)]
 mod tests {
-    use fencesim_model::history::{Event, EventKind, PauseKind};
+    use fencesim_model::history::{EventKind, PauseKind};
 
     use super::*;
     use crate::fs::tests::TempDir;
@@ -62,18 +67,19 @@ mod tests {
         write_jsonl(&history, &path).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text, history.to_jsonl());
-        let back: Vec<Event> = text
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect();
-        assert_eq!(back, history.events);
+        assert_eq!(wire::parse_jsonl(&text).unwrap(), history);
+        let first = text.lines().next().unwrap();
+        assert_eq!(first, r#"{"schema":"fencesim-history","version":1}"#);
     }
 
     #[test]
-    fn empty_history_gives_empty_file() {
+    fn empty_history_gives_the_header_alone() {
         let tmp = TempDir::new("trace-empty");
         let path = tmp.0.join("empty.jsonl");
         write_jsonl(&History::default(), &path).unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            format!("{}\n", wire::header_line())
+        );
     }
 }

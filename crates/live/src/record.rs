@@ -1,5 +1,8 @@
 //! The event logs of a live run: every process appends JSON lines stamped with real time,
 //! and [`merge`] turns them into one [`History`] in the simulator's format.
+//!
+//! A log is a history file (`fencesim_model::history::wire`: the header line, then one
+//! version-1 event per line) whose lines may also carry the etcd revision, `rev`.
 
 use std::{
     collections::BTreeSet,
@@ -9,7 +12,10 @@ use std::{
     sync::Mutex,
 };
 
-use fencesim_model::history::{Event, EventKind, History};
+use fencesim_model::history::{
+    wire::{self, Version},
+    Event, EventKind, History,
+};
 use serde::{Deserialize, Serialize};
 
 /// Real time in nanoseconds since the Unix epoch: live mode measures the real world, so it
@@ -25,14 +31,42 @@ pub fn now_unix_ns() -> u64 {
 
 /// One logged line: an event stamped with real time (`t_ns` is Unix ns here), and the etcd
 /// revision it happened at, for the lease service's events.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Line {
     /// The event (its `t_ns` in Unix nanoseconds).
-    #[serde(flatten)]
     pub event: Event,
     /// The etcd revision of a grant, release or expiry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rev: Option<i64>,
+}
+
+/// A [`Line`] as a log holds it: a version-1 history record and the optional `rev`.
+#[derive(Serialize, Deserialize)]
+struct LineV1 {
+    #[serde(flatten)]
+    record: wire::v1::Record,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rev: Option<i64>,
+}
+
+impl Line {
+    /// The line as written to a log (no newline).
+    pub fn to_json(&self) -> String {
+        let line = LineV1 {
+            record: wire::v1::Record::from(&self.event),
+            rev: self.rev,
+        };
+        serde_json::to_string(&line).expect("records serialize")
+    }
+
+    /// Reads one log line of `version`.
+    pub fn parse(version: Version, text: &str) -> Result<Line, serde_json::Error> {
+        match version {
+            Version::V1 => serde_json::from_str::<LineV1>(text).map(|line| Line {
+                event: line.record.into(),
+                rev: line.rev,
+            }),
+        }
+    }
 }
 
 /// An append-only event log, flushed line by line (a SIGKILL loses nothing logged).
@@ -42,9 +76,13 @@ pub struct Log {
 }
 
 impl Log {
-    /// Opens (creates) the log at `path` for appending.
+    /// Opens (creates) the log at `path` for appending; a new (empty) log gets the history
+    /// file's header line first.
     pub fn open(path: &Path) -> std::io::Result<Log> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+        if file.metadata()?.len() == 0 {
+            file.write_all(format!("{}\n", wire::header_line()).as_bytes())?;
+        }
         Ok(Log {
             file: Mutex::new(file),
         })
@@ -65,7 +103,7 @@ impl Log {
             },
             rev,
         };
-        let mut text = serde_json::to_string(&line).expect("events serialize");
+        let mut text = line.to_json();
         text.push('\n');
         let mut file = self
             .file
@@ -76,12 +114,40 @@ impl Log {
     }
 }
 
-/// Reads a log; a torn last line (the process was killed mid-write) is skipped.
+/// Reads a log; a torn last line (the process was killed mid-write) is skipped. A header of
+/// another schema or of a version this build does not read is an `InvalidData` error naming
+/// line 1 and the field; a log without a header is version 1.
 pub fn read(path: &Path) -> std::io::Result<Vec<Line>> {
     let file = File::open(path)?;
     let mut lines = Vec::new();
-    for line in BufReader::new(file).lines() {
-        if let Ok(parsed) = serde_json::from_str::<Line>(&line?) {
+    let mut version = None;
+    for (index, line) in BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let current = match version {
+            Some(known) => known,
+            None => {
+                let found = wire::header(&line).map_err(|error| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!(
+                            "line {}: field `{}`: {}",
+                            index + 1,
+                            error.field,
+                            error.message
+                        ),
+                    )
+                })?;
+                version = Some(found.unwrap_or(Version::V1));
+                if found.is_some() {
+                    continue;
+                }
+                Version::V1
+            }
+        };
+        if let Ok(parsed) = Line::parse(current, &line) {
             lines.push(parsed);
         }
     }
@@ -221,6 +287,70 @@ mod tests {
             holder: holder.into(),
             token,
         }
+    }
+
+    #[test]
+    fn a_log_starts_with_the_header_and_reads_back_with_its_revisions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("coordinator-0.jsonl");
+        let log = Log::open(&path).unwrap();
+        log.record_at(5_000_000, "coordinator", granted("worker-0", 3), Some(12));
+        drop(log);
+        // Reopened (appending): no second header.
+        let log = Log::open(&path).unwrap();
+        log.record_at(9_000_000, "coordinator", expired("worker-0", 3), None);
+        drop(log);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines[0], wire::header_line());
+        assert!(
+            lines[1].ends_with(r#""expires_mono_ms":0.0,"rev":12}"#),
+            "{text}"
+        );
+        assert!(!lines[2].contains("rev"), "{text}");
+        let read = read(&path).unwrap();
+        assert_eq!(
+            read,
+            vec![
+                line(5, "coordinator", granted("worker-0", 3), Some(12)),
+                line(9, "coordinator", expired("worker-0", 3), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_log_without_header_is_version_1_and_an_unknown_version_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old.jsonl");
+        let event = r#"{"t_ns":1,"node":"worker-0","event":"crashed","rev":4}"#;
+        // A torn last line is skipped, as before.
+        std::fs::write(&old, format!("{event}\n{{\"t_ns\":2,\"no")).unwrap();
+        let lines = read(&old).unwrap();
+        let crashed = Line {
+            event: Event {
+                t_ns: 1,
+                node: "worker-0".into(),
+                kind: EventKind::Crashed,
+            },
+            rev: Some(4),
+        };
+        assert_eq!(lines, vec![crashed]);
+
+        let newer = dir.path().join("newer.jsonl");
+        std::fs::write(
+            &newer,
+            format!("{{\"schema\":\"fencesim-history\",\"version\":2}}\n{event}\n"),
+        )
+        .unwrap();
+        let error = read(&newer).unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+        let message = error.to_string();
+        assert!(
+            message.starts_with("line 1: field `version`: expected a schema version")
+                && message.contains("got 2"),
+            "{message}"
+        );
     }
 
     #[test]

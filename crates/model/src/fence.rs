@@ -45,9 +45,9 @@ pub struct WriteRequest {
     pub payload: String,
 }
 
-/// The storage's answer to a write or a fence.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "verdict")]
+/// The storage's answer to a write or a fence. (Written to history files as
+/// `history::wire`'s own `Verdict`, not with a serde derive here.)
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// Committed. `previous` is the highest token the store had accepted for the resource
     /// before this one (as far as the store knows).

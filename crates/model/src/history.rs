@@ -3,28 +3,28 @@
 //! The simulator records; the checker (`fencesim-check`) and the reports only read. The
 //! trace hash is computed over a compact binary encoding of the events (`encode`), so two
 //! runs are identical exactly when their hashes match (up to hash collisions).
+//!
+//! These types are internal: the history file format is `wire`'s own versioned schema types,
+//! converted to and from these, so renaming a field here does not change any file.
 
 mod encode;
-
-use serde::{Deserialize, Serialize};
+pub mod wire;
 
 use crate::{fence::Verdict, lease::Denial, NodeName, OpId, Scope, Token};
 
 /// One recorded event.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Event {
     /// True time in nanoseconds since the run began.
     pub t_ns: u64,
     /// The node where it happened (the network's events use `"net"`, the nemesis `"nemesis"`).
     pub node: NodeName,
     /// What happened.
-    #[serde(flatten)]
     pub kind: EventKind,
 }
 
 /// Which process-stopping fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PauseKind {
     /// The process runs no code; its clocks keep running.
     Gc,
@@ -33,8 +33,7 @@ pub enum PauseKind {
 }
 
 /// Why a worker stopped believing it holds a lease.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BeliefEnd {
     /// Finished its writes and released.
     Released,
@@ -51,8 +50,7 @@ pub enum BeliefEnd {
 }
 
 /// How an external side effect was produced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EffectVia {
     /// The worker called the external sink directly (nothing checks its token).
     Direct,
@@ -60,7 +58,7 @@ pub enum EffectVia {
     Outbox,
 }
 
-/// An optional time a recorded history did not give (NaN; left out when written).
+/// An optional time a recorded history did not give (NaN; left out of a history file).
 pub fn unknown_ms() -> f64 {
     f64::NAN
 }
@@ -71,8 +69,7 @@ pub fn is_unknown_ms(ms: &f64) -> bool {
 }
 
 /// What happened.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "event")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum EventKind {
     // --- run boundaries -------------------------------------------------------------------
     /// The run began. `liveness_bound_ms` is the I5 bound derived from the configuration.
@@ -99,7 +96,6 @@ pub enum EventKind {
         /// When the lease expires, by the coordinator's monotonic clock (ms). Optional in a
         /// recorded history (many lease services cannot say): absent is NaN, and nothing the
         /// checker judges depends on it.
-        #[serde(default = "unknown_ms", skip_serializing_if = "is_unknown_ms")]
         expires_mono_ms: f64,
     },
     /// An acquire by the current holder (a retry) or a renewal extended the lease.
@@ -181,7 +177,6 @@ pub enum EventKind {
         token: Token,
         /// When the lease expires, by the coordinator's monotonic clock (ms); optional as
         /// in `Granted`.
-        #[serde(default = "unknown_ms", skip_serializing_if = "is_unknown_ms")]
         expires_mono_ms: f64,
     },
     /// A restart lost the token counters (`volatile-counter`).
@@ -392,7 +387,7 @@ pub enum EventKind {
 }
 
 /// A run's history.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct History {
     /// Every event, in time order.
     pub events: Vec<Event>,
@@ -410,16 +405,6 @@ impl History {
             node: node.into(),
             kind,
         });
-    }
-
-    /// One JSON object per line, in order.
-    pub fn to_jsonl(&self) -> String {
-        let mut out = String::new();
-        for event in &self.events {
-            out.push_str(&serde_json::to_string(event).expect("events serialize"));
-            out.push('\n');
-        }
-        out
     }
 
     /// The index of the first event where `self` and `other` differ (an event missing from
@@ -586,9 +571,8 @@ mod tests {
                 expires_mono_ms: 10.0,
             },
         );
-        let line = h.to_jsonl();
-        let back: Event = serde_json::from_str(line.trim()).unwrap();
-        assert_eq!(back, h.events[0]);
-        assert!(line.contains("\"event\":\"granted\""));
+        let text = h.to_jsonl();
+        assert_eq!(wire::parse_jsonl(&text).unwrap(), h);
+        assert!(text.contains("\"event\":\"granted\""));
     }
 }

@@ -163,9 +163,9 @@ impl Observation {
     }
 }
 
-/// Why an acquire did not produce a new grant.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
+/// Why an acquire did not produce a new grant. (Written to history files as
+/// `history::wire`'s own `Denial`, not with a serde derive here.)
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Denial {
     /// Someone else holds an unexpired lease.
     Held {

@@ -167,7 +167,8 @@ pub fn perfetto_json(history: &History, violations: &[Violation], nodes: &[Strin
             }
             _ => {}
         }
-        let mut args = serde_json::to_value(event).expect("events serialize");
+        // The event's fields as a history file writes them.
+        let mut args = fencesim_model::history::wire::event_value(event);
         if let Value::Object(fields) = &mut args {
             fields.remove("t_ns");
             fields.remove("node");

@@ -1,0 +1,206 @@
+//! The history file format (JSON lines), versioned and kept apart from the internal
+//! [`Event`]: histories recorded by other systems are written against this schema, so an
+//! internal rename must not change it.
+//!
+//! A file is an optional header line, `{"schema":"fencesim-history","version":1}`, then one
+//! event object per line. Every writer here emits the header; readers take a file without
+//! one as version 1 (every history written before the format had a version). A header naming
+//! another schema, or a version this build does not read, is refused.
+//!
+//! Versioning rule: adding an optional field (one a reader may find absent) keeps the
+//! version; renaming or removing a field, a kind or a tag, or changing a type, is a new
+//! version, in a new module next to [`v1`], and readers keep reading the old ones.
+
+pub mod v1;
+
+use crate::history::{Event, History};
+
+/// The `schema` of the header line.
+pub const SCHEMA: &str = "fencesim-history";
+
+/// A version of the file format this build reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Version {
+    /// [`v1`]: the shape every history before the header had.
+    V1,
+}
+
+impl Version {
+    /// The version writers emit.
+    pub const CURRENT: Version = Version::V1;
+
+    /// Every version readers accept, oldest first.
+    pub const READ: [Version; 1] = [Version::V1];
+
+    /// The number in the header's `version`.
+    pub fn number(self) -> u64 {
+        match self {
+            Version::V1 => 1,
+        }
+    }
+
+    fn from_number(number: u64) -> Option<Version> {
+        Version::READ.into_iter().find(|v| v.number() == number)
+    }
+}
+
+/// The header line writers put first (without its newline).
+pub fn header_line() -> String {
+    format!(
+        r#"{{"schema":"{SCHEMA}","version":{}}}"#,
+        Version::CURRENT.number()
+    )
+}
+
+/// What is wrong with a file's header: the field at fault and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeaderError {
+    /// `schema`, `version`, or the unknown field's name.
+    pub field: String,
+    /// What was expected, and what was found.
+    pub message: String,
+}
+
+/// Reads a file's first (non-blank) line: `Ok(Some(version))` when it is a header,
+/// `Ok(None)` when it is not one (an event line, or not JSON at all: the event reader then
+/// says what is wrong with it) and the file is read as version 1. A header is a JSON object
+/// with a `schema` field, which no event has.
+pub fn header(line: &str) -> Result<Option<Version>, HeaderError> {
+    let Ok(serde_json::Value::Object(fields)) = serde_json::from_str::<serde_json::Value>(line)
+    else {
+        return Ok(None);
+    };
+    let Some(schema) = fields.get("schema") else {
+        return Ok(None);
+    };
+    let error = |field: &str, message: String| HeaderError {
+        field: field.to_string(),
+        message,
+    };
+    if schema.as_str() != Some(SCHEMA) {
+        return Err(error(
+            "schema",
+            format!("expected \"{SCHEMA}\" (a fencesim history file), got {schema}"),
+        ));
+    }
+    let readable = Version::READ
+        .iter()
+        .map(|v| v.number().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let version = match fields.get("version") {
+        None => {
+            return Err(error(
+                "version",
+                format!("missing (the schema version; this fencesim reads {readable})"),
+            ))
+        }
+        Some(number) => number
+            .as_u64()
+            .and_then(Version::from_number)
+            .ok_or_else(|| {
+                error(
+                    "version",
+                    format!(
+                        "expected a schema version this fencesim reads ({readable}), got {number} \
+                         (written by a newer fencesim?)"
+                    ),
+                )
+            })?,
+    };
+    if let Some(other) = fields
+        .keys()
+        .find(|key| *key != "schema" && *key != "version")
+    {
+        return Err(error(
+            other,
+            "not a field of the header (expected only schema, version)".into(),
+        ));
+    }
+    Ok(Some(version))
+}
+
+/// One event as a line of the current version (no newline).
+pub fn event_line(event: &Event) -> String {
+    serde_json::to_string(&v1::Record::from(event)).expect("records serialize")
+}
+
+/// One event as a JSON object of the current version (for reports that embed events).
+pub fn event_value(event: &Event) -> serde_json::Value {
+    serde_json::to_value(v1::Record::from(event)).expect("records serialize")
+}
+
+/// Reads one event line of `version`.
+pub fn parse_event(version: Version, line: &str) -> Result<Event, serde_json::Error> {
+    match version {
+        Version::V1 => serde_json::from_str::<v1::Record>(line).map(Event::from),
+    }
+}
+
+/// A line [`parse_jsonl`] could not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineError {
+    /// 1-based line number.
+    pub line: usize,
+    /// The field at fault, if known (empty otherwise).
+    pub field: String,
+    /// What was expected.
+    pub message: String,
+}
+
+impl std::fmt::Display for LineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.field.as_str() {
+            "" => write!(f, "line {}: {}", self.line, self.message),
+            field => write!(f, "line {}: field `{field}`: {}", self.line, self.message),
+        }
+    }
+}
+
+impl std::error::Error for LineError {}
+
+/// Reads a history file: an optional header first, then one event per line (blank lines
+/// skipped). Unknown fields are ignored here; `fencesim check-history` reads the same
+/// format strictly and names the field at fault.
+pub fn parse_jsonl(text: &str) -> Result<History, LineError> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(index, line)| (index + 1, line))
+        .filter(|(_, line)| !line.trim().is_empty())
+        .peekable();
+    let mut version = Version::V1;
+    if let Some(&(number, first)) = lines.peek() {
+        if let Some(found) = header(first).map_err(|e| LineError {
+            line: number,
+            field: e.field,
+            message: e.message,
+        })? {
+            version = found;
+            lines.next();
+        }
+    }
+    let mut history = History::default();
+    for (number, line) in lines {
+        let event = parse_event(version, line).map_err(|e| LineError {
+            line: number,
+            field: String::new(),
+            message: e.to_string(),
+        })?;
+        history.events.push(event);
+    }
+    Ok(history)
+}
+
+impl History {
+    /// The history file: the header line, then one event per line, in order.
+    pub fn to_jsonl(&self) -> String {
+        let mut out = header_line();
+        out.push('\n');
+        for event in &self.events {
+            out.push_str(&event_line(event));
+            out.push('\n');
+        }
+        out
+    }
+}
