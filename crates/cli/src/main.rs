@@ -187,6 +187,7 @@ enum Command {
     /// Run every scenario (files, or directories of `*.toml`) over its own seed range and
     /// check each expectation: one table, exit 0 only if all are met.
     Check {
+        /// Scenario files, or directories whose `*.toml` files are scenarios (in name order).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         #[command(flatten)]
@@ -225,17 +226,22 @@ enum Command {
     },
     /// Combine the JSON reports of `check --shard K/N` runs into the unsharded report.
     Merge {
+        /// The shards' `check --json` reports (each seed covered exactly once).
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Write the merged JSON report (byte-identical to an unsharded `check --json`) to FILE.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Write JUnit XML (one testcase per scenario) to FILE.
         #[arg(long)]
         junit: Option<PathBuf>,
+        /// Write the safety matrix to DIR/matrix.md and DIR/matrix.json.
         #[arg(long)]
         matrix: Option<PathBuf>,
     },
     /// Re-run one seed and show exactly what happened.
     Replay {
+        /// The scenario file.
         scenario: PathBuf,
         /// The seed to replay (or FENCESIM_SEED=N / MADSIM_TEST_SEED=N in the environment).
         #[arg(long)]
@@ -270,9 +276,13 @@ enum Command {
     /// Shrink a failing seed to a 1-minimal explicit fault schedule, saved as a scenario file
     /// (default: ./<name>-shrunk-seed-<N>.toml) that `fencesim run` confirms.
     Shrink {
+        /// The scenario file.
         scenario: PathBuf,
+        /// The failing seed to shrink.
         #[arg(long)]
         seed: u64,
+        /// Where to write the shrunk scenario (an explicit schedule). Default:
+        /// ./<name>-shrunk-seed-<N>.toml.
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
         /// Simulations the search may spend.
@@ -284,9 +294,13 @@ enum Command {
     /// Search the scenario's fault profile with proptest (on its first seed); shrink and save
     /// the first violation like `shrink`.
     Explore {
+        /// The scenario file (its `[[faults.random]]` profile is searched).
         scenario: PathBuf,
+        /// Fault schedules proptest draws before giving up (1 or more).
         #[arg(long, default_value_t = 100)]
         cases: u32,
+        /// Where to write the first violation's shrunk scenario. Default:
+        /// ./<name>-shrunk-seed-<N>.toml.
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
         /// For comparison, run up to this many of the scenario's seeds in order until the
@@ -1097,4 +1111,45 @@ fn check_history(path: &Path, json: Option<&Path>) -> Result<bool, InputError> {
         write_file(out, "JSON report", text.as_bytes())?;
     }
     Ok(judged.checked.violations.is_empty())
+}
+
+#[cfg(test)]
+mod help_tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every argument and option of every command, hidden ones aside, with the command path.
+    fn undocumented(command: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for arg in command.get_arguments() {
+            let id = arg.get_id().as_str();
+            if arg.is_hide_set() || id == "help" || id == "version" {
+                continue;
+            }
+            let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+            if help.trim().is_empty() {
+                out.push(format!("{path} {id}"));
+            }
+        }
+        for sub in command.get_subcommands() {
+            if sub.is_hide_set() || sub.get_name() == "help" {
+                continue;
+            }
+            if sub.get_about().is_none() {
+                out.push(format!("{path} {} (the command itself)", sub.get_name()));
+            }
+            undocumented(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn every_argument_and_option_has_help_text() {
+        let mut missing = Vec::new();
+        undocumented(&Cli::command(), "fencesim", &mut missing);
+        assert!(
+            missing.is_empty(),
+            "undocumented in --help: {}",
+            missing.join(", ")
+        );
+    }
 }
