@@ -99,6 +99,9 @@ enum Command {
     /// Run `preset = "etcd"` scenarios live: a real etcd on loopback, one OS process per
     /// worker, a real SQLite file, the schedule injected with signals; judged by the same
     /// checker. `--compare` also simulates them and writes the fidelity report.
+    #[command(
+        after_help = "Example:\n  fencesim live scenarios/gc-pause-textbook-etcd-none.toml --runs 3 --compare --sim-seeds 0..200"
+    )]
     Live {
         /// Scenario files (TOML) with `[lease] preset = "etcd"`.
         #[arg(required = true)]
@@ -140,6 +143,9 @@ enum Command {
     #[command(hide = true)]
     LiveGuard,
     /// Run a scenario over a seed range and check its expectation.
+    #[command(
+        after_help = "Example:\n  fencesim run scenarios/gc-pause-textbook-none.toml --seeds 0..200 --jobs 2"
+    )]
     Run {
         /// Scenario file (TOML).
         scenario: PathBuf,
@@ -168,6 +174,9 @@ enum Command {
     /// Soak a scenario for a nightly job: consecutive seeds from a printed base seed for a
     /// wall-clock budget; every seed that contradicts the expectation is recorded in the
     /// scenario's regressions file (which `check` runs first). Exit 1 if any did.
+    #[command(
+        after_help = "Example:\n  fencesim soak scenarios/chaos-5-workers-max-token.toml --budget-s 3600 --jobs 8"
+    )]
     Soak {
         /// Scenario file (TOML).
         scenario: PathBuf,
@@ -186,6 +195,9 @@ enum Command {
     },
     /// Run every scenario (files, or directories of `*.toml`) over its own seed range and
     /// check each expectation: one table, exit 0 only if all are met.
+    #[command(
+        after_help = "Example:\n  fencesim check scenarios/ --junit junit.xml --json check.json --matrix reports/"
+    )]
     Check {
         /// Scenario files, or directories whose `*.toml` files are scenarios (in name order).
         #[arg(required = true)]
@@ -225,6 +237,9 @@ enum Command {
         record_failures: bool,
     },
     /// Combine the JSON reports of `check --shard K/N` runs into the unsharded report.
+    #[command(
+        after_help = "Example:\n  fencesim merge check-1.json check-2.json --json check.json --junit junit.xml"
+    )]
     Merge {
         /// The shards' `check --json` reports (each seed covered exactly once).
         #[arg(required = true)]
@@ -240,6 +255,9 @@ enum Command {
         matrix: Option<PathBuf>,
     },
     /// Re-run one seed and show exactly what happened.
+    #[command(
+        after_help = "Example:\n  fencesim replay scenarios/gc-pause-textbook-none.toml --seed 0 --png failure.png"
+    )]
     Replay {
         /// The scenario file.
         scenario: PathBuf,
@@ -275,6 +293,9 @@ enum Command {
     },
     /// Shrink a failing seed to a 1-minimal explicit fault schedule, saved as a scenario file
     /// (default: ./<name>-shrunk-seed-<N>.toml) that `fencesim run` confirms.
+    #[command(
+        after_help = "Example:\n  fencesim shrink scenarios/gc-pause-textbook-none.toml --seed 0 -o regress.toml"
+    )]
     Shrink {
         /// The scenario file.
         scenario: PathBuf,
@@ -293,6 +314,9 @@ enum Command {
     },
     /// Search the scenario's fault profile with proptest (on its first seed); shrink and save
     /// the first violation like `shrink`.
+    #[command(
+        after_help = "Example:\n  fencesim explore scenarios/chaos-5-workers-max-token.toml --cases 100 -o regress.toml"
+    )]
     Explore {
         /// The scenario file (its `[[faults.random]]` profile is searched).
         scenario: PathBuf,
@@ -319,13 +343,22 @@ enum Command {
     /// takeover and recovery latency, unavailability and renewal load with confidence
     /// intervals, recommends a setting against the targets, and writes
     /// DIR/<scenario>/tune/{tune.csv,tune.json,tune.md,*.png,*.svg}.
+    #[command(
+        after_help = "Example:\n  fencesim tune scenarios/tune/jvm-gc.toml --vary lease.ttl_ms=2000..20000:10 --seeds 0..200 --max-false-expiry-per-hour 2"
+    )]
     Tune(tune::TuneArgs),
     /// Build a fault profile from production data (a JVM GC log, Go gctrace, a Prometheus
     /// histogram, an outage record): prints `[[faults.random]]` blocks with empirical
     /// distributions (or a latency distribution), a fit summary, and writes a fit picture.
+    #[command(
+        after_help = "Example:\n  fencesim profile jvm-gc crates/profile/fixtures/jvm-g1-gc-star.log --workers 3 --picture g1.png"
+    )]
     Profile(profile::ProfileArgs),
     /// Print a shell completion script: `fencesim completions bash > /etc/bash_completion.d/fencesim`
     /// (also zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Example:\n  fencesim completions bash > /etc/bash_completion.d/fencesim"
+    )]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
@@ -333,6 +366,9 @@ enum Command {
     /// Judge a history recorded by any system (JSON lines in the `replay --trace` format,
     /// reports/README.md) against I1–I5, as far as its events allow: violations with their
     /// proof, metrics; exit 0 none, 1 some, 2 a malformed file.
+    #[command(
+        after_help = "Example:\n  fencesim check-history docs/histories/gc-pause-lease-41.jsonl --json verdict.json"
+    )]
     CheckHistory {
         /// The history, one event per line.
         file: PathBuf,
@@ -1138,12 +1174,19 @@ mod help_tests {
             if sub.get_about().is_none() {
                 out.push(format!("{path} {} (the command itself)", sub.get_name()));
             }
+            if path == "fencesim"
+                && !sub
+                    .get_after_help()
+                    .is_some_and(|text| text.to_string().starts_with("Example:\n  fencesim "))
+            {
+                out.push(format!("{path} {} (no example)", sub.get_name()));
+            }
             undocumented(sub, &format!("{path} {}", sub.get_name()), out);
         }
     }
 
     #[test]
-    fn every_argument_and_option_has_help_text() {
+    fn every_argument_and_option_has_help_text_and_every_command_an_example() {
         let mut missing = Vec::new();
         undocumented(&Cli::command(), "fencesim", &mut missing);
         assert!(
