@@ -59,7 +59,7 @@ impl Outputs {
 /// Every output checked before the first seed runs, `inputs` included.
 fn check_outputs(outputs: &Outputs, inputs: &[PathBuf]) -> Result<(), InputError> {
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    Ok(fencesim::outputs::preflight(&outputs.files(), &inputs)?)
+    fencesim::outputs::preflight(&outputs.files(), &inputs).map_err(InputError)
 }
 
 /// Refuses an output that the next `check` of the same directories would read as a scenario

@@ -232,10 +232,8 @@ fn check_output(
     output: Option<&Path>,
 ) -> Result<(), InputError> {
     let file = output_file(scenario, seed, output);
-    Ok(fencesim::outputs::preflight(
-        &[fencesim::outputs::Output::new("-o", file)],
-        &[input],
-    )?)
+    fencesim::outputs::preflight(&[fencesim::outputs::Output::new("-o", file)], &[input])
+        .map_err(InputError)
 }
 
 /// Prints the result, writes the scenario file, and confirms it by loading the written file
