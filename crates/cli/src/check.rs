@@ -11,7 +11,7 @@ use std::{
     },
 };
 
-use fencesim::{builtin_store, summarized::sweep_in_seed_order, Components, StoreFactory};
+use fencesim::{summarized::sweep_in_seed_order, Components};
 use fencesim_scenario::Scenario;
 use fencesim_verdict::{definitely_failed, CheckReport, ScenarioResult, ScenarioResultBuilder};
 
@@ -362,8 +362,7 @@ pub(crate) fn check(
             scenarios.len()
         );
     }
-    let factory: StoreFactory = Arc::new(builtin_store);
-    let components = Components::with_store(&factory);
+    let components = Components::default();
     let progress = Progress::new("seeds", Plain::Nothing);
     let colour = colour::enabled();
     // Two files with one scenario name would give duplicate JUnit cases and matrix rows.
@@ -551,7 +550,7 @@ fn rerun_recorded(
     use fencesim::regressions::{compare, Rerun};
     let mut failing = 0;
     for entry in entries {
-        let outcome = fencesim::run_seed_using(scenario, entry.seed, components).outcome;
+        let outcome = fencesim::run_seed(scenario, entry.seed, components).outcome;
         let contradicts = fencesim_verdict::contradicts(&scenario.expect, &outcome);
         failing += usize::from(contradicts);
         let hash_note = if entry.scenario_hash == scenario.hash() {

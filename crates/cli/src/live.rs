@@ -11,7 +11,6 @@ use std::{
     },
 };
 
-use fencesim::{builtin_store, StoreFactory};
 use fencesim_live::{
     fidelity::{self, Comparison, Side, Stats},
     run_live, stop_on_signals, Kind, LiveError, MAX_RUNS,
@@ -327,13 +326,13 @@ fn compare(
     sim_seeds: SeedRange,
     stop: &AtomicBool,
 ) -> Result<Comparison, InputError> {
-    let factory: StoreFactory = Arc::new(builtin_store);
+    let components = fencesim::Components::default();
     let mut sim_side = Side::default();
     for seed in sim_seeds.iter() {
         if stop.load(Ordering::SeqCst) {
             interrupted();
         }
-        let result = fencesim::run_seed_with(scenario, seed, &factory);
+        let result = fencesim::run_seed(scenario, seed, &components);
         let checked = fencesim_check::check(&result.history);
         sim_side.add(seed, &result.history, &checked);
     }
@@ -345,7 +344,7 @@ fn compare(
         let verdict = match sim_side.by_seed.get(&seed) {
             Some(verdict) => verdict.clone(),
             None => {
-                let result = fencesim::run_seed_with(scenario, seed, &factory);
+                let result = fencesim::run_seed(scenario, seed, &components);
                 fidelity::verdict_name(&fencesim_check::check(&result.history))
             }
         };

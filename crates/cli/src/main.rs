@@ -31,7 +31,6 @@ pub(crate) fn wall_now() -> std::time::Instant {
 }
 
 use clap::{Parser, Subcommand};
-use fencesim::{builtin_store, StoreFactory};
 use fencesim_scenario::{Override, Scenario, SeedRange};
 
 /// `fencesim --version`: the package version, the commit it was built from and the madsim it
@@ -819,7 +818,6 @@ fn run(
     );
     let progress = progress::Progress::new("seeds", progress::Plain::EveryHundred);
     progress.start(seeds.len(), format!("run {}", scenario.name));
-    let factory: StoreFactory = Arc::new(builtin_store);
     let on_done = |outcome: &fencesim_check::SeedOutcome| {
         if let Some(panic) = &outcome.panic {
             progress.eprintln(&format!(
@@ -852,7 +850,7 @@ fn run(
         &scenario,
         seeds.iter(),
         jobs,
-        &fencesim::Components::with_store(&factory),
+        &fencesim::Components::default(),
         &on_done,
         |outcome| {
             builder.push(&outcome);
@@ -1010,8 +1008,7 @@ fn replay(
     })
     .collect();
     fencesim::outputs::preflight(&planned, &[path])?;
-    let factory: StoreFactory = Arc::new(builtin_store);
-    let replay = fencesim::replay(&scenario, seed, &factory);
+    let replay = fencesim::replay(&scenario, seed, &fencesim::Components::default());
     // The window is clamped to the run (its last event); one that starts after the run
     // shows nothing and is refused.
     let run_end_ns = replay.run.history.events.last().map_or(0, |e| e.t_ns);
@@ -1074,7 +1071,7 @@ fn replay(
         println!("{line}");
     }
     if check_determinism {
-        let determinism = fencesim::check_determinism(&replay, &factory);
+        let determinism = replay.check_determinism();
         println!("{determinism}");
         // With --check-determinism the exit code answers that question alone (0 same
         // history, 1 different), whatever the seed violates.

@@ -186,8 +186,7 @@ fn record_sweep_seed(
         return Ok(());
     };
     let scenario = std::sync::Arc::new(scenario.clone());
-    let factory: fencesim::StoreFactory = std::sync::Arc::new(fencesim::builtin_store);
-    let run = fencesim::run_seed_with(&scenario, seed, &factory);
+    let run = fencesim::run_seed(&scenario, seed, &fencesim::Components::default());
     let regressions = fencesim::regressions::path_for(path);
     if !fencesim_verdict::contradicts(&scenario.expect, &run.outcome) {
         println!(
@@ -274,7 +273,11 @@ fn save(shrunk: &Shrunk, output: Option<&Path>) -> Result<bool, InputError> {
     println!("written to {}", file.display());
 
     let written = fencesim_scenario::load(&file)?;
-    let again = fencesim_sim::run_seed(&Arc::new(written.clone()), shrunk.seed);
+    let again = fencesim_sim::run_seed(
+        &Arc::new(written.clone()),
+        shrunk.seed,
+        &fencesim::Components::default(),
+    );
     let violated = again.outcome.checked.violated();
     let confirmed = written.expect.outcome == Outcome::Violates(violated.clone());
     println!(

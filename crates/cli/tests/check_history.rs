@@ -5,7 +5,7 @@ mod util;
 
 use std::{path::Path, sync::Arc};
 
-use fencesim::{builtin_store, replay, StoreFactory};
+use fencesim::{replay, Components};
 use util::{catalogue, fencesim};
 
 fn histories() -> std::path::PathBuf {
@@ -17,7 +17,6 @@ fn histories() -> std::path::PathBuf {
 #[test]
 fn a_replayed_trace_gets_the_simulations_verdict() {
     let tmp = tempfile::tempdir().unwrap();
-    let factory: StoreFactory = Arc::new(builtin_store);
     for (name, seed, expected) in [
         ("wall-clock-tokens-step-back", 0, "I1"),
         ("canary-double-grant", 0, "I2"),
@@ -26,7 +25,7 @@ fn a_replayed_trace_gets_the_simulations_verdict() {
         ("canary-stalled-store", 0, "I5"),
     ] {
         let scenario = Arc::new(fencesim_scenario::load(Path::new(&catalogue(name))).unwrap());
-        let run = replay(&scenario, seed, &factory);
+        let run = replay(&scenario, seed, &Components::default());
         assert!(run.failed(), "{name} seed {seed} fails in the simulation");
         let trace = tmp.path().join(format!("{name}.jsonl"));
         let json = tmp.path().join(format!("{name}.json"));
@@ -85,7 +84,7 @@ fn a_safe_trace_passes() {
     let scenario = Arc::new(
         fencesim_scenario::load(Path::new(&catalogue("gc-pause-textbook-max-token"))).unwrap(),
     );
-    let run = replay(&scenario, 0, &(Arc::new(builtin_store) as StoreFactory));
+    let run = replay(&scenario, 0, &Components::default());
     assert!(!run.failed());
     let trace = tmp.path().join("safe.jsonl");
     run.write_trace(&trace).unwrap();
@@ -288,8 +287,7 @@ fn an_empty_file_is_an_error_and_i5_needs_write_sent_events() {
     let scenario = Arc::new(
         fencesim_scenario::load(Path::new(&catalogue("gc-pause-textbook-max-token"))).unwrap(),
     );
-    let factory: StoreFactory = Arc::new(builtin_store);
-    let run = replay(&scenario, 0, &factory);
+    let run = replay(&scenario, 0, &Components::default());
     let full = tmp.path().join("full.jsonl");
     run.write_trace(&full).unwrap();
     let (code, stdout, _) = fencesim(&["check-history", "full.jsonl"], tmp.path());

@@ -20,7 +20,7 @@ use std::{
 
 use fencesim_model::{nodes, Invariant};
 use fencesim_scenario::{Dist, Fault, RandomFault, Scenario, TimedFault};
-use fencesim_sim::runner::{run_seed_using, Components};
+use fencesim_sim::runner::{run_seed, Components};
 use proptest::{
     prelude::*,
     test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner},
@@ -145,7 +145,7 @@ pub fn explore(
         runs.set(runs.get() + 1);
         let mut candidate = base.clone();
         candidate.faults.schedule = schedule;
-        let outcome = run_seed_using(&Arc::new(candidate), seed, &components).outcome;
+        let outcome = run_seed(&Arc::new(candidate), seed, &components).outcome;
         if let Some(what) = not_a_verdict(&outcome, scenario) {
             not_verdicts.set(not_verdicts.get() + 1);
             first_not_a_verdict.borrow_mut().get_or_insert(what);
@@ -204,7 +204,7 @@ pub fn seeds_to_first_violation(
     let mut first_not_a_verdict = None;
     for seed in scenario.seeds.iter().take(max_seeds as usize) {
         seeds_run += 1;
-        let outcome = run_seed_using(&scenario, seed, components).outcome;
+        let outcome = run_seed(&scenario, seed, components).outcome;
         if first_not_a_verdict.is_none() {
             first_not_a_verdict = not_a_verdict(&outcome, &scenario).map(|what| (seed, what));
         }

@@ -53,7 +53,11 @@ fn check(name: &str, seed: u64, max_faults: usize) -> Shrunk {
     assert!(!shrunk.scenario.faults.swarm);
     assert_eq!(shrunk.scenario.seeds.iter().collect::<Vec<_>>(), vec![seed]);
 
-    let again = fencesim_sim::run_seed(&Arc::new(shrunk.scenario.clone()), seed);
+    let again = fencesim_sim::run_seed(
+        &Arc::new(shrunk.scenario.clone()),
+        seed,
+        &fencesim_sim::Components::default(),
+    );
     let violated = again.outcome.checked.violated();
     assert_eq!(
         shrunk.scenario.expect.outcome,

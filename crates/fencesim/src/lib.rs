@@ -74,15 +74,17 @@ pub use fencesim_model::{
     Invariant, Token,
 };
 pub use fencesim_scenario::{Scenario, SeedRange};
+/// The one way to run seeds: [`run_seed`] for one, [`sweep`] (any order),
+/// [`sweep_in_seed_order`] or [`sweep_all`] for many, each with the full [`Components`].
 pub use fencesim_sim::runner::{
-    builtin_policy, builtin_store, builtin_tokens, run_seed_using, run_seed_with, sweep,
-    sweep_using, Components, PolicyFactory, RunResult, StoreFactory, TokenFactory,
+    builtin_policy, builtin_store, builtin_tokens, run_seed, sweep, sweep_all, sweep_in_seed_order,
+    Components, PolicyFactory, RunResult, StoreFactory, TokenFactory,
 };
 pub use history_file::{
     history_report_json, judge_history, load_history, parse_history, unsupported_metrics,
     HistoryError, Judged, UnsupportedMetric,
 };
-pub use replay::{check_determinism, replay, replay_using, Determinism, Replay};
+pub use replay::{replay, Determinism, Replay};
 pub use simulation::{
     check_jobs, default_jobs, EnvSeeds, Failure, Simulation, SimulationError, Sweep, MAX_JOBS,
 };

@@ -6,7 +6,7 @@ use std::{io, path::Path, sync::Arc};
 
 use fencesim_model::{history::Event, nodes};
 use fencesim_scenario::Scenario;
-use fencesim_sim::runner::{run_seed_using, Components, RunResult, StoreFactory};
+use fencesim_sim::runner::{run_seed, Components, RunResult};
 #[cfg(feature = "pictures")]
 use fencesim_views::{PictureError, PictureOptions};
 use fencesim_views::{ReplayInput, ReplayTextOptions};
@@ -23,18 +23,13 @@ pub struct Replay {
     pub components: Components,
 }
 
-/// Runs `seed` of `scenario` with the built-ins and the store `factory` builds.
-pub fn replay(scenario: &Arc<Scenario>, seed: u64, factory: &StoreFactory) -> Replay {
-    replay_using(scenario, seed, &Components::with_store(factory))
-}
-
 /// Runs `seed` of `scenario` with `components`: a user's store, worker policy and token
 /// source get the same text, pictures and traces as the built-ins.
-pub fn replay_using(scenario: &Arc<Scenario>, seed: u64, components: &Components) -> Replay {
+pub fn replay(scenario: &Arc<Scenario>, seed: u64, components: &Components) -> Replay {
     Replay {
         scenario: scenario.clone(),
         seed,
-        run: run_seed_using(scenario, seed, components),
+        run: run_seed(scenario, seed, components),
         components: components.clone(),
     }
 }
@@ -135,10 +130,7 @@ impl Replay {
 
     /// Runs the seed again with the same components and compares the two histories.
     pub fn check_determinism(&self) -> Determinism {
-        compare(
-            self,
-            &run_seed_using(&self.scenario, self.seed, &self.components),
-        )
+        compare(self, &run_seed(&self.scenario, self.seed, &self.components))
     }
 }
 
@@ -188,19 +180,6 @@ impl std::fmt::Display for Determinism {
             }
         }
     }
-}
-
-/// Runs `replay`'s seed again with the store `factory` builds (and the replay's worker
-/// policy and token source) and compares the two histories event by event.
-pub fn check_determinism(replay: &Replay, factory: &StoreFactory) -> Determinism {
-    let components = Components {
-        store: factory.clone(),
-        ..replay.components.clone()
-    };
-    compare(
-        replay,
-        &run_seed_using(&replay.scenario, replay.seed, &components),
-    )
 }
 
 fn compare(replay: &Replay, again: &RunResult) -> Determinism {

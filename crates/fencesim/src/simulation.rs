@@ -33,11 +33,11 @@ use std::{fmt, ops::Range, path::Path, sync::Arc};
 use fencesim_check::SeedOutcome;
 use fencesim_model::{fence::Fence, policy::WorkerPolicy, tokens::TokenIssuer, Invariant};
 use fencesim_scenario::{Outcome, Override, Scenario, ScenarioError, SeedRange};
-use fencesim_sim::runner::{sweep_using, Components};
+use fencesim_sim::runner::{sweep_all, Components};
 use fencesim_verdict::Summary;
 use fencesim_views::render_violation;
 
-use crate::replay::{replay_using, Replay};
+use crate::replay::{replay, Replay};
 
 /// The most seeds run at a time (`FENCESIM_JOBS`, [`Simulation::jobs`], every command's
 /// `--jobs`).
@@ -323,13 +323,7 @@ impl Simulation {
         let (seeds, jobs) = self
             .resolved_seeds()
             .unwrap_or_else(|e| panic!("fencesim: {e}"));
-        let outcomes = sweep_using(
-            &self.scenario,
-            seeds.iter(),
-            jobs,
-            &self.components,
-            &|_| {},
-        );
+        let outcomes = sweep_all(&self.scenario, seeds.iter(), jobs, &self.components);
         let summary = fencesim_verdict::summarize(&self.scenario, seeds, &outcomes);
         Sweep {
             scenario: self.scenario.clone(),
@@ -367,7 +361,7 @@ impl Simulation {
 
     /// One seed, run with these components, with its text, pictures and trace.
     pub fn replay(&self, seed: u64) -> Replay {
-        replay_using(&self.scenario, seed, &self.components)
+        replay(&self.scenario, seed, &self.components)
     }
 
     /// The line that reproduces `seed`: `FENCESIM_SEED=N cargo test [-p PKG] [TEST -- --exact]`

@@ -1,11 +1,11 @@
 //! A sweep summarized as seeds finish: what `fencesim run` does, in memory that grows with
 //! the failing seeds, not with the seed count.
 
-use std::{collections::BTreeMap, sync::Arc, sync::Mutex};
+use std::sync::Arc;
 
 use fencesim_check::SeedOutcome;
 use fencesim_scenario::{Scenario, SeedRange};
-use fencesim_sim::runner::{sweep_each, Components, StoreFactory};
+use fencesim_sim::runner::Components;
 use fencesim_verdict::{Summary, SummaryBuilder};
 
 /// The result of [`sweep_summarized`].
@@ -16,59 +16,9 @@ pub struct Swept {
     pub failing: Vec<SeedOutcome>,
 }
 
-/// Outcomes finishing in any order, handed on in the order of the seeds.
-struct Reorder<I: Iterator<Item = u64>, F: FnMut(SeedOutcome)> {
-    /// The seeds still to hand on, in order; the first is the next one expected.
-    expected: std::iter::Peekable<I>,
-    /// Finished outcomes waiting for an earlier seed (at most about `jobs` of them).
-    waiting: BTreeMap<u64, SeedOutcome>,
-    consume: F,
-}
-
-impl<I: Iterator<Item = u64>, F: FnMut(SeedOutcome)> Reorder<I, F> {
-    fn add(&mut self, outcome: SeedOutcome) {
-        self.waiting.insert(outcome.seed, outcome);
-        while let Some(&next) = self.expected.peek() {
-            let Some(outcome) = self.waiting.remove(&next) else {
-                break;
-            };
-            (self.consume)(outcome);
-            self.expected.next();
-        }
-    }
-}
-
-/// Runs `seeds` (ascending, each once) on `jobs` threads and hands each outcome to `consume`
-/// in seed order as soon as every earlier seed has finished, keeping only the outcomes that
-/// wait for an earlier seed; `on_done` sees each outcome as it finishes (any order). What
-/// `consume` sees does not depend on `jobs`.
-pub fn sweep_in_seed_order<I>(
-    scenario: &Arc<Scenario>,
-    seeds: I,
-    jobs: usize,
-    components: &Components,
-    on_done: &(dyn Fn(&SeedOutcome) + Sync),
-    consume: impl FnMut(SeedOutcome) + Send,
-) where
-    I: Iterator<Item = u64> + Clone + Send,
-{
-    let state = Mutex::new(Reorder {
-        expected: seeds.clone().peekable(),
-        waiting: BTreeMap::new(),
-        consume,
-    });
-    sweep_each(scenario, seeds, jobs, components, &|outcome| {
-        on_done(&outcome);
-        state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .add(outcome);
-    });
-    let state = state
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    debug_assert!(state.waiting.is_empty(), "every seed was handed on");
-}
+/// Seed-ordered sweeping lives with the runner; re-exported here, where `run` and `check`
+/// have always found it.
+pub use fencesim_sim::runner::sweep_in_seed_order;
 
 /// Runs `seeds` on `jobs` threads and summarizes them as they finish; `on_done` sees each
 /// outcome as it finishes (any order). The result does not depend on `jobs`.
@@ -76,17 +26,16 @@ pub fn sweep_summarized(
     scenario: &Arc<Scenario>,
     seeds: SeedRange,
     jobs: usize,
-    factory: &StoreFactory,
+    components: &Components,
     on_done: &(dyn Fn(&SeedOutcome) + Sync),
 ) -> Swept {
     let mut builder = SummaryBuilder::new();
     let mut failing = Vec::new();
-    let components = Components::with_store(factory);
     sweep_in_seed_order(
         scenario,
         seeds.iter(),
         jobs,
-        &components,
+        components,
         on_done,
         |outcome: SeedOutcome| {
             builder.push(&outcome);
@@ -112,11 +61,11 @@ mod tests {
             .join("../../scenarios/gc-pause-textbook-none.toml");
         let scenario = Arc::new(fencesim_scenario::load(&path).expect("the catalogue loads"));
         let seeds = SeedRange { start: 3, end: 11 };
-        let factory: StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
-        let outcomes = fencesim_sim::sweep(&scenario, seeds.iter(), 1, &factory, &|_| {});
+        let components = Components::default();
+        let outcomes = fencesim_sim::sweep_all(&scenario, seeds.iter(), 1, &components);
         let whole = fencesim_verdict::summarize(&scenario, seeds, &outcomes);
         for jobs in [1, 3] {
-            let swept = sweep_summarized(&scenario, seeds, jobs, &factory, &|_| {});
+            let swept = sweep_summarized(&scenario, seeds, jobs, &components, &|_| {});
             assert_eq!(
                 fencesim_verdict::to_json(&swept.summary),
                 fencesim_verdict::to_json(&whole)
@@ -132,8 +81,7 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../scenarios/gc-pause-textbook-none.toml");
         let scenario = Arc::new(fencesim_scenario::load(&path).expect("the catalogue loads"));
-        let factory: StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
-        let components = Components::with_store(&factory);
+        let components = Components::default();
         let seeds = (2..23).step_by(4);
         for jobs in [1, 3] {
             let mut seen = Vec::new();

@@ -4,7 +4,7 @@
 use std::{path::Path, sync::Arc};
 
 use fencesim::views::{PictureOptions, ReplayTextOptions};
-use fencesim::{check_determinism, replay, Determinism, StoreFactory};
+use fencesim::{replay, Components, Determinism, StoreFactory};
 use fencesim_model::{
     fence::{Fence, Verdict, WriteRequest},
     lease::LeaseView,
@@ -33,7 +33,7 @@ fn textbook() -> Arc<Scenario> {
 #[test]
 fn a_users_store_gets_the_same_replay_as_a_builtin() {
     let factory: StoreFactory = Arc::new(|_: &Scenario| Box::new(Trusting) as Box<dyn Fence>);
-    let replayed = replay(&textbook(), 0, &factory);
+    let replayed = replay(&textbook(), 0, &Components::with_store(&factory));
     assert!(replayed.failed(), "a store that checks nothing is caught");
     let text = replayed.text(&ReplayTextOptions::default(), "replay-it");
     assert!(text.contains("I4 violated"), "{text}");
@@ -46,13 +46,12 @@ fn a_users_store_gets_the_same_replay_as_a_builtin() {
         .starts_with(b"\x89PNG"));
     assert!(replayed.perfetto().contains("traceEvents"));
     assert!(matches!(
-        check_determinism(&replayed, &factory),
+        replayed.check_determinism(),
         Determinism::Same { .. }
     ));
 
     // The built-in max-token store on the same seed: safe, and the same machinery.
-    let builtin: StoreFactory = Arc::new(fencesim::builtin_store);
-    let safe = replay(&textbook(), 0, &builtin);
+    let safe = replay(&textbook(), 0, &Components::default());
     assert!(!safe.failed());
     assert!(safe
         .text(&ReplayTextOptions::default(), "x")

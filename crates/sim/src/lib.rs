@@ -29,6 +29,6 @@ mod world;
 
 pub use fencesim_fencing as fencing;
 pub use runner::{
-    run_seed, run_seed_using, sweep, sweep_each, sweep_using, Components, PolicyFactory, RunResult,
+    run_seed, sweep, sweep_all, sweep_in_seed_order, Components, PolicyFactory, RunResult,
     StoreFactory, TokenFactory,
 };

@@ -150,19 +150,10 @@ pub struct RunResult {
     pub messages: u64,
 }
 
-/// Runs one seed with the built-in stores.
-pub fn run_seed(scenario: &Arc<Scenario>, seed: u64) -> RunResult {
-    run_seed_with(scenario, seed, &(Arc::new(builtin_store) as StoreFactory))
-}
-
-/// Runs one seed with the built-ins and the store `factory` builds (see [`run_seed_using`]).
-pub fn run_seed_with(scenario: &Arc<Scenario>, seed: u64, factory: &StoreFactory) -> RunResult {
-    run_seed_using(scenario, seed, &Components::with_store(factory))
-}
-
 /// Runs one seed with `components` on a fresh thread with a fresh runtime; a panic in any
-/// simulated node is caught and reported in `outcome.panic`.
-pub fn run_seed_using(scenario: &Arc<Scenario>, seed: u64, components: &Components) -> RunResult {
+/// simulated node is caught and reported in `outcome.panic`. The one way every command and
+/// the library run a seed (`Components::default()` is the built-ins).
+pub fn run_seed(scenario: &Arc<Scenario>, seed: u64, components: &Components) -> RunResult {
     let scenario = scenario.clone();
     let components = components.clone();
     std::thread::Builder::new()
@@ -175,50 +166,12 @@ pub fn run_seed_using(scenario: &Arc<Scenario>, seed: u64, components: &Componen
         })
 }
 
-/// Runs `seeds` on `jobs` threads with the built-ins and the store `factory` builds (see
-/// [`sweep_using`]).
+/// Runs `seeds` with `components` on `jobs` threads (each seed as [`run_seed`]) and hands
+/// each outcome to `on_done` as it finishes (any order), keeping nothing: a caller that
+/// summarizes as seeds finish (`verdict`'s `SummaryBuilder`) sweeps in memory that does not
+/// grow with the seed count; one that wants seed order uses the facade's
+/// `sweep_in_seed_order`, built on this.
 pub fn sweep(
-    scenario: &Arc<Scenario>,
-    seeds: impl IntoIterator<Item = u64>,
-    jobs: usize,
-    factory: &StoreFactory,
-    on_done: &(dyn Fn(&SeedOutcome) + Sync),
-) -> Vec<SeedOutcome> {
-    sweep_using(
-        scenario,
-        seeds,
-        jobs,
-        &Components::with_store(factory),
-        on_done,
-    )
-}
-
-/// Runs `seeds` on `jobs` threads with `components`; `on_done` sees each outcome as it
-/// finishes (any order). Returns the outcomes sorted by seed, so the result does not depend
-/// on `jobs`.
-pub fn sweep_using(
-    scenario: &Arc<Scenario>,
-    seeds: impl IntoIterator<Item = u64>,
-    jobs: usize,
-    components: &Components,
-    on_done: &(dyn Fn(&SeedOutcome) + Sync),
-) -> Vec<SeedOutcome> {
-    let results = Mutex::new(Vec::new());
-    sweep_each(scenario, seeds, jobs, components, &|outcome| {
-        on_done(&outcome);
-        lock(&results).push(outcome);
-    });
-    let mut results = results
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    results.sort_by_key(|outcome| outcome.seed);
-    results
-}
-
-/// Runs `seeds` on `jobs` threads and hands each outcome to `on_done` as it finishes (any
-/// order), keeping nothing: a caller that summarizes as seeds finish (`verdict`'s
-/// `SummaryBuilder`) sweeps in memory that does not grow with the seed count.
-pub fn sweep_each(
     scenario: &Arc<Scenario>,
     seeds: impl IntoIterator<Item = u64>,
     jobs: usize,
@@ -232,11 +185,82 @@ pub fn sweep_each(
         for _ in 0..jobs.clamp(1, fencesim_scenario::limits::MAX_JOBS) {
             scope.spawn(|| {
                 while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    on_done(run_seed_using(scenario, seed, components).outcome);
+                    on_done(run_seed(scenario, seed, components).outcome);
                 }
             });
         }
     });
+}
+
+/// Runs `seeds` as [`sweep`] does and hands each outcome to `consume` in the order of `seeds`
+/// as soon as every earlier seed has finished, keeping only the outcomes that wait for an
+/// earlier seed; `on_done` sees each outcome as it finishes (any order). What `consume` sees
+/// does not depend on `jobs`.
+pub fn sweep_in_seed_order<I>(
+    scenario: &Arc<Scenario>,
+    seeds: I,
+    jobs: usize,
+    components: &Components,
+    on_done: &(dyn Fn(&SeedOutcome) + Sync),
+    consume: impl FnMut(SeedOutcome) + Send,
+) where
+    I: Iterator<Item = u64> + Clone + Send,
+{
+    let state = Mutex::new(Reorder {
+        expected: seeds.clone().peekable(),
+        waiting: BTreeMap::new(),
+        consume,
+    });
+    sweep(scenario, seeds, jobs, components, &|outcome| {
+        on_done(&outcome);
+        lock(&state).add(outcome);
+    });
+    let state = state
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    debug_assert!(state.waiting.is_empty(), "every seed was handed on");
+}
+
+/// Every outcome of `seeds`, in the order of `seeds` (see [`sweep_in_seed_order`]).
+pub fn sweep_all(
+    scenario: &Arc<Scenario>,
+    seeds: impl IntoIterator<Item = u64>,
+    jobs: usize,
+    components: &Components,
+) -> Vec<SeedOutcome> {
+    let seeds: Vec<u64> = seeds.into_iter().collect();
+    let mut all = Vec::with_capacity(seeds.len());
+    sweep_in_seed_order(
+        scenario,
+        seeds.into_iter(),
+        jobs,
+        components,
+        &|_| {},
+        |outcome| all.push(outcome),
+    );
+    all
+}
+
+/// Outcomes finishing in any order, handed on in the order of the seeds.
+struct Reorder<I: Iterator<Item = u64>, F: FnMut(SeedOutcome)> {
+    /// The seeds still to hand on, in order; the first is the next one expected.
+    expected: std::iter::Peekable<I>,
+    /// Finished outcomes waiting for an earlier seed (at most about `jobs` of them).
+    waiting: BTreeMap<u64, SeedOutcome>,
+    consume: F,
+}
+
+impl<I: Iterator<Item = u64>, F: FnMut(SeedOutcome)> Reorder<I, F> {
+    fn add(&mut self, outcome: SeedOutcome) {
+        self.waiting.insert(outcome.seed, outcome);
+        while let Some(&next) = self.expected.peek() {
+            let Some(outcome) = self.waiting.remove(&next) else {
+                break;
+            };
+            (self.consume)(outcome);
+            self.expected.next();
+        }
+    }
 }
 
 fn lease_config(scenario: &Scenario) -> LeaseConfig {

@@ -11,7 +11,7 @@ use fencesim_model::{
     Invariant,
 };
 use fencesim_scenario::Scenario;
-use fencesim_sim::{run_seed, runner::run_seed_with, sweep, StoreFactory};
+use fencesim_sim::{run_seed, sweep_all, Components, StoreFactory};
 
 fn scenario(name: &str) -> Arc<Scenario> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -20,12 +20,8 @@ fn scenario(name: &str) -> Arc<Scenario> {
     Arc::new(fencesim_scenario::load(&path).unwrap_or_else(|e| panic!("{e}")))
 }
 
-fn builtin() -> StoreFactory {
-    Arc::new(fencesim_sim::runner::builtin_store)
-}
-
 fn outcomes(name: &str, seeds: std::ops::Range<u64>) -> Vec<SeedOutcome> {
-    sweep(&scenario(name), seeds, 2, &builtin(), &|_| {})
+    sweep_all(&scenario(name), seeds, 2, &Components::default())
 }
 
 /// Seeds violating `invariant`.
@@ -82,7 +78,11 @@ fn textbook_gc_pause_is_rejected_by_max_token_and_sql() {
 
 #[test]
 fn stale_write_rejection_is_logged_with_scope_tokens_and_op() {
-    let run = run_seed(&scenario("gc-pause-textbook-max-token"), 3);
+    let run = run_seed(
+        &scenario("gc-pause-textbook-max-token"),
+        3,
+        &Components::default(),
+    );
     let rejection = run
         .history
         .events
@@ -114,7 +114,11 @@ fn volatile_counter_restart_violates_i1_and_i3() {
     let runs = outcomes("volatile-counter-restart", 0..4);
     assert_eq!(violating(&runs, Invariant::I1), 4);
     assert_eq!(violating(&runs, Invariant::I3), 4);
-    let run = run_seed(&scenario("volatile-counter-restart"), 0);
+    let run = run_seed(
+        &scenario("volatile-counter-restart"),
+        0,
+        &Components::default(),
+    );
     assert!(run
         .history
         .events
@@ -177,8 +181,8 @@ fn fence_on_acquire_window_is_shown_when_the_stale_write_lands_inside_it() {
 #[test]
 fn a_seed_replayed_gives_the_same_trace_hash() {
     let s = scenario("chaos-5-workers-max-token");
-    let first = run_seed(&s, 89);
-    let second = run_seed(&s, 89);
+    let first = run_seed(&s, 89, &Components::default());
+    let second = run_seed(&s, 89, &Components::default());
     assert_eq!(first.outcome.trace_hash, second.outcome.trace_hash);
     assert_eq!(first.history, second.history);
     assert!(
@@ -187,7 +191,7 @@ fn a_seed_replayed_gives_the_same_trace_hash() {
         first.outcome.events
     );
     assert_ne!(
-        run_seed(&s, 90).outcome.trace_hash,
+        run_seed(&s, 90, &Components::default()).outcome.trace_hash,
         first.outcome.trace_hash
     );
 }
@@ -195,8 +199,8 @@ fn a_seed_replayed_gives_the_same_trace_hash() {
 #[test]
 fn sweep_result_does_not_depend_on_jobs() {
     let s = scenario("chaos-5-workers-max-token");
-    let one = sweep(&s, 0..6, 1, &builtin(), &|_| {});
-    let three = sweep(&s, 0..6, 3, &builtin(), &|_| {});
+    let one = sweep_all(&s, 0..6, 1, &Components::default());
+    let three = sweep_all(&s, 0..6, 3, &Components::default());
     assert_eq!(one, three);
 }
 
@@ -225,7 +229,7 @@ impl Fence for PanickyStore {
 fn a_panic_in_a_simulated_node_fails_only_that_seed() {
     let s = scenario("gc-pause-textbook-max-token");
     let factory: StoreFactory = Arc::new(|_: &Scenario| Box::new(PanickyStore) as Box<dyn Fence>);
-    let run = run_seed_with(&s, 0, &factory);
+    let run = run_seed(&s, 0, &Components::with_store(&factory));
     let panic = run.outcome.panic.expect("the store panicked");
     assert!(
         panic.contains("storage") && panic.contains("token 2"),
@@ -237,7 +241,7 @@ fn a_panic_in_a_simulated_node_fails_only_that_seed() {
         .iter()
         .any(|e| e.node == "storage" && matches!(e.kind, EventKind::Panicked { .. })));
     // The sweep goes on after a panicking seed.
-    let all = sweep(&s, 0..3, 2, &factory, &|_| {});
+    let all = sweep_all(&s, 0..3, 2, &Components::with_store(&factory));
     assert_eq!(all.len(), 3);
     assert!(all.iter().all(|o| o.panic.is_some()));
 }
@@ -251,8 +255,8 @@ fn a_users_store_runs_like_a_builtin() {
             fencesim_model::fence::CompareScope::PerResource,
         )) as Box<dyn Fence>
     });
-    let theirs = run_seed_with(&s, 5, &factory);
-    let ours = run_seed(&s, 5);
+    let theirs = run_seed(&s, 5, &Components::with_store(&factory));
+    let ours = run_seed(&s, 5, &Components::default());
     assert_eq!(theirs.outcome.trace_hash, ours.outcome.trace_hash);
 }
 
@@ -324,7 +328,7 @@ safe = true
 coverage = ["takeover"]
 "#;
     let scenario = Arc::new(fencesim_scenario::parse_str(text, "cycling.toml").unwrap());
-    let runs = sweep(&scenario, 0..20, 2, &builtin(), &|_| {});
+    let runs = sweep_all(&scenario, 0..20, 2, &Components::default());
     assert_clean(&runs);
     assert!(
         total(&runs, |m| m.takeovers) > 100,
@@ -347,11 +351,11 @@ fn every_scenario_plan_as_an_explicit_schedule_gives_the_same_trace() {
     for file in files {
         let scenario = Arc::new(fencesim_scenario::load(&file).unwrap());
         let seed = 0;
-        let original = run_seed(&scenario, seed);
+        let original = run_seed(&scenario, seed, &Components::default());
         let text = fencesim_scenario::scenario_toml(&original.plan.to_explicit(&scenario));
         let explicit = fencesim_scenario::parse_str(&text, "explicit.toml")
             .unwrap_or_else(|error| panic!("{}: {error}\n{text}", file.display()));
-        let again = run_seed(&Arc::new(explicit), seed);
+        let again = run_seed(&Arc::new(explicit), seed, &Components::default());
         assert_eq!(
             again.plan.faults,
             original.plan.faults,
@@ -382,7 +386,7 @@ fn every_fault_kind_takes_effect_and_ends() {
             at_ms: 2_000.0,
             fault: kind.example(),
         }];
-        let run = run_seed(&Arc::new(scenario), 0);
+        let run = run_seed(&Arc::new(scenario), 0, &Components::default());
         // A panic is a planted bug: it must fail its seed; every other kind must leave the
         // run to finish normally.
         assert_eq!(
@@ -425,7 +429,7 @@ fn a_partition_drops_the_holders_renewals() {
         "[[faults.schedule]]\nat_ms = 2_000\nkind = \"partition\"\nnodes = [\"worker-0\", \"worker-1\"]\npeers = [\"coordinator\"]\nduration_ms = 15_000\n",
     );
     for seed in 0..3 {
-        let run = run_seed(&scenario, seed);
+        let run = run_seed(&scenario, seed, &Components::default());
         assert!(
             run.outcome.checked.metrics.renewal_failures > 0,
             "seed {seed}: no renewal failed during a 15 s partition"
@@ -449,7 +453,7 @@ fn a_held_link_delivers_every_held_write_at_release() {
         "[[faults.schedule]]\nat_ms = 2_000\nkind = \"hold-release\"\nfrom = \"worker-0\"\nto = \"storage\"\nduration_ms = 3_000\n\n[[faults.schedule]]\nat_ms = 2_000\nkind = \"hold-release\"\nfrom = \"worker-1\"\nto = \"storage\"\nduration_ms = 3_000\n",
     );
     for seed in 0..3 {
-        let run = run_seed(&scenario, seed);
+        let run = run_seed(&scenario, seed, &Components::default());
         let events = &run.history.events;
         let mut held = 0;
         for event in events {
@@ -483,7 +487,7 @@ fn a_coordinator_wall_clock_step_expires_nothing() {
         "[[faults.schedule]]\nat_ms = 2_000\nkind = \"clock-step\"\nnode = \"coordinator\"\ndelta_ms = 30_000\n",
     );
     for seed in 0..3 {
-        let run = run_seed(&scenario, seed);
+        let run = run_seed(&scenario, seed, &Components::default());
         let expired = run
             .history
             .events

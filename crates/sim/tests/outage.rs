@@ -8,7 +8,7 @@ use std::{path::PathBuf, sync::Arc};
 use fencesim_check::{outages, OutageCause, SeedOutcome};
 use fencesim_model::history::EventKind;
 use fencesim_scenario::{with_outage, OutageForm, Override, Scenario};
-use fencesim_sim::{run_seed, sweep};
+use fencesim_sim::{run_seed, sweep_all, Components};
 
 /// scenarios/tune/client-go-outage.toml without its scheduled outage, with `sets` applied.
 fn client_go(sets: &[&str]) -> Scenario {
@@ -23,8 +23,7 @@ fn client_go(sets: &[&str]) -> Scenario {
 
 fn run(scenario: Scenario, form: OutageForm, seeds: u64) -> Vec<SeedOutcome> {
     let scenario = Arc::new(with_outage(&scenario, form, 60_000.0).unwrap());
-    let factory: fencesim_sim::StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
-    sweep(&scenario, 0..seeds, 2, &factory, &|_| {})
+    sweep_all(&scenario, 0..seeds, 2, &Components::default())
 }
 
 #[test]
@@ -32,7 +31,7 @@ fn a_holder_link_cut_cuts_the_worker_holding_the_lease_when_it_begins() {
     let scenario =
         Arc::new(with_outage(&client_go(&[]), OutageForm::HolderLinkCut, 60_000.0).unwrap());
     for seed in 0..5 {
-        let result = run_seed(&scenario, seed);
+        let result = run_seed(&scenario, seed, &Components::default());
         let events = &result.history.events;
         let cut = events
             .iter()
@@ -128,8 +127,7 @@ fn a_stand_down_after_a_90_s_service_outage_ended_is_outage_caused() {
         "workers.renew_every_ms=26000",
     ]);
     let scenario = Arc::new(with_outage(&scenario, OutageForm::ServiceDown, 90_000.0).unwrap());
-    let factory: fencesim_sim::StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
-    let outcomes = sweep(&scenario, 0..10, 2, &factory, &|_| {});
+    let outcomes = sweep_all(&scenario, 0..10, 2, &Components::default());
     let caused: u64 = outcomes
         .iter()
         .map(|o| o.checked.metrics.outage_stand_downs)

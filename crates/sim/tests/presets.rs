@@ -8,7 +8,7 @@ use fencesim_model::{
     NS_PER_MS,
 };
 use fencesim_scenario::Scenario;
-use fencesim_sim::run_seed;
+use fencesim_sim::{run_seed, Components};
 
 fn path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -112,7 +112,7 @@ fn etcd_raises_a_short_ttl_and_takes_over_at_its_revoke_checks_with_revision_tok
     );
     let mut delays = Vec::new();
     for seed in scenario.seeds.iter() {
-        let run = run_seed(&scenario, seed);
+        let run = run_seed(&scenario, seed, &Components::default());
         assert!(run.outcome.checked.violations.is_empty(), "seed {seed}");
         let events = &run.history.events;
         // The pause starts at 3 s: the last keepalive the service saw came before it.
@@ -164,7 +164,7 @@ duration_ms = 100
 fn a_restarted_etcd_holder_waits_for_its_old_lease_and_gets_a_new_token() {
     let scenario = with_faults("preset-etcd-takeover-after-pause", CRASH_AT_5S);
     for seed in 0..10 {
-        let run = run_seed(&scenario, seed);
+        let run = run_seed(&scenario, seed, &Components::default());
         assert!(run.outcome.checked.violations.is_empty(), "seed {seed}");
         let events = &run.history.events;
         let keepalive = last_touch_ms(events, "worker-0", 5_000.0);
@@ -195,7 +195,7 @@ fn a_restarted_etcd_holder_waits_for_its_old_lease_and_gets_a_new_token() {
 fn a_restarted_client_go_holder_resumes_its_own_record() {
     let scenario = with_faults("preset-client-go-takeover-by-candidate-clock", CRASH_AT_5S);
     for seed in 0..5 {
-        let run = run_seed(&scenario, seed);
+        let run = run_seed(&scenario, seed, &Components::default());
         assert!(run.outcome.checked.violations.is_empty(), "seed {seed}");
         let events = &run.history.events;
         let restarted = first_time(events, |e| {
@@ -238,7 +238,7 @@ fn client_go_takes_over_only_after_the_lease_duration_by_the_candidates_clock() 
     let candidate_clock_rate = 1.1; // worker-1's drift: +100_000 ppm
     let mut waits = Vec::new();
     for seed in scenario.seeds.iter() {
-        let run = run_seed(&scenario, seed);
+        let run = run_seed(&scenario, seed, &Components::default());
         assert!(run.outcome.checked.violations.is_empty(), "seed {seed}");
         let events = &run.history.events;
         // The partition starts at 5 s: worker-0's last renewal the record saw.
@@ -290,7 +290,7 @@ fn zookeeper_clamps_the_session_and_the_client_suspects_at_two_thirds() {
     );
     assert_eq!(scenario.workers.renew_deadline_ms, 2_666);
     for seed in scenario.seeds.iter() {
-        let run = run_seed(&scenario, seed);
+        let run = run_seed(&scenario, seed, &Components::default());
         assert!(run.outcome.checked.violations.is_empty(), "seed {seed}");
         let events = &run.history.events;
         let pinged = last_touch_ms(events, "worker-0", 4_000.0);
@@ -324,7 +324,7 @@ fn a_consul_lock_expires_at_twice_the_ttl_then_waits_out_its_lock_delay() {
         "RenewPeriodic: TTL/2"
     );
     for seed in scenario.seeds.iter() {
-        let run = run_seed(&scenario, seed);
+        let run = run_seed(&scenario, seed, &Components::default());
         assert!(run.outcome.checked.violations.is_empty(), "seed {seed}");
         let events = &run.history.events;
         let renewed = last_touch_ms(events, "worker-0", 3_000.0);
@@ -370,7 +370,7 @@ duration_ms = 1_000
 "#,
     );
     for seed in 0..10 {
-        let run = run_seed(&scenario, seed);
+        let run = run_seed(&scenario, seed, &Components::default());
         assert!(run.outcome.checked.violations.is_empty(), "seed {seed}");
         let events = &run.history.events;
         let extended = first_time(events, |e| {

@@ -13,7 +13,7 @@
 use std::{path::PathBuf, sync::Arc};
 
 use fencesim_scenario::{nominal_fault_counts, plan, FaultKind, Scenario};
-use fencesim_sim::sweep;
+use fencesim_sim::{sweep_all, Components};
 
 const SEEDS: u64 = 200;
 
@@ -51,7 +51,6 @@ fn planned(plan: &fencesim_scenario::FaultPlan, kind: FaultKind) -> u64 {
 
 #[test]
 fn realized_fault_counts_are_within_ten_percent_of_nominal_on_every_tune_profile() {
-    let factory: fencesim_sim::StoreFactory = Arc::new(fencesim_sim::runner::builtin_store);
     let mut failures = Vec::new();
     for (name, scenario) in profiles() {
         let nominal = nominal_fault_counts(&scenario);
@@ -61,7 +60,7 @@ fn realized_fault_counts_are_within_ten_percent_of_nominal_on_every_tune_profile
         // faults, seed by seed. (All 200 seeds in release; the first 20 in a debug build, where
         // the simulation runs about 8x slower.)
         let simulated = if cfg!(debug_assertions) { 20 } else { SEEDS };
-        let outcomes = sweep(&scenario, 0..simulated, 2, &factory, &|_| {});
+        let outcomes = sweep_all(&scenario, 0..simulated, 2, &Components::default());
         for (kind, per_seed) in nominal {
             let expected = per_seed * SEEDS as f64;
             let planned_total: u64 = plans.iter().map(|p| planned(p, kind)).sum();

@@ -7,7 +7,7 @@
 use std::{path::PathBuf, sync::Arc};
 
 use fencesim_scenario::Scenario;
-use fencesim_sim::{run_seed, runner::RunResult};
+use fencesim_sim::{run_seed, runner::RunResult, Components};
 use fencesim_views::{
     perfetto_json, picture_png, picture_svg, replay_text, PictureOptions, ReplayInput,
     ReplayTextOptions,
@@ -108,7 +108,7 @@ fn textbook_roles(run: &RunResult) -> (String, String, u64) {
 #[test]
 fn textbook_replay_fits_in_80_lines_with_the_violation_and_its_proof() {
     let scenario = scenario("gc-pause-textbook-none");
-    let run = run_seed(&scenario, 0);
+    let run = run_seed(&scenario, 0, &Components::default());
     let out = text(&scenario, 0, &run, &ReplayTextOptions::default());
     let (first, second, op) = textbook_roles(&run);
     assert_ne!(first, second, "the stale holder and the new one differ");
@@ -153,7 +153,7 @@ fn textbook_replay_fits_in_80_lines_with_the_violation_and_its_proof() {
 #[test]
 fn textbook_picture_shows_both_epochs_the_pause_and_the_violation() {
     let scenario = scenario("gc-pause-textbook-none");
-    let run = run_seed(&scenario, 0);
+    let run = run_seed(&scenario, 0, &Components::default());
     let options = PictureOptions {
         title: Some("gc-pause-textbook-none, seed 0 (fencing: none)".into()),
         ..Default::default()
@@ -179,7 +179,7 @@ fn textbook_picture_shows_both_epochs_the_pause_and_the_violation() {
 #[test]
 fn five_worker_chaos_picture_draws() {
     let scenario = scenario("chaos-5-workers-max-token");
-    let run = run_seed(&scenario, 0);
+    let run = run_seed(&scenario, 0, &Components::default());
     let texts = pictures(
         &scenario,
         0,
@@ -218,7 +218,7 @@ fn five_worker_chaos_picture_draws() {
 #[test]
 fn perfetto_trace_of_a_real_run_has_one_track_per_node() {
     let scenario = scenario("gc-pause-textbook-none");
-    let run = run_seed(&scenario, 0);
+    let run = run_seed(&scenario, 0, &Components::default());
     let nodes = lanes(&scenario);
     let json = perfetto_json(&run.history, &run.outcome.checked.violations, &nodes);
     let value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
@@ -257,7 +257,7 @@ fn pictures_of_every_fault_kind_draw() {
         "storage-restart-volatile-max-token",
     ] {
         let scenario = scenario(name);
-        let run = run_seed(&scenario, 0);
+        let run = run_seed(&scenario, 0, &Components::default());
         let options = PictureOptions {
             title: Some(format!("{name}, seed 0")),
             ..Default::default()
@@ -276,7 +276,7 @@ fn pictures_of_every_fault_kind_draw() {
             at_ms: 2_000.0,
             fault: kind.example(),
         }];
-        let run = run_seed(&Arc::new(alone.clone()), 0);
+        let run = run_seed(&Arc::new(alone.clone()), 0, &Components::default());
         let options = PictureOptions {
             title: Some(format!("{kind} alone, seed 0")),
             ..Default::default()

@@ -430,8 +430,7 @@ fn run_tasks(
                     &sweep.outages[variant - 1].scenarios[setting]
                 };
                 let seed = seed_of(&sweep.seeds, setting, index);
-                let outcome =
-                    fencesim_sim::runner::run_seed_using(scenario, seed, components).outcome;
+                let outcome = fencesim_sim::runner::run_seed(scenario, seed, components).outcome;
                 let summary = SeedSummary::of(&outcome);
                 results
                     .lock()

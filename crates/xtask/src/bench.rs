@@ -12,7 +12,7 @@
 
 use std::{path::PathBuf, process::Command, sync::Arc, time::Duration};
 
-use fencesim::{builtin_store, run_seed_with, StoreFactory};
+use fencesim::{run_seed, Components};
 use fencesim_scenario::{Override, Scenario, SeedRange};
 use fencesim_sim::baseline::{run_baseline, BaselineSpec};
 use serde_json::{json, Value};
@@ -252,12 +252,11 @@ struct Traffic {
 }
 
 fn run_harness(scenario: &Arc<Scenario>, seeds: SeedRange) -> (Batch, Vec<Traffic>) {
-    let factory: StoreFactory = Arc::new(builtin_store);
     let mut traffic = Vec::new();
     let mut batch = Batch::default();
     let (cpu, wall) = (cpu_seconds(), crate::wall_now());
     for seed in seeds.iter() {
-        let result = run_seed_with(scenario, seed, &factory);
+        let result = run_seed(scenario, seed, &Components::default());
         let virtual_ns = result.history.events.last().map_or(0, |e| e.t_ns);
         batch.seeds += 1;
         batch.messages += result.messages;
@@ -383,13 +382,12 @@ fn scaling(
 /// (1, 2, 1, 2, ...): the speedup is the median of the pairs' speedups, so one burst of
 /// another process's load moves one pair, not the figure.
 fn jobs_scaling(reference: &Arc<Scenario>, seeds: u64, reps: usize) -> Value {
-    let factory: StoreFactory = Arc::new(builtin_store);
     let mut pairs = Vec::new();
     for _ in 0..reps.max(1) {
         let mut walls = [0.0; 2];
         for (slot, jobs) in [1usize, 2].into_iter().enumerate() {
             let wall = crate::wall_now();
-            let outcomes = fencesim::sweep(reference, 0..seeds, jobs, &factory, &|_| {});
+            let outcomes = fencesim::sweep_all(reference, 0..seeds, jobs, &Components::default());
             assert_eq!(outcomes.len() as u64, seeds);
             walls[slot] = wall.elapsed().as_secs_f64();
         }
@@ -487,8 +485,7 @@ fn rss_child(seeds: u64) -> Result<bool, InputError> {
         start: 0,
         end: seeds,
     };
-    let factory: StoreFactory = Arc::new(builtin_store);
-    let swept = fencesim::sweep_summarized(&scenario, range, 2, &factory, &|_| {});
+    let swept = fencesim::sweep_summarized(&scenario, range, 2, &Components::default(), &|_| {});
     let json = fencesim_verdict::to_json(&swept.summary);
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kb = status
