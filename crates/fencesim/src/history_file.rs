@@ -424,7 +424,9 @@ pub fn judge_history(history: &History) -> Judged {
         (None, _) => Some("a `run-started` event (it carries `liveness_bound_ms`)".to_string()),
         (_, None) => Some("a `faults-healed` event (I5 counts from it)".to_string()),
         (Some(bound), Some(healed))
-            if end_ns < healed.saturating_add(bound.saturating_mul(fencesim_model::NS_PER_MS)) =>
+            if end_ns < healed.saturating_add(bound.saturating_mul(fencesim_model::NS_PER_MS))
+                // Planted bug (`.ci/mutants`): a history too short for I5 is judged anyway.
+                && !fencesim_model::mutant::active(fencesim_model::mutant::Mutant::CheckHistoryI5JudgedTooShort) =>
         {
             Some(format!(
                 "a history lasting {bound} ms (the bound) past `faults-healed`"
@@ -563,6 +565,44 @@ mod tests {
             parses <= 10 && fields <= 100,
             "{parses} parses, {fields} fields"
         );
+    }
+
+    /// I5 needs the history to run on for the liveness bound after `faults-healed`: a history
+    /// that ends sooner cannot show a stall, so I5 is "not judged" and says why.
+    #[test]
+    fn i5_is_judged_only_when_the_history_lasts_the_bound_past_the_heal() {
+        let history = |end_s: u64| {
+            let lines = [
+                r#"{"t_ns":0,"node":"nemesis","event":"run-started","seed":0,"liveness_bound_ms":10000}"#.to_string(),
+                r#"{"t_ns":1000000,"node":"lock","event":"granted","scope":"job","holder":"a","token":7,"expires_mono_ms":10000.0}"#.to_string(),
+                r#"{"t_ns":2000000,"node":"a","event":"write-sent","op":1,"resource":"job","token":7}"#.to_string(),
+                r#"{"t_ns":3000000,"node":"db","event":"write-accepted","op":1,"resource":"job","lease_scope":"job","writer":"a","token":7,"previous":null}"#.to_string(),
+                r#"{"t_ns":5000000000,"node":"nemesis","event":"faults-healed"}"#.to_string(),
+                format!(r#"{{"t_ns":{},"node":"nemesis","event":"run-ended"}}"#, end_s * 1_000_000_000),
+            ];
+            parse_history("h.jsonl", &lines.join("\n")).unwrap()
+        };
+        let i5 = |judged: &Judged| {
+            judged
+                .scope
+                .iter()
+                .find(|scope| scope.invariant == Invariant::I5)
+                .cloned()
+                .unwrap()
+        };
+        // Healed at 5 s with a 10 s bound: ending at 14 s is too short, at 15 s just enough.
+        let short = i5(&judge_history(&history(14)));
+        assert!(!short.judged, "{short:?}");
+        assert!(
+            short
+                .missing
+                .as_deref()
+                .unwrap_or("")
+                .contains("10000 ms (the bound) past"),
+            "{short:?}"
+        );
+        let long = i5(&judge_history(&history(15)));
+        assert!(long.judged && long.missing.is_none(), "{long:?}");
     }
 
     const CRASH: &str = r#"{"t_ns":1,"node":"db","event":"crashed"}"#;

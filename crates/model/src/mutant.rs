@@ -79,6 +79,15 @@ pub enum Mutant {
     TuneSeedsDifferPerSetting,
     /// Checker I5: a write accepted to any resource counts as progress for every resource.
     CheckI5AnyResource,
+    /// Shrink: the 1-minimality check skips the last fault of the shrunk schedule.
+    ShrinkVerifySkipsLastFault,
+    /// check-history: I5 is judged although the history ends before the liveness bound has
+    /// passed since `faults-healed`.
+    CheckHistoryI5JudgedTooShort,
+    /// merge: a seed counted by two shards is not refused.
+    MergeAcceptsRepeatedSeed,
+    /// Percentiles: the nearest rank is rounded down (`⌊p·n/100⌋`) instead of up.
+    PercentileRankRoundsDown,
 }
 
 /// Where a mutant is planted and what must catch it.
@@ -93,11 +102,25 @@ pub struct MutantInfo {
     /// File and function of the planted branch.
     pub site: &'static str,
     /// The scenario whose expectation it breaks (for area `tune`: the tuning profile under
-    /// scenarios/ whose decisions it breaks; the catalogue does not run tune, so
-    /// `xtask sensitivity` leaves these to their tests).
+    /// scenarios/ whose decisions it breaks). Code the catalogue never runs (see
+    /// [`MutantInfo::catalogue_runs_it`]) is left to its named test by `xtask sensitivity`;
+    /// `-` when no scenario is meant.
     pub scenario: &'static str,
     /// The test that fails under it: cargo arguments then the test's exact name.
     pub test: (&'static str, &'static str),
+}
+
+impl MutantInfo {
+    /// The areas whose code `fencesim check` never runs: `tune`, `shrink`, `check-history`,
+    /// `merge` and `percentiles` (a summary's percentiles are reported, never judged). Their
+    /// planted bugs are held to their named tests by `.ci/mutants`, not to the catalogue.
+    pub const OFF_CATALOGUE: &'static [&'static str] =
+        &["tune", "shrink", "check-history", "merge", "percentiles"];
+
+    /// Whether the catalogue runs the planted site (so `xtask sensitivity` applies it there).
+    pub fn catalogue_runs_it(&self) -> bool {
+        !Self::OFF_CATALOGUE.contains(&self.area)
+    }
 }
 
 macro_rules! info {
@@ -394,6 +417,42 @@ impl Mutant {
             "canary-stalled-resource",
             "-p fencesim-check --lib",
             "tests::invariants::i5_one_resource_stalling_while_another_progresses_is_caught"
+        ),
+        info!(
+            ShrinkVerifySkipsLastFault,
+            "shrink-verify-skips-last-fault",
+            "shrink",
+            "explore/src/shrink.rs: Shrinker::verify",
+            "-",
+            "-p fencesim-explore --test shrink",
+            "gc_pause_textbook_none_seed_0_shrinks_to_at_most_two_faults"
+        ),
+        info!(
+            CheckHistoryI5JudgedTooShort,
+            "check-history-i5-judged-too-short",
+            "check-history",
+            "fencesim/src/history_file.rs: judge_history",
+            "-",
+            "-p fencesim --lib",
+            "history_file::tests::i5_is_judged_only_when_the_history_lasts_the_bound_past_the_heal"
+        ),
+        info!(
+            MergeAcceptsRepeatedSeed,
+            "merge-accepts-repeated-seed",
+            "merge",
+            "verdict/src/check_report.rs: check_seeds_counted_once",
+            "-",
+            "-p fencesim-verdict --lib",
+            "check_report::tests::merge_refuses_inconsistent_parts"
+        ),
+        info!(
+            PercentileRankRoundsDown,
+            "percentile-rank-rounds-down",
+            "percentiles",
+            "verdict/src/summary/numeric.rs: Histogram::rank_bucket",
+            "-",
+            "-p fencesim-verdict --lib",
+            "summary::tests::aggregate_arrays_concatenate_with_nearest_rank_percentiles"
         ),
     ];
 

@@ -519,7 +519,12 @@ fn check_seeds_counted_once(
         for seed in stride.within(range) {
             let offset = seed - range.start;
             let (word, bit) = ((offset / 64) as usize, 1u64 << (offset % 64));
-            if seen[word] & bit != 0 {
+            // Planted bug (`.ci/mutants`): a seed two shards counted goes unnoticed.
+            if seen[word] & bit != 0
+                && !fencesim_model::mutant::active(
+                    fencesim_model::mutant::Mutant::MergeAcceptsRepeatedSeed,
+                )
+            {
                 return Err(format!(
                     "{file}: seed {seed} appears twice in the reports to merge (are two shards \
                      the same, or overlapping?)"

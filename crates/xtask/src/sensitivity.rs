@@ -56,7 +56,12 @@ fn detect(scenario: &Arc<Scenario>, max: u64, jobs: usize, factory: &StoreFactor
     while first.is_none() && tried < max {
         let n = batch.min(max - tried);
         let seeds = start.saturating_add(tried)..start.saturating_add(tried + n);
-        let outcomes = fencesim_sim::sweep(scenario, seeds, jobs, factory, &|_| {});
+        let outcomes = fencesim_sim::sweep_all(
+            scenario,
+            seeds,
+            jobs,
+            &fencesim_sim::Components::with_store(factory),
+        );
         first = outcomes
             .iter()
             .find(|o| {
@@ -94,7 +99,7 @@ fn false_positives(
     let started = crate::wall_now();
     // Streamed: only the failing seeds are kept, not every seed's outcome.
     let counted = std::sync::Mutex::new((0u64, Vec::new()));
-    fencesim_sim::runner::sweep_each(
+    fencesim_sim::runner::sweep(
         scenario,
         start..start.saturating_add(n),
         jobs,
@@ -129,7 +134,12 @@ fn catalogue(
 ) -> Vec<(String, String)> {
     let mut not_met = Vec::new();
     for (file, scenario) in scenarios {
-        let outcomes = fencesim_sim::sweep(scenario, scenario.seeds.iter(), jobs, factory, &|_| {});
+        let outcomes = fencesim_sim::sweep_all(
+            scenario,
+            scenario.seeds.iter(),
+            jobs,
+            &fencesim_sim::Components::with_store(factory),
+        );
         let result =
             fencesim_verdict::scenario_result(&file.display().to_string(), scenario, outcomes);
         if !result.summary.expectation_met {
@@ -215,9 +225,9 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
                 baseline[0].0
             )));
         }
-        // Tune's planted bugs change decisions of `fencesim tune`, which the catalogue does
-        // not run: `.ci/mutants` holds them to their named tests instead.
-        for info in Mutant::ALL.iter().filter(|info| info.area != "tune") {
+        // Planted bugs in code the catalogue never runs (tune, shrink, check-history, merge,
+        // percentiles): `.ci/mutants` holds them to their named tests instead.
+        for info in Mutant::ALL.iter().filter(|info| info.catalogue_runs_it()) {
             mutant::select(Some(info.mutant));
             let not_met = catalogue(&scenarios, args.jobs, &factory);
             mutant::select(None);

@@ -17,12 +17,19 @@ fn every_mutant_names_a_catalogue_scenario_and_a_test() {
     for line in lines {
         let fields: Vec<&str> = line.split('\t').collect();
         assert_eq!(fields.len(), 6, "{line}");
-        assert!(
-            Path::new(&catalogue(fields[3])).is_file(),
-            "{}: no scenario {}",
-            fields[0],
-            fields[3]
-        );
+        // Code the catalogue never runs names no scenario ("-"), except tune, whose mutants
+        // name the tuning profile whose decisions they break.
+        let off_catalogue = ["shrink", "check-history", "merge", "percentiles"];
+        if off_catalogue.contains(&fields[1]) {
+            assert_eq!(fields[3], "-", "{line}");
+        } else {
+            assert!(
+                Path::new(&catalogue(fields[3])).is_file(),
+                "{}: no scenario {}",
+                fields[0],
+                fields[3]
+            );
+        }
         assert!(fields[4].starts_with("-p fencesim"), "{line}");
         assert!(!fields[5].is_empty(), "{line}");
         areas.push(fields[1]);
@@ -31,7 +38,20 @@ fn every_mutant_names_a_catalogue_scenario_and_a_test() {
     areas.dedup();
     assert_eq!(
         areas,
-        ["checker", "clock", "coverage", "fencing", "lease", "metrics", "network", "tune"]
+        [
+            "check-history",
+            "checker",
+            "clock",
+            "coverage",
+            "fencing",
+            "lease",
+            "merge",
+            "metrics",
+            "network",
+            "percentiles",
+            "shrink",
+            "tune"
+        ]
     );
 }
 

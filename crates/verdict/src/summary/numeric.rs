@@ -101,9 +101,16 @@ impl Histogram {
         if count == 0 {
             return None;
         }
-        let rank = (u128::from(percent) * u128::from(count))
-            .div_ceil(100)
-            .max(1);
+        let scaled = u128::from(percent) * u128::from(count);
+        // Planted bug (`.ci/mutants`): the nearest rank rounded down.
+        let rank = if fencesim_model::mutant::active(
+            fencesim_model::mutant::Mutant::PercentileRankRoundsDown,
+        ) {
+            scaled / 100
+        } else {
+            scaled.div_ceil(100)
+        }
+        .max(1);
         let mut seen: u128 = 0;
         for bucket in self.buckets.values() {
             seen += u128::from(bucket.count);
