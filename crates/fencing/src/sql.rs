@@ -450,6 +450,49 @@ WHERE job_id = :job_id
         );
     }
 
+    fn write_request(resource: &str, token: Token) -> WriteRequest {
+        WriteRequest {
+            op: token,
+            resource: resource.into(),
+            lease_scope: resource.into(),
+            writer: "worker-0".into(),
+            token,
+            payload: format!("output of {resource} at {token}"),
+        }
+    }
+
+    /// Live mode's file database compares as asked (cargo-mutants found `open_file`'s scope
+    /// untested), and a second connection to the file sees the first one's writes.
+    #[test]
+    fn a_file_database_compares_as_asked_and_is_shared() {
+        let dir = std::env::temp_dir().join(format!("fencesim-sql-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (compare, job_b) in [
+            (CompareScope::PerResource, "accepted"),
+            (CompareScope::Global, "rejected"),
+        ] {
+            let path = dir.join(format!("{compare:?}.db"));
+            let _ = std::fs::remove_file(&path);
+            let mut first = SqlFence::open_file(&path, SqlVariant::Le, compare).unwrap();
+            let verdict = first.write_row(&write_request("job-A", 7));
+            assert!(verdict.is_accepted(), "{compare:?}: {verdict:?}");
+            let mut second = SqlFence::open_file(&path, SqlVariant::Le, compare).unwrap();
+            let verdict = second.write_row(&write_request("job-B", 3));
+            assert_eq!(
+                if verdict.is_accepted() {
+                    "accepted"
+                } else {
+                    "rejected"
+                },
+                job_b,
+                "{compare:?}: {verdict:?}"
+            );
+            // The second connection sees job-A's token 7: an older token is refused.
+            assert!(!second.write_row(&write_request("job-A", 6)).is_accepted());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn per_job_compare_accepts_the_same_writes() {
         check(
