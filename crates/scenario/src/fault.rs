@@ -6,12 +6,15 @@
 //! What each kind *does* to the simulated world lives in one module of `fencesim-sim`
 //! (`faults.rs`). ARCHITECTURE.md, "Adding a fault kind", lists the files a new kind touches.
 
-use fencesim_model::{nodes, rng::Rng};
+use fencesim_model::{
+    nodes,
+    rng::{stream, Rng},
+};
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 use toml_edit::{value, Array, Table};
 
-use crate::spec::Dist;
+use crate::dist::Dist;
 
 /// The kinds of fault, as named in scenario files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -548,5 +551,94 @@ impl RandomFault {
             at_ms,
             fault: Fault::drawn(self.kind, target, size_ms, negative, one_way),
         })
+    }
+}
+
+/// Which outage to inject.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutageForm {
+    /// The lease service is down (a `coordinator-restart` of the outage's length).
+    ServiceDown,
+    /// The link between the coordinator and whichever worker holds a lease when the outage
+    /// begins is cut both ways (a `holder-link-cut`); the service stays up, so another worker
+    /// can take over.
+    HolderLinkCut,
+}
+
+impl OutageForm {
+    /// Both forms, in documentation order.
+    pub const ALL: [OutageForm; 2] = [OutageForm::ServiceDown, OutageForm::HolderLinkCut];
+
+    /// The form's name in scenario files (`"service-down"`, `"holder-link-cut"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OutageForm::ServiceDown => "service-down",
+            OutageForm::HolderLinkCut => "holder-link-cut",
+        }
+    }
+
+    /// The fault kind that realizes the form.
+    pub fn kind(self) -> FaultKind {
+        match self {
+            OutageForm::ServiceDown => FaultKind::CoordinatorRestart,
+            OutageForm::HolderLinkCut => FaultKind::HolderLinkCut,
+        }
+    }
+}
+
+impl std::fmt::Display for OutageForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `[faults.outage]`: one outage of `form` lasting `duration_ms` in every seed, beginning at a
+/// time drawn from the seed's `"faults/outage"` stream, uniformly in
+/// `[min(OUTAGE_LEAD_MS, room / 2), room]` where `room = duration_ms (of the scenario) -
+/// duration_ms (of the outage)`: inside the safety phase with room for the whole outage, and
+/// after a lead that lets the workers elect a holder first. The time depends only on the seed,
+/// the scenario's `duration_ms` and the outage's length (never on lease or worker timings), so
+/// every setting of a sweep meets the outage at the same instant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InjectedOutage {
+    /// Which outage.
+    pub form: OutageForm,
+    /// How long it lasts (ms); shorter than the scenario's `duration_ms`.
+    pub duration_ms: f64,
+}
+
+/// The injected outage begins no earlier than this (or half the room, if that is shorter), so
+/// that a holder usually exists when it begins.
+pub const OUTAGE_LEAD_MS: f64 = 10_000.0;
+
+impl InjectedOutage {
+    /// The fault that realizes it.
+    pub fn fault(&self) -> Fault {
+        match self.form {
+            OutageForm::ServiceDown => Fault::CoordinatorRestart {
+                duration_ms: self.duration_ms,
+            },
+            OutageForm::HolderLinkCut => Fault::HolderLinkCut {
+                duration_ms: self.duration_ms,
+            },
+        }
+    }
+
+    /// Its drawn time and fault in run `seed` of a scenario lasting `scenario_duration_ms`
+    /// (before queueing in the plan).
+    pub(crate) fn occurrence(&self, scenario_duration_ms: u64, seed: u64) -> TimedFault {
+        let room = (scenario_duration_ms as f64 - self.duration_ms).max(0.0);
+        let lead = OUTAGE_LEAD_MS.min(room / 2.0);
+        let mut rng = stream(seed, "faults/outage");
+        let at_ms = if room > lead {
+            rng.gen_range(lead..=room)
+        } else {
+            lead
+        };
+        TimedFault {
+            at_ms,
+            fault: self.fault(),
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 #![warn(missing_docs)]
 
+pub mod dist;
 pub mod fault;
 pub mod identity;
 pub mod input;

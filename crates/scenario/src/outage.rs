@@ -8,103 +8,14 @@
 
 use std::collections::BTreeMap;
 
-use fencesim_model::{nodes, rng::stream};
-use rand::Rng as _;
-use serde::{Deserialize, Serialize};
+use fencesim_model::nodes;
 
+pub use crate::fault::{InjectedOutage, OutageForm, OUTAGE_LEAD_MS};
 use crate::{
-    fault::{Fault, FaultKind, TimedFault},
+    fault::{Fault, FaultKind},
     plan::{plan, MAX_OCCURRENCES_PER_ENTRY},
     spec::Scenario,
 };
-
-/// Which outage to inject.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OutageForm {
-    /// The lease service is down (a `coordinator-restart` of the outage's length).
-    ServiceDown,
-    /// The link between the coordinator and whichever worker holds a lease when the outage
-    /// begins is cut both ways (a `holder-link-cut`); the service stays up, so another worker
-    /// can take over.
-    HolderLinkCut,
-}
-
-impl OutageForm {
-    /// Both forms, in documentation order.
-    pub const ALL: [OutageForm; 2] = [OutageForm::ServiceDown, OutageForm::HolderLinkCut];
-
-    /// The form's name in scenario files (`"service-down"`, `"holder-link-cut"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            OutageForm::ServiceDown => "service-down",
-            OutageForm::HolderLinkCut => "holder-link-cut",
-        }
-    }
-
-    /// The fault kind that realizes the form.
-    pub fn kind(self) -> FaultKind {
-        match self {
-            OutageForm::ServiceDown => FaultKind::CoordinatorRestart,
-            OutageForm::HolderLinkCut => FaultKind::HolderLinkCut,
-        }
-    }
-}
-
-impl std::fmt::Display for OutageForm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// `[faults.outage]`: one outage of `form` lasting `duration_ms` in every seed, beginning at a
-/// time drawn from the seed's `"faults/outage"` stream, uniformly in
-/// `[min(OUTAGE_LEAD_MS, room / 2), room]` where `room = duration_ms (of the scenario) -
-/// duration_ms (of the outage)`: inside the safety phase with room for the whole outage, and
-/// after a lead that lets the workers elect a holder first. The time depends only on the seed,
-/// the scenario's `duration_ms` and the outage's length (never on lease or worker timings), so
-/// every setting of a sweep meets the outage at the same instant.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct InjectedOutage {
-    /// Which outage.
-    pub form: OutageForm,
-    /// How long it lasts (ms); shorter than the scenario's `duration_ms`.
-    pub duration_ms: f64,
-}
-
-/// The injected outage begins no earlier than this (or half the room, if that is shorter), so
-/// that a holder usually exists when it begins.
-pub const OUTAGE_LEAD_MS: f64 = 10_000.0;
-
-impl InjectedOutage {
-    /// The fault that realizes it.
-    pub fn fault(&self) -> Fault {
-        match self.form {
-            OutageForm::ServiceDown => Fault::CoordinatorRestart {
-                duration_ms: self.duration_ms,
-            },
-            OutageForm::HolderLinkCut => Fault::HolderLinkCut {
-                duration_ms: self.duration_ms,
-            },
-        }
-    }
-
-    /// Its drawn time and fault in run `seed` of `scenario` (before queueing in the plan).
-    pub(crate) fn occurrence(&self, scenario: &Scenario, seed: u64) -> TimedFault {
-        let room = (scenario.duration_ms as f64 - self.duration_ms).max(0.0);
-        let lead = OUTAGE_LEAD_MS.min(room / 2.0);
-        let mut rng = stream(seed, "faults/outage");
-        let at_ms = if room > lead {
-            rng.gen_range(lead..=room)
-        } else {
-            lead
-        };
-        TimedFault {
-            at_ms,
-            fault: self.fault(),
-        }
-    }
-}
 
 /// `scenario` with a `[faults.outage]` of `form` lasting `duration_ms` (see [`InjectedOutage`]):
 /// each seed's plan holds exactly one more outage, at a drawn time. An error (in words, for the

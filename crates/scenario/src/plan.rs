@@ -195,7 +195,7 @@ pub fn plan(scenario: &Scenario, seed: u64) -> FaultPlan {
     // random entry's occurrences; sorted by drawn time below, stable on this order.
     let mut drawn: Vec<TimedFault> = Vec::new();
     if let Some(outage) = &scenario.faults.outage {
-        drawn.push(outage.occurrence(scenario, seed));
+        drawn.push(outage.occurrence(scenario.duration_ms, seed));
     }
     let outages = drawn.len();
     for (index, entry) in scenario.faults.random.iter().enumerate() {

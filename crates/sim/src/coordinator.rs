@@ -7,20 +7,20 @@ use std::sync::Arc;
 use fencesim_model::{
     history::EventKind,
     lease::{Acquire, Lease, RenewRefusal},
-    mutant::{active, Mutant},
     nodes::COORDINATOR,
     rng::stream,
-    NS_PER_MS,
+    Scope, Token, NS_PER_MS,
 };
 use futures::StreamExt;
 use rand::Rng as _;
 
 use crate::{
-    net,
+    expiry,
     node::spawn_guarded,
     protocol::{Envelope, Msg},
     storage,
-    world::{lock, World},
+    wait::lock,
+    world::World,
 };
 
 pub(crate) async fn run(world: Arc<World>) {
@@ -106,29 +106,6 @@ fn restarted(world: &Arc<World>) {
     }
 }
 
-/// Expires every lease due by the coordinator's clock, recording each expiry.
-pub(crate) fn expire_due(world: &World) {
-    let now = if active(Mutant::CoordinatorExpiryByWallClock) {
-        // The planted bug: "now" from the wall clock (ms since the run's wall epoch), compared
-        // with expiries computed on `mono`: a wall-clock step moves every expiry.
-        let wall_ms = world.wall_ms(COORDINATOR) - fencesim_model::clock::WALL_EPOCH_MS;
-        u64::try_from(wall_ms).unwrap_or(0) * fencesim_model::NS_PER_MS
-    } else {
-        world.mono_ns(COORDINATOR)
-    };
-    let expired = lock(&world.lease).expire_due(now);
-    for lease in expired {
-        world.record(
-            COORDINATOR,
-            EventKind::Expired {
-                scope: lease.scope,
-                holder: lease.holder,
-                token: lease.token,
-            },
-        );
-    }
-}
-
 /// Wakes at the next revocation (expiry, rounded up to the next expiry check). New grants
 /// always expire later than `now + ttl`, so when no lease exists, sleeping half a TTL never
 /// oversleeps one.
@@ -140,19 +117,16 @@ async fn expiry_timer(world: Arc<World>) {
         world
             .sleep_local(COORDINATOR, next.saturating_sub(now).max(1_000))
             .await;
-        expire_due(&world);
+        expiry::expire_due(&world);
     }
 }
 
 fn reply(world: &Arc<World>, to: &Arc<str>, msg: Msg) {
-    net::send(
-        world,
-        Envelope {
-            from: world.name(COORDINATOR),
-            to: to.clone(),
-            msg,
-        },
-    );
+    world.net.send(Envelope {
+        from: world.name(COORDINATOR),
+        to: to.clone(),
+        msg,
+    });
 }
 
 fn granted(world: &Arc<World>, lease: Lease) -> u64 {
@@ -169,7 +143,7 @@ fn granted(world: &Arc<World>, lease: Lease) -> u64 {
 }
 
 fn handle(world: &Arc<World>, envelope: Envelope) {
-    expire_due(world);
+    expiry::expire_due(world);
     let sender = envelope.from.clone();
     let from: &str = &sender;
     match envelope.msg {
@@ -179,38 +153,7 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
             session,
             expected,
         } => {
-            let now = world.mono_ns(COORDINATOR);
-            let wall_ms = world.wall_ms(COORDINATOR);
-            let outcome = lock(&world.lease).acquire(&scope, from, session, expected, now, wall_ms);
-            let token = match outcome {
-                Acquire::Granted(lease) => Some(granted(world, lease)),
-                Acquire::TookOver { previous, lease } => {
-                    world.record(
-                        COORDINATOR,
-                        EventKind::TakenOver {
-                            scope: previous.scope,
-                            holder: previous.holder,
-                            token: previous.token,
-                            by: lease.holder.clone(),
-                        },
-                    );
-                    Some(granted(world, lease))
-                }
-                Acquire::AlreadyHeld(lease) => {
-                    world.record(
-                        COORDINATOR,
-                        EventKind::Renewed {
-                            scope,
-                            holder: lease.holder,
-                            token: lease.token,
-                        },
-                    );
-                    Some(lease.token)
-                }
-                // Denials are not recorded: waiting workers retry often and the grant that
-                // ends the wait is what matters.
-                Acquire::Denied(_) => None,
-            };
+            let token = acquire(world, from, scope, session, expected);
             reply(world, &sender, Msg::AcquireReply { req, token });
         }
         Msg::Get { req, scope } => {
@@ -218,39 +161,7 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
             reply(world, &sender, Msg::GetReply { req, record });
         }
         Msg::Renew { req, scope, token } => {
-            let now = world.mono_ns(COORDINATOR);
-            let outcome = lock(&world.lease).renew(&scope, from, token, now);
-            let (ok, reason) = match outcome {
-                Ok(_) => {
-                    world.record(
-                        COORDINATOR,
-                        EventKind::Renewed {
-                            scope,
-                            holder: from.to_string(),
-                            token,
-                        },
-                    );
-                    (true, String::new())
-                }
-                Err(refusal) => {
-                    let reason = match refusal {
-                        RenewRefusal::NoLease => "no lease".to_string(),
-                        RenewRefusal::Superseded { holder, token } => {
-                            format!("held by {holder} with token {token}")
-                        }
-                    };
-                    world.record(
-                        COORDINATOR,
-                        EventKind::Refused {
-                            scope,
-                            holder: from.to_string(),
-                            token: Some(token),
-                            reason: reason.clone(),
-                        },
-                    );
-                    (false, reason)
-                }
-            };
+            let (ok, reason) = renew(world, from, scope, token);
             reply(world, &sender, Msg::RenewReply { req, ok, reason });
         }
         Msg::Release { req, scope, token } => {
@@ -277,5 +188,84 @@ fn handle(world: &Arc<World>, envelope: Envelope) {
             storage::handle(world, COORDINATOR, Envelope { msg, ..envelope });
         }
         other => panic!("coordinator received an unexpected message: {other:?}"),
+    }
+}
+
+/// An acquire: the token granted (or the lease already held), `None` when denied.
+fn acquire(
+    world: &Arc<World>,
+    from: &str,
+    scope: Scope,
+    session: u64,
+    expected: Option<u64>,
+) -> Option<Token> {
+    let now = world.mono_ns(COORDINATOR);
+    let wall_ms = world.wall_ms(COORDINATOR);
+    let outcome = lock(&world.lease).acquire(&scope, from, session, expected, now, wall_ms);
+    match outcome {
+        Acquire::Granted(lease) => Some(granted(world, lease)),
+        Acquire::TookOver { previous, lease } => {
+            world.record(
+                COORDINATOR,
+                EventKind::TakenOver {
+                    scope: previous.scope,
+                    holder: previous.holder,
+                    token: previous.token,
+                    by: lease.holder.clone(),
+                },
+            );
+            Some(granted(world, lease))
+        }
+        Acquire::AlreadyHeld(lease) => {
+            world.record(
+                COORDINATOR,
+                EventKind::Renewed {
+                    scope,
+                    holder: lease.holder,
+                    token: lease.token,
+                },
+            );
+            Some(lease.token)
+        }
+        // Denials are not recorded: waiting workers retry often and the grant that
+        // ends the wait is what matters.
+        Acquire::Denied(_) => None,
+    }
+}
+
+/// A renewal: whether it was accepted, and the refusal's reason.
+fn renew(world: &Arc<World>, from: &str, scope: Scope, token: Token) -> (bool, String) {
+    let now = world.mono_ns(COORDINATOR);
+    let outcome = lock(&world.lease).renew(&scope, from, token, now);
+    match outcome {
+        Ok(_) => {
+            world.record(
+                COORDINATOR,
+                EventKind::Renewed {
+                    scope,
+                    holder: from.to_string(),
+                    token,
+                },
+            );
+            (true, String::new())
+        }
+        Err(refusal) => {
+            let reason = match refusal {
+                RenewRefusal::NoLease => "no lease".to_string(),
+                RenewRefusal::Superseded { holder, token } => {
+                    format!("held by {holder} with token {token}")
+                }
+            };
+            world.record(
+                COORDINATOR,
+                EventKind::Refused {
+                    scope,
+                    holder: from.to_string(),
+                    token: Some(token),
+                    reason: reason.clone(),
+                },
+            );
+            (false, reason)
+        }
     }
 }

@@ -16,8 +16,8 @@ use fencesim_scenario::{Fault, TimedFault};
 use madsim::runtime::Handle;
 
 use crate::{
-    net,
-    world::{lock, sleep_exact, World},
+    wait::{lock, sleep_exact},
+    world::World,
 };
 
 /// Adds `timed`'s effect on node clocks, if it has one, to `clocks`.
@@ -79,7 +79,6 @@ pub(crate) enum Undo {
 
 /// Starts a fault now (synchronously) and says how it ends.
 pub(crate) fn begin(world: &Arc<World>, index: u64, fault: Fault) -> Undo {
-    let handle = Handle::current();
     match fault {
         Fault::GcPause { node, duration_ms } => pause(world, node, PauseKind::Gc, duration_ms),
         // The node's clock already knows this freeze (it is part of the plan).
@@ -87,17 +86,7 @@ pub(crate) fn begin(world: &Arc<World>, index: u64, fault: Fault) -> Undo {
             pause(world, node, PauseKind::VmSuspend, duration_ms)
         }
         Fault::ClockStep { node, delta_ms } => {
-            // The step is part of the node's clock plan; record the readings right after it.
-            let clock = world.clock(&node);
-            let now = world.now_ns();
-            world.record(
-                &node,
-                EventKind::ClockStepped {
-                    delta_ms,
-                    wall_ms: clock.wall_ns(now) as f64 / NS_PER_MS as f64,
-                    mono_ms: clock.mono_ns(now) as f64 / NS_PER_MS as f64,
-                },
-            );
+            clock_stepped(world, &node, delta_ms);
             Undo::Nothing
         }
         Fault::Partition {
@@ -105,26 +94,7 @@ pub(crate) fn begin(world: &Arc<World>, index: u64, fault: Fault) -> Undo {
             peers,
             one_way,
             duration_ms,
-        } => {
-            world
-                .net
-                .partition(index, nodes.clone(), peers.clone(), one_way);
-            world.record(
-                NEMESIS,
-                EventKind::PartitionStarted {
-                    from: nodes.clone(),
-                    to: peers.clone(),
-                    one_way,
-                },
-            );
-            Undo::Heal {
-                index,
-                from: nodes,
-                to: peers,
-                one_way,
-                after_ms: duration_ms,
-            }
-        }
+        } => partition(world, index, nodes, peers, one_way, duration_ms),
         Fault::HoldRelease {
             from,
             to,
@@ -158,37 +128,70 @@ pub(crate) fn begin(world: &Arc<World>, index: u64, fault: Fault) -> Undo {
                 .leases()
                 .next()
                 .map_or_else(|| nodes::worker(0), |lease| lease.holder.clone());
-            let (from, to) = (vec![holder], vec![nodes::COORDINATOR.to_string()]);
-            world.net.partition(index, from.clone(), to.clone(), false);
-            world.record(
-                NEMESIS,
-                EventKind::PartitionStarted {
-                    from: from.clone(),
-                    to: to.clone(),
-                    one_way: false,
-                },
-            );
-            Undo::Heal {
-                index,
-                from,
-                to,
-                one_way: false,
-                after_ms: duration_ms,
-            }
+            let to = vec![nodes::COORDINATOR.to_string()];
+            partition(world, index, vec![holder], to, false, duration_ms)
         }
         Fault::Panic { node } => {
-            let id = node_id(world, &node);
-            let target = handle.get_node(id).expect("node exists");
-            // Through the node guard, like every node task: it records the panic and stops
-            // the run, and the panic never reaches madsim (which would print a line with a
-            // build-machine path).
-            let message = format!("injected panic on {node}");
-            target.spawn(crate::node::guarded(world.clone(), node, async move {
-                panic!("{message}");
-            }));
+            inject_panic(world, node);
             Undo::Nothing
         }
     }
+}
+
+/// Records a clock step's readings right after it (the step is part of the node's clock
+/// plan).
+fn clock_stepped(world: &World, node: &str, delta_ms: f64) {
+    let clock = world.clock(node);
+    let now = world.now_ns();
+    world.record(
+        node,
+        EventKind::ClockStepped {
+            delta_ms,
+            wall_ms: clock.wall_ns(now) as f64 / NS_PER_MS as f64,
+            mono_ms: clock.mono_ns(now) as f64 / NS_PER_MS as f64,
+        },
+    );
+}
+
+/// Cuts `from` from `to` (and back, unless one-way) until the heal.
+fn partition(
+    world: &World,
+    index: u64,
+    from: Vec<String>,
+    to: Vec<String>,
+    one_way: bool,
+    duration_ms: f64,
+) -> Undo {
+    world
+        .net
+        .partition(index, from.clone(), to.clone(), one_way);
+    world.record(
+        NEMESIS,
+        EventKind::PartitionStarted {
+            from: from.clone(),
+            to: to.clone(),
+            one_way,
+        },
+    );
+    Undo::Heal {
+        index,
+        from,
+        to,
+        one_way,
+        after_ms: duration_ms,
+    }
+}
+
+/// Panics a task on `node` through the node guard, like every node task: it records the
+/// panic and stops the run, and the panic never reaches madsim (which would print a line
+/// with a build-machine path).
+fn inject_panic(world: &Arc<World>, node: String) {
+    let id = node_id(world, &node);
+    let target = Handle::current().get_node(id).expect("node exists");
+    let message = format!("injected panic on {node}");
+    target.spawn(crate::node::guarded(world.clone(), node, async move {
+        panic!("{message}");
+    }));
 }
 
 /// Waits out a fault's duration and ends it.
@@ -227,7 +230,7 @@ pub(crate) async fn finish(world: &Arc<World>, undo: Undo) {
                 },
             );
             for envelope in held {
-                net::carry(world, envelope);
+                world.net.carry(envelope);
             }
         }
         Undo::Restart { node, after_ms } => {

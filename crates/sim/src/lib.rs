@@ -16,7 +16,9 @@ compile_error!(
 );
 
 pub mod baseline;
+mod components;
 mod coordinator;
+mod expiry;
 mod faults;
 mod nemesis;
 mod net;
@@ -24,6 +26,7 @@ mod node;
 mod protocol;
 pub mod runner;
 mod storage;
+mod wait;
 mod worker;
 mod world;
 

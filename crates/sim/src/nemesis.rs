@@ -8,7 +8,8 @@ use fencesim_scenario::TimedFault;
 
 use crate::{
     faults::{begin, finish},
-    world::{sleep_exact, World},
+    wait::sleep_exact,
+    world::World,
 };
 
 /// Applies every fault, then the heal and liveness phases. Returns when the run is over.

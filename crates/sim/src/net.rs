@@ -31,7 +31,7 @@ use rand::Rng as _;
 
 use crate::{
     protocol::Envelope,
-    world::{lock, Alarm, World},
+    wait::{lock, Alarm, TrueTime},
 };
 
 /// One active partition: messages from `from` to `to` are dropped (and back, unless one-way).
@@ -122,10 +122,12 @@ pub(crate) struct Net {
     alarm: Alarm,
     /// Messages put on the wire (each copy of a duplicate, each released held message).
     carried: AtomicU64,
+    /// The run's true time: delivery times are true time.
+    time: TrueTime,
 }
 
 impl Net {
-    pub fn new(scenario: &Scenario, seed: u64) -> Self {
+    pub fn new(scenario: &Scenario, seed: u64, time: TrueTime) -> Self {
         Net {
             spec: scenario.network.clone(),
             rng: Mutex::new(fencesim_model::rng::stream(
@@ -139,14 +141,15 @@ impl Net {
             queue: Mutex::new(Queue::default()),
             alarm: Alarm::default(),
             carried: AtomicU64::new(0),
+            time,
         }
     }
 
     /// Sets the node whose task carries messages in flight, and starts that task.
-    pub fn set_carrier(world: &Arc<World>, node: NodeHandle) {
-        let carrier = world.clone();
-        node.spawn(async move { deliver_forever(carrier).await });
-        *lock(&world.net.carrier) = Some(node);
+    pub fn set_carrier(self: &Arc<Self>, node: NodeHandle) {
+        let net = self.clone();
+        node.spawn(async move { net.deliver_forever().await });
+        *lock(&self.carrier) = Some(node);
     }
 
     /// (Re)opens `node`'s mailbox; messages to its previous incarnation are lost with it.
@@ -216,79 +219,81 @@ impl Net {
     }
 }
 
-/// Sends a message: dropped if a partition cuts the link or the loss draw says so, kept if
-/// the link is held, otherwise delivered after a drawn delay (twice if duplicated).
-pub(crate) fn send(world: &Arc<World>, envelope: Envelope) {
-    let net = &world.net;
-    if lock(&net.cuts)
-        .iter()
-        .any(|cut| cut.blocks(&envelope.from, &envelope.to))
-        && !active(Mutant::NetPartitionIgnored)
-    {
-        return;
-    }
-    let (lost, duplicated) = {
-        let mut rng = lock(&net.rng);
-        let lost = net.spec.loss > 0.0 && rng.gen_bool(net.spec.loss);
-        let duplicated = net.spec.duplicate > 0.0 && rng.gen_bool(net.spec.duplicate);
-        (lost, duplicated)
-    };
-    if lost {
-        return;
-    }
-    {
-        let mut holds = lock(&net.holds);
-        // Few links are ever held: a scan, with no key to build per message.
-        if let Some((_, (_, held))) = holds
-            .iter_mut()
-            .find(|((from, to), _)| **from == *envelope.from && **to == *envelope.to)
+impl Net {
+    /// Sends a message: dropped if a partition cuts the link or the loss draw says so, kept if
+    /// the link is held, otherwise delivered after a drawn delay (twice if duplicated).
+    pub fn send(&self, envelope: Envelope) {
+        let net = self;
+        if lock(&net.cuts)
+            .iter()
+            .any(|cut| cut.blocks(&envelope.from, &envelope.to))
+            && !active(Mutant::NetPartitionIgnored)
         {
-            held.push(envelope);
             return;
         }
-    }
-    if duplicated {
-        carry(world, envelope.clone());
-    }
-    carry(world, envelope);
-}
-
-/// Delivers a message after a fresh delay, ignoring partitions and holds (used for held
-/// messages being released, and by `send`).
-pub(crate) fn carry(world: &Arc<World>, envelope: Envelope) {
-    let net = &world.net;
-    let delay = net.delay();
-    net.carried.fetch_add(1, Ordering::Relaxed);
-    let at_ns = world.now_ns() + delay.as_nanos() as u64;
-    let mut queue = lock(&net.queue);
-    queue.push(at_ns, envelope);
-    if queue.armed_ns.is_none_or(|armed| at_ns < armed) {
-        queue.armed_ns = Some(at_ns);
-        drop(queue);
-        net.alarm.ring();
-    }
-}
-
-/// The carrier: delivers every message that is due, then sleeps until the next one (or until
-/// a message due earlier arrives).
-async fn deliver_forever(world: Arc<World>) {
-    let net = &world.net;
-    loop {
-        let now = world.now_ns();
-        let next = {
-            let mut queue = lock(&net.queue);
-            while let Some(envelope) = queue.pop_due(now) {
-                if let Some(mailbox) = lock(&net.mailboxes).get(&*envelope.to) {
-                    // A closed mailbox means the node is down: the message is lost, as on a
-                    // wire.
-                    let _ = mailbox.unbounded_send(envelope);
-                }
-            }
-            let next = queue.next_due();
-            queue.armed_ns = next;
-            next
+        let (lost, duplicated) = {
+            let mut rng = lock(&net.rng);
+            let lost = net.spec.loss > 0.0 && rng.gen_bool(net.spec.loss);
+            let duplicated = net.spec.duplicate > 0.0 && rng.gen_bool(net.spec.duplicate);
+            (lost, duplicated)
         };
-        net.alarm.sleep_until(&world, now, next).await;
+        if lost {
+            return;
+        }
+        {
+            let mut holds = lock(&net.holds);
+            // Few links are ever held: a scan, with no key to build per message.
+            if let Some((_, (_, held))) = holds
+                .iter_mut()
+                .find(|((from, to), _)| **from == *envelope.from && **to == *envelope.to)
+            {
+                held.push(envelope);
+                return;
+            }
+        }
+        if duplicated {
+            net.carry(envelope.clone());
+        }
+        net.carry(envelope);
+    }
+
+    /// Delivers a message after a fresh delay, ignoring partitions and holds (used for held
+    /// messages being released, and by `send`).
+    pub fn carry(&self, envelope: Envelope) {
+        let net = self;
+        let delay = net.delay();
+        net.carried.fetch_add(1, Ordering::Relaxed);
+        let at_ns = net.time.now_ns() + delay.as_nanos() as u64;
+        let mut queue = lock(&net.queue);
+        queue.push(at_ns, envelope);
+        if queue.armed_ns.is_none_or(|armed| at_ns < armed) {
+            queue.armed_ns = Some(at_ns);
+            drop(queue);
+            net.alarm.ring();
+        }
+    }
+
+    /// The carrier: delivers every message that is due, then sleeps until the next one (or until
+    /// a message due earlier arrives).
+    async fn deliver_forever(&self) {
+        let net = self;
+        loop {
+            let now = net.time.now_ns();
+            let next = {
+                let mut queue = lock(&net.queue);
+                while let Some(envelope) = queue.pop_due(now) {
+                    if let Some(mailbox) = lock(&net.mailboxes).get(&*envelope.to) {
+                        // A closed mailbox means the node is down: the message is lost, as on a
+                        // wire.
+                        let _ = mailbox.unbounded_send(envelope);
+                    }
+                }
+                let next = queue.next_due();
+                queue.armed_ns = next;
+                next
+            };
+            net.alarm.sleep_until(&net.time, now, next).await;
+        }
     }
 }
 

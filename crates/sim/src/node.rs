@@ -16,9 +16,9 @@ use fencesim_model::{clock::NodeClock, history::EventKind, ms_to_ns};
 use futures::{channel::oneshot, FutureExt, StreamExt};
 
 use crate::{
-    net,
     protocol::{Envelope, Msg},
-    world::{lock, Alarm, World},
+    wait::{lock, Alarm},
+    world::World,
 };
 
 /// Spawns `future` on the current node; if it panics, the panic is recorded on `node` and
@@ -126,14 +126,11 @@ impl Endpoint {
 
     /// Fire and forget.
     pub fn send(&self, to: &str, msg: Msg) {
-        net::send(
-            &self.world,
-            Envelope {
-                from: self.me.clone(),
-                to: self.world.name(to),
-                msg,
-            },
-        );
+        self.world.net.send(Envelope {
+            from: self.me.clone(),
+            to: self.world.name(to),
+            msg,
+        });
     }
 
     /// Sends a request built from a fresh request id and waits for its reply, giving up after
@@ -191,7 +188,7 @@ impl Endpoint {
             };
             let wake_ns =
                 next.map(|deadline| clock.true_time_until_mono(now, deadline).max(now + 1));
-            self.alarm.sleep_until(world, now, wake_ns).await;
+            self.alarm.sleep_until(world.time(), now, wake_ns).await;
         }
     }
 }

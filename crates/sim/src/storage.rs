@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use fencesim_model::{
-    fence::Verdict,
+    fence::{Verdict, WriteRequest},
     history::{EffectVia, EventKind},
     lease::LeaseView,
     nodes::{COORDINATOR, STORAGE},
@@ -16,9 +16,10 @@ use fencesim_scenario::Durability;
 use futures::StreamExt;
 
 use crate::{
-    coordinator, net,
+    expiry,
     protocol::{Envelope, Msg},
-    world::{lock, World},
+    wait::lock,
+    world::World,
 };
 
 pub(crate) async fn run(world: Arc<World>) {
@@ -42,76 +43,7 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
             req,
             request,
             outbox,
-        } => {
-            world.record(
-                host,
-                EventKind::WritePresented {
-                    op: request.op,
-                    resource: request.resource.clone(),
-                    lease_scope: request.lease_scope.clone(),
-                    writer: request.writer.clone(),
-                    token: request.token,
-                },
-            );
-            let verdict = if stalled(world, &request.resource) {
-                Verdict::Rejected {
-                    accepted: None,
-                    reason: "planted bug: store stalled after the heal".into(),
-                }
-            } else {
-                let mut store = lock(&world.store);
-                if store.checks_lease_state() {
-                    assert_eq!(
-                        host, COORDINATOR,
-                        "a lease-checking store must live with the lease service"
-                    );
-                    coordinator::expire_due(world);
-                    let mut lease = lock(&world.lease);
-                    let verdict = store.write(&request, Some(&*lease as &dyn LeaseView));
-                    if verdict.is_accepted() {
-                        lease.data_put();
-                    }
-                    verdict
-                } else {
-                    store.write(&request, None)
-                }
-            };
-            let kind = match &verdict {
-                Verdict::Accepted { previous } => EventKind::WriteAccepted {
-                    op: request.op,
-                    resource: request.resource.clone(),
-                    lease_scope: request.lease_scope.clone(),
-                    writer: request.writer.clone(),
-                    token: request.token,
-                    previous: *previous,
-                },
-                Verdict::Rejected { accepted, reason } => EventKind::WriteRejected {
-                    op: request.op,
-                    resource: request.resource.clone(),
-                    lease_scope: request.lease_scope.clone(),
-                    writer: request.writer.clone(),
-                    token: request.token,
-                    accepted: *accepted,
-                    reason: reason.clone(),
-                },
-            };
-            world.record(host, kind);
-            if outbox && verdict.is_accepted() {
-                // The effect was committed with the write; the relay delivers it from here.
-                world.record(
-                    host,
-                    EventKind::SideEffect {
-                        op: request.op,
-                        resource: request.resource,
-                        lease_scope: request.lease_scope,
-                        worker: request.writer,
-                        token: request.token,
-                        via: EffectVia::Outbox,
-                    },
-                );
-            }
-            Msg::WriteReply { req, verdict }
-        }
+        } => write(world, host, req, request, outbox),
         Msg::ReadToken { req, op, resource } => {
             let stored = lock(&world.store).read_token(&resource);
             world.record(
@@ -144,14 +76,92 @@ pub(crate) fn handle(world: &Arc<World>, host: &str, envelope: Envelope) {
         }
         other => panic!("storage received an unexpected message: {other:?}"),
     };
-    net::send(
-        world,
-        Envelope {
-            from: world.name(host),
-            to: from,
-            msg: answer,
+    world.net.send(Envelope {
+        from: world.name(host),
+        to: from,
+        msg: answer,
+    });
+}
+
+/// A write: recorded as presented, judged by the store (with the lease state, for a store
+/// that checks it), recorded with its verdict and, for an outbox write, its side effect.
+fn write(world: &Arc<World>, host: &str, req: u64, request: WriteRequest, outbox: bool) -> Msg {
+    world.record(
+        host,
+        EventKind::WritePresented {
+            op: request.op,
+            resource: request.resource.clone(),
+            lease_scope: request.lease_scope.clone(),
+            writer: request.writer.clone(),
+            token: request.token,
         },
     );
+    let verdict = judge(world, host, &request);
+    world.record(host, verdict_event(&request, &verdict));
+    if outbox && verdict.is_accepted() {
+        // The effect was committed with the write; the relay delivers it from here.
+        world.record(
+            host,
+            EventKind::SideEffect {
+                op: request.op,
+                resource: request.resource,
+                lease_scope: request.lease_scope,
+                worker: request.writer,
+                token: request.token,
+                via: EffectVia::Outbox,
+            },
+        );
+    }
+    Msg::WriteReply { req, verdict }
+}
+
+/// The store's verdict on a write (a stalled store, a planted bug, rejects everything).
+fn judge(world: &Arc<World>, host: &str, request: &WriteRequest) -> Verdict {
+    if stalled(world, &request.resource) {
+        return Verdict::Rejected {
+            accepted: None,
+            reason: "planted bug: store stalled after the heal".into(),
+        };
+    }
+    let mut store = lock(&world.store);
+    if store.checks_lease_state() {
+        assert_eq!(
+            host, COORDINATOR,
+            "a lease-checking store must live with the lease service"
+        );
+        expiry::expire_due(world);
+        let mut lease = lock(&world.lease);
+        let verdict = store.write(request, Some(&*lease as &dyn LeaseView));
+        if verdict.is_accepted() {
+            lease.data_put();
+        }
+        verdict
+    } else {
+        store.write(request, None)
+    }
+}
+
+/// The history event that records `verdict` on `request`.
+fn verdict_event(request: &WriteRequest, verdict: &Verdict) -> EventKind {
+    match verdict {
+        Verdict::Accepted { previous } => EventKind::WriteAccepted {
+            op: request.op,
+            resource: request.resource.clone(),
+            lease_scope: request.lease_scope.clone(),
+            writer: request.writer.clone(),
+            token: request.token,
+            previous: *previous,
+        },
+        Verdict::Rejected { accepted, reason } => EventKind::WriteRejected {
+            op: request.op,
+            resource: request.resource.clone(),
+            lease_scope: request.lease_scope.clone(),
+            writer: request.writer.clone(),
+            token: request.token,
+            accepted: *accepted,
+            reason: reason.clone(),
+        },
+    }
 }
 
 /// Whether the planted bug `storage.planted_bug_stall_after_heal` (or, for `resource` only,

@@ -25,7 +25,8 @@ use rand::Rng as _;
 use crate::{
     node::{spawn_guarded, Endpoint},
     protocol::Msg,
-    world::{lock, World},
+    wait::lock,
+    world::World,
 };
 
 /// What the worker currently believes about one lease.

@@ -5,7 +5,7 @@ use std::{
     collections::{BTreeMap, BTreeSet},
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
-        Arc, Mutex, MutexGuard,
+        Arc, Mutex,
     },
     task::Poll,
 };
@@ -18,21 +18,14 @@ use fencesim_model::{
     nodes, NodeName,
 };
 use fencesim_scenario::{plan::FaultPlan, Scenario};
-use futures::{task::AtomicWaker, FutureExt};
-use madsim::{
-    runtime::NodeHandle,
-    time::{Instant, TimeHandle},
+use futures::task::AtomicWaker;
+use madsim::runtime::NodeHandle;
+
+use crate::{
+    components::PolicyFactory,
+    net::Net,
+    wait::{lock, TrueTime},
 };
-
-use crate::net::Net;
-
-/// Locks a mutex, ignoring poisoning: a panicking node is reported as a failed seed by the
-/// runner, and the history recorded up to the panic is still wanted.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// Events a history reserves room for before the run (a 60 s, 5-worker catalogue seed
 /// records a few thousand); a busier seed grows it as usual.
@@ -42,18 +35,17 @@ pub(crate) struct World {
     pub scenario: Arc<Scenario>,
     pub plan: FaultPlan,
     pub seed: u64,
-    /// The runtime's clock, kept so reading the time is not a thread-local lookup each time.
-    time: TimeHandle,
-    start: Instant,
+    /// True time since the run began.
+    time: TrueTime,
     history: Mutex<History>,
     pub clocks: BTreeMap<NodeName, NodeClock>,
-    pub net: Net,
+    pub net: Arc<Net>,
     /// The lease service's state: the coordinator's "disk" (see `LeaseService::restart`).
     pub lease: Mutex<LeaseService>,
     /// The protected store's state: the storage's "disk" (see `Fence::restart`).
     pub store: Mutex<Box<dyn Fence>>,
     /// Builds each worker incarnation's lease policy.
-    pub policy: crate::runner::PolicyFactory,
+    pub policy: PolicyFactory,
     next_op: AtomicU64,
     /// Set once the history reached `Scenario::event_budget`.
     runaway: AtomicBool,
@@ -78,19 +70,17 @@ impl World {
         clocks: BTreeMap<NodeName, NodeClock>,
         lease: LeaseService,
         store: Box<dyn Fence>,
-        policy: crate::runner::PolicyFactory,
+        policy: PolicyFactory,
     ) -> Self {
-        let net = Net::new(&scenario, seed);
+        let time = TrueTime::new();
+        let net = Arc::new(Net::new(&scenario, seed, time.clone()));
         let reserve = scenario.event_budget().min(HISTORY_RESERVE);
         let workers = scenario.workers.count;
-        let time = TimeHandle::current();
-        let start = time.now_instant();
         World {
             scenario,
             plan,
             seed,
             time,
-            start,
             // Reserved once, up front: growing a history of thousands of events by doubling
             // copied it a dozen times per seed. Untouched capacity costs address space, not
             // memory.
@@ -124,19 +114,17 @@ impl World {
 
     /// True time since the run began, in nanoseconds.
     pub fn now_ns(&self) -> u64 {
-        self.time
-            .now_instant()
-            .duration_since(self.start)
-            .as_nanos() as u64
+        self.time.now_ns()
     }
 
-    /// Sleeps exactly `duration` of true time (see [`sleep_exact`]), on this world's clock.
+    /// The run's true time, for tasks that wait on it ([`Alarm::sleep_until`]).
+    pub fn time(&self) -> &TrueTime {
+        &self.time
+    }
+
+    /// Sleeps exactly `duration` of true time (see [`TrueTime::sleep_exact`]).
     pub async fn sleep_exact(&self, duration: std::time::Duration) {
-        let deadline = self.time.now_instant() + duration;
-        let sleep = self.time.sleep(duration);
-        futures::pin_mut!(sleep);
-        sleep.as_mut().reset(deadline);
-        sleep.await;
+        self.time.sleep_exact(duration).await;
     }
 
     /// Appends an event. At the seed's event budget, marks the world runaway and stops the
@@ -260,65 +248,4 @@ impl World {
                 .await;
         }
     }
-}
-
-/// What a task that sleeps until its next deadline (the net carrier, an endpoint's timeout
-/// task) waits on besides that deadline: rung when a new deadline is earlier than the one it
-/// sleeps until. One alarm and one timer per sleeping task, never one per message.
-#[derive(Default)]
-pub(crate) struct Alarm {
-    rung: AtomicBool,
-    waker: AtomicWaker,
-}
-
-impl Alarm {
-    /// Wakes the sleeper early.
-    pub fn ring(&self) {
-        self.rung.store(true, Ordering::Release);
-        self.waker.wake();
-    }
-
-    /// Sleeps until true time `wake_ns` (`None`: no deadline) or until the alarm rings,
-    /// whichever is first. `now` is the true time the caller read.
-    pub async fn sleep_until(&self, world: &World, now: u64, wake_ns: Option<u64>) {
-        let rung = futures::future::poll_fn(|cx| {
-            self.waker.register(cx.waker());
-            if self.rung.swap(false, Ordering::Acquire) {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        })
-        .fuse();
-        match wake_ns {
-            Some(wake_ns) => {
-                let sleep = world
-                    .sleep_exact(std::time::Duration::from_nanos(wake_ns.saturating_sub(now)))
-                    .fuse();
-                futures::pin_mut!(sleep, rung);
-                futures::select_biased! {
-                    _ = sleep => {},
-                    _ = rung => {},
-                }
-            }
-            None => rung.await,
-        }
-    }
-}
-
-/// Sleeps exactly `duration` of true time. madsim's `sleep` rounds every wait up to at least
-/// 1 ms (to mimic tokio), which would turn a 0.5 ms intra-DC hop into 1 ms; resetting the
-/// deadline of its `Sleep` future has no such floor.
-pub(crate) async fn sleep_exact(duration: std::time::Duration) {
-    let deadline = virtual_now() + duration;
-    let sleep = madsim::time::sleep(duration);
-    futures::pin_mut!(sleep);
-    sleep.as_mut().reset(deadline);
-    sleep.await;
-}
-
-/// madsim's virtual time. (Under `--cfg madsim`, `Instant::now` is also virtual, but it is
-/// banned workspace-wide so that real time cannot creep into simulated code unnoticed.)
-fn virtual_now() -> Instant {
-    TimeHandle::current().now_instant()
 }
