@@ -1,4 +1,4 @@
-//! What CI users meet every day (issue 19): an interrupted `check` shows what finished;
+//! What CI users meet every day: an interrupted `check` shows what finished;
 //! colour is off when piped unless `--color always`, and `NO_COLOR` / `--color never` are
 //! honoured; the help documents both. (Progress bars are drawn only on a terminal: their
 //! decisions are unit tests in `src/progress.rs`; a piped run's stdout is unchanged.)
