@@ -107,7 +107,11 @@ impl FaultKind {
             FaultKind::CoordinatorRestart
             | FaultKind::StorageRestart
             | FaultKind::HolderLinkCut => Targets::Fixed,
-            _ => Targets::AnyNode,
+            FaultKind::GcPause
+            | FaultKind::VmSuspend
+            | FaultKind::ClockStep
+            | FaultKind::Partition
+            | FaultKind::Panic => Targets::AnyNode,
         }
     }
 
@@ -273,7 +277,10 @@ impl Fault {
             | Fault::Panic { node } => Some(node),
             Fault::CoordinatorRestart { .. } => Some(nodes::COORDINATOR),
             Fault::StorageRestart { .. } => Some(nodes::STORAGE),
-            _ => None,
+            Fault::ClockStep { .. }
+            | Fault::Partition { .. }
+            | Fault::HoldRelease { .. }
+            | Fault::HolderLinkCut { .. } => None,
         }
     }
 
@@ -316,7 +323,14 @@ impl Fault {
         match self {
             Fault::ClockStep { delta_ms, .. } => Some(delta_ms.abs()),
             Fault::Panic { .. } => None,
-            other => Some(other.duration_ms()),
+            Fault::GcPause { duration_ms, .. }
+            | Fault::VmSuspend { duration_ms, .. }
+            | Fault::Partition { duration_ms, .. }
+            | Fault::HoldRelease { duration_ms, .. }
+            | Fault::CoordinatorRestart { duration_ms }
+            | Fault::StorageRestart { duration_ms }
+            | Fault::HolderLinkCut { duration_ms }
+            | Fault::WorkerCrash { duration_ms, .. } => Some(*duration_ms),
         }
     }
 

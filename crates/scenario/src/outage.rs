@@ -106,7 +106,12 @@ fn cuts_off(fault: &Fault, worker: &str) -> bool {
         Fault::HoldRelease { from, to, .. } => {
             (from == worker && to == coordinator) || (from == coordinator && to == worker)
         }
-        _ => false,
+        // A worker's own crash or pause is not an outage from outside it; the storage is not
+        // on the path to the lease service; a clock step or a panic cuts nothing.
+        Fault::WorkerCrash { .. }
+        | Fault::StorageRestart { .. }
+        | Fault::ClockStep { .. }
+        | Fault::Panic { .. } => false,
     }
 }
 

@@ -73,7 +73,8 @@ fn seed_plans_saved_as_explicit_schedules_plan_the_same() {
 fn every_fault_kind_round_trips_through_a_schedule_entry() {
     let mut scenario = catalogue()[0].1.clone();
     scenario.workers.count = scenario.workers.count.max(2);
-    scenario.duration_ms = 100_000;
+    // Room for one kind every 10 s, however many kinds there are.
+    scenario.duration_ms = 10_000 * (FaultKind::ALL.len() as u64 + 1);
     scenario.faults.random.clear();
     scenario.faults.schedule = FaultKind::ALL
         .into_iter()

@@ -569,7 +569,15 @@ pub fn profile(scenario: &Scenario, seeds: SeedRange) -> Profile {
                     p.longest_pause_ms = p.longest_pause_ms.max(duration_ms);
                 }
                 Fault::WorkerCrash { .. } => p.crashes += 1,
-                _ => {}
+                // The rules of thumb read pauses and crashes; outages come from
+                // `longest_outage_ms` below.
+                Fault::ClockStep { .. }
+                | Fault::Partition { .. }
+                | Fault::HoldRelease { .. }
+                | Fault::CoordinatorRestart { .. }
+                | Fault::StorageRestart { .. }
+                | Fault::Panic { .. }
+                | Fault::HolderLinkCut { .. } => {}
             }
         }
     }
