@@ -251,8 +251,20 @@ fn render(
     mutants: &[(&fencesim_model::mutant::MutantInfo, Vec<(String, String)>)],
     total_seconds: f64,
 ) -> (String, bool) {
-    let mut ok = true;
     let mut s = String::new();
+    render_run(&mut s, args, total_seconds);
+    let mut ok = render_detections(&mut s, detections);
+    ok &= render_false_positives(&mut s, args, fps);
+    if mutants.is_empty() {
+        let _ = writeln!(s, "\n## Mutation table\n\nNot run (`--skip-mutants`).");
+        return (s, ok);
+    }
+    ok &= render_mutants(&mut s, mutants);
+    (s, ok)
+}
+
+/// The title and the command this run was.
+fn render_run(s: &mut String, args: &Args<'_>, total_seconds: f64) {
     let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
     let paths = paths.join(" ");
     let _ = writeln!(
@@ -263,6 +275,11 @@ fn render(
          (wall times and seeds/s depend on the machine and its load; every count does not).\n",
         paths, args.safe_seeds, args.detect_max, args.jobs, total_seconds
     );
+}
+
+/// Seeds to first detection, per unsafe scenario; false when one was not detected.
+fn render_detections(s: &mut String, detections: &[Detection]) -> bool {
+    let mut ok = true;
     let _ = writeln!(
         s,
         "## Seeds to first detection (unsafe scenarios)\n\nSeeds run in order from the start of \
@@ -285,6 +302,12 @@ fn render(
             d.expected.join(", ")
         );
     }
+    ok
+}
+
+/// False positives, per safe scenario; false when there is one.
+fn render_false_positives(s: &mut String, args: &Args<'_>, fps: &[FalsePositives]) -> bool {
+    let mut ok = true;
     let total_seeds: u64 = fps.iter().map(|fp| fp.seeds).sum();
     let total_fp: usize = fps.iter().map(|fp| fp.failing.len()).sum();
     let seconds: f64 = fps.iter().map(|fp| fp.seconds).sum();
@@ -332,10 +355,15 @@ fn render(
             fp.seeds as f64 / fp.seconds.max(1e-9)
         );
     }
-    if mutants.is_empty() {
-        let _ = writeln!(s, "\n## Mutation table\n\nNot run (`--skip-mutants`).");
-        return (s, ok);
-    }
+    ok
+}
+
+/// The mutation table; false when a mutant survived its named scenario.
+fn render_mutants(
+    s: &mut String,
+    mutants: &[(&fencesim_model::mutant::MutantInfo, Vec<(String, String)>)],
+) -> bool {
+    let mut ok = true;
     let caught = mutants
         .iter()
         .filter(|(info, not_met)| not_met.iter().any(|(name, _)| name == info.scenario))
@@ -375,7 +403,7 @@ fn render(
             info.test.1
         );
     }
-    (s, ok)
+    ok
 }
 
 #[cfg(test)]
