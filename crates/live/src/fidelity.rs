@@ -558,6 +558,16 @@ fn percent(x: f64) -> String {
 pub fn markdown(header: &str, comparisons: &[Comparison]) -> String {
     let mut out = String::from("# Fidelity: live etcd and ZooKeeper vs the simulation\n\n");
     out.push_str(header);
+    push_summary(&mut out, comparisons);
+    for c in comparisons {
+        push_scenario(&mut out, c);
+    }
+    out.push_str(CALIBRATION);
+    out
+}
+
+/// One row per scenario, and how to read them.
+fn push_summary(out: &mut String, comparisons: &[Comparison]) {
     out.push_str(
         "\n\n| scenario | live runs | per-run agreement (same seed) | verdict shares agree | median window live | median window sim | difference | KS D (p) |\n|---|---|---|---|---|---|---|---|\n",
     );
@@ -588,83 +598,84 @@ pub fn markdown(header: &str, comparisons: &[Comparison]) -> String {
          Kolmogorov–Smirnov test (D, asymptotic p-value; a small p says the distributions \
          differ).\n",
     );
-    for c in comparisons {
-        out.push_str(&format!("\n## {}\n\n`{}`\n\n", c.scenario, c.file));
-        out.push_str("| verdict | live runs | live share (95 % interval) | simulated seeds | simulated share | agree |\n|---|---|---|---|---|---|\n");
-        for share in c.shares() {
-            out.push_str(&format!(
-                "| {} | {}/{} | {} ({} – {}) | {}/{} | {} | {} |\n",
-                share.verdict,
-                share.live_count,
-                c.live.runs,
-                percent(share.live_count as f64 / c.live.runs.max(1) as f64),
-                percent(share.live_interval.0),
-                percent(share.live_interval.1),
-                share.sim_count,
-                c.sim.runs,
-                percent(share.sim_share),
-                if share.agrees() { "yes" } else { "**no**" }
-            ));
-        }
-        let (agree, paired) = c.paired_agreement();
-        let disagreeing: Vec<String> = c
-            .live
-            .by_seed
-            .iter()
-            .filter_map(|(seed, live)| {
-                let sim = c.paired.get(seed)?;
-                (sim != live).then(|| format!("seed {seed}: live {live}, simulated {sim}"))
-            })
-            .collect();
+}
+
+/// One scenario's section: verdict shares, per-run agreement, the takeover windows and
+/// expiries side by side, token steps, and the windows compared.
+fn push_scenario(out: &mut String, c: &Comparison) {
+    out.push_str(&format!("\n## {}\n\n`{}`\n\n", c.scenario, c.file));
+    out.push_str("| verdict | live runs | live share (95 % interval) | simulated seeds | simulated share | agree |\n|---|---|---|---|---|---|\n");
+    for share in c.shares() {
         out.push_str(&format!(
-            "\nPer-run agreement with the same seed's simulation: {agree} of {paired}{}.\n",
-            if disagreeing.is_empty() {
-                String::new()
-            } else {
-                format!(" (disagreeing: {})", disagreeing.join("; "))
-            }
+            "| {} | {}/{} | {} ({} – {}) | {}/{} | {} | {} |\n",
+            share.verdict,
+            share.live_count,
+            c.live.runs,
+            percent(share.live_count as f64 / c.live.runs.max(1) as f64),
+            percent(share.live_interval.0),
+            percent(share.live_interval.1),
+            share.sim_count,
+            c.sim.runs,
+            percent(share.sim_share),
+            if share.agrees() { "yes" } else { "**no**" }
         ));
-        let table = "| side | n | min | p10 | p25 | p50 | p75 | p90 | max | mean (95 % CI) |\n|---|---|---|---|---|---|---|---|---|---|\n";
-        out.push_str("\nTakeover window: from the paused or crashed holder's last keepalive to the next grant to another worker (ms).\n\n");
-        out.push_str(table);
-        out.push_str(&Stats::of(&c.live.windows()).row("live"));
-        out.push_str(&Stats::of(&c.sim.windows()).row("simulated"));
-        out.push_str("\nLease expiry (the key's delete) after the last keepalive (ms).\n\n");
-        out.push_str(table);
-        out.push_str(&Stats::of(&c.live.expiries()).row("live"));
-        out.push_str(&Stats::of(&c.sim.expiries()).row("simulated"));
-        let steps = |side: &Side| {
-            let set: BTreeSet<i64> = side.takeovers.iter().map(|t| t.token_step).collect();
-            set.iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        out.push_str(&format!(
-            "\nToken step at takeover: live {{{}}}, simulated {{{}}}.\n",
-            steps(&c.live),
-            steps(&c.sim)
-        ));
-        match (c.window_difference(), c.window_test()) {
-            (Some(d), Some((ks, p))) => out.push_str(&format!(
-                "\nThe simulated median window is {:+.1} % of the live one ({}); KS D = {ks:.2}, p = {p:.3}{}.\n",
-                d * 100.0,
-                if d.abs() <= WINDOW_TOLERANCE {
-                    "within 10 %"
-                } else {
-                    "**outside 10 %**"
-                },
-                if p < 0.05 {
-                    " (the distributions differ at the 5 % level)"
-                } else {
-                    ""
-                }
-            )),
-            _ => out.push_str("\nNo takeover on one side: nothing to compare.\n"),
-        }
     }
-    out.push_str(CALIBRATION);
-    out
+    let (agree, paired) = c.paired_agreement();
+    let disagreeing: Vec<String> = c
+        .live
+        .by_seed
+        .iter()
+        .filter_map(|(seed, live)| {
+            let sim = c.paired.get(seed)?;
+            (sim != live).then(|| format!("seed {seed}: live {live}, simulated {sim}"))
+        })
+        .collect();
+    out.push_str(&format!(
+        "\nPer-run agreement with the same seed's simulation: {agree} of {paired}{}.\n",
+        if disagreeing.is_empty() {
+            String::new()
+        } else {
+            format!(" (disagreeing: {})", disagreeing.join("; "))
+        }
+    ));
+    let table = "| side | n | min | p10 | p25 | p50 | p75 | p90 | max | mean (95 % CI) |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    out.push_str("\nTakeover window: from the paused or crashed holder's last keepalive to the next grant to another worker (ms).\n\n");
+    out.push_str(table);
+    out.push_str(&Stats::of(&c.live.windows()).row("live"));
+    out.push_str(&Stats::of(&c.sim.windows()).row("simulated"));
+    out.push_str("\nLease expiry (the key's delete) after the last keepalive (ms).\n\n");
+    out.push_str(table);
+    out.push_str(&Stats::of(&c.live.expiries()).row("live"));
+    out.push_str(&Stats::of(&c.sim.expiries()).row("simulated"));
+    let steps = |side: &Side| {
+        let set: BTreeSet<i64> = side.takeovers.iter().map(|t| t.token_step).collect();
+        set.iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    out.push_str(&format!(
+        "\nToken step at takeover: live {{{}}}, simulated {{{}}}.\n",
+        steps(&c.live),
+        steps(&c.sim)
+    ));
+    match (c.window_difference(), c.window_test()) {
+        (Some(d), Some((ks, p))) => out.push_str(&format!(
+            "\nThe simulated median window is {:+.1} % of the live one ({}); KS D = {ks:.2}, p = {p:.3}{}.\n",
+            d * 100.0,
+            if d.abs() <= WINDOW_TOLERANCE {
+                "within 10 %"
+            } else {
+                "**outside 10 %**"
+            },
+            if p < 0.05 {
+                " (the distributions differ at the 5 % level)"
+            } else {
+                ""
+            }
+        )),
+        _ => out.push_str("\nNo takeover on one side: nothing to compare.\n"),
+    }
 }
 
 #[cfg(test)]

@@ -34,7 +34,10 @@ use fencesim_model::{
     nodes::{worker as worker_name, COORDINATOR, NEMESIS},
     NS_PER_MS,
 };
-use fencesim_scenario::{plan, Fault, FencingMode, Preset, Scenario, TimedFault};
+use fencesim_scenario::{
+    plan, ClocksSpec, Fault, FencingMode, LeaseSpec, NetworkSpec, Preset, Scenario, SideEffects,
+    StorageSpec, TimedFault, WorkerSpec,
+};
 
 use crate::{
     etcd::Server,
@@ -151,10 +154,9 @@ fn default_network() -> fencesim_scenario::NetworkSpec {
 
 /// Checks every field of `scenario` against what live mode implements: the first field it
 /// cannot honour, named with its value and why. Every field of the resolved scenario is
-/// taken apart here, so a new one does not compile until live mode decides about it.
+/// taken apart here and in the section functions below, so a new one does not compile until
+/// live mode decides about it.
 fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64, Kind), String> {
-    use fencesim_model::lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource};
-    use fencesim_scenario::{ClocksSpec, LeaseSpec, SideEffects, StorageSpec, WorkerSpec};
     let Scenario {
         name: _,
         description: _,
@@ -168,6 +170,26 @@ fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64, Kind), String> {
         faults: _, // per seed, in `translate`
         expect: _,
     } = scenario;
+    let ttl = lease.effective_ttl_ms();
+    let (kind, mut checks) = lease_checks(lease)?;
+    let (store, storage_checks) = storage_checks(storage, kind)?;
+    checks.extend(storage_checks);
+    checks.push(workers_check(workers));
+    checks.extend(network_check(network));
+    checks.extend(clocks_checks(clocks));
+    match checks.into_iter().find(|(refused, _)| *refused) {
+        Some((_, why)) => Err(why),
+        None => Ok((store, ttl / 1_000, kind)),
+    }
+}
+
+/// A setting live mode may refuse: whether it does, and why.
+type Check = (bool, String);
+
+/// `[lease]`: the service `preset` names, and the checks of its settings against that
+/// service; an error for a TTL the service would change or a preset live mode cannot run.
+fn lease_checks(lease: &LeaseSpec) -> Result<(Kind, Vec<Check>), String> {
+    use fencesim_model::lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource};
     let LeaseSpec {
         preset,
         ttl_ms,
@@ -186,7 +208,7 @@ fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64, Kind), String> {
         planted_bug_double_grant,
     } = lease;
     let ttl = lease.effective_ttl_ms();
-    let common: Vec<(bool, String)> = vec![
+    let common: Vec<Check> = vec![
         (*expiry_factor != 1, format!("`lease.expiry_factor = {expiry_factor}`: the service expires a lease at its TTL (expected 1)")),
         (*lock_delay_ms != 0, format!("`lease.lock_delay_ms = {lock_delay_ms}`: the live service has no lock-delay (expected 0)")),
         (*token_source != TokenSource::Revision, format!("`lease.token_source = {token_source:?}`: live tokens are the service's own (expected \"revision\")")),
@@ -197,7 +219,7 @@ fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64, Kind), String> {
     ];
     let (kind, mut checks) = match preset {
         Some(Preset::Etcd) => {
-            if ttl % 1_000 != 0 {
+            if !ttl.is_multiple_of(1_000) {
                 return Err(format!(
                     "`lease.ttl_ms = {ttl_ms}` (effective TTL {ttl} ms): etcd grants whole seconds, so it \
                      would run as {} s live; set a multiple of 1000",
@@ -240,6 +262,12 @@ fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64, Kind), String> {
         }
     };
     checks.extend(common);
+    Ok((kind, checks))
+}
+
+/// `[storage]`: the live store for its fencing mode (an error for one live mode does not run)
+/// and the checks of its other settings.
+fn storage_checks(storage: &StorageSpec, kind: Kind) -> Result<(LiveStore, Vec<Check>), String> {
     let StorageSpec {
         fencing,
         max_token: _, // live storage never restarts (storage-restart is refused)
@@ -259,18 +287,25 @@ fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64, Kind), String> {
             ))
         }
     };
-    checks.push((
-        *compare_scope != fencesim_model::fence::CompareScope::PerResource,
-        format!("`storage.compare_scope = {compare_scope:?}`: the live SQLite store compares per resource (expected \"per-resource\")"),
-    ));
-    checks.push((
-        *planted_bug_stall_after_heal,
-        "`storage.planted_bug_stall_after_heal`: a planted bug of the simulated storage".into(),
-    ));
-    checks.push((
-        planted_bug_stall_resource.is_some(),
-        "`storage.planted_bug_stall_resource`: a planted bug of the simulated storage".into(),
-    ));
+    let checks = vec![
+        (
+            *compare_scope != fencesim_model::fence::CompareScope::PerResource,
+            format!("`storage.compare_scope = {compare_scope:?}`: the live SQLite store compares per resource (expected \"per-resource\")"),
+        ),
+        (
+            *planted_bug_stall_after_heal,
+            "`storage.planted_bug_stall_after_heal`: a planted bug of the simulated storage".into(),
+        ),
+        (
+            planted_bug_stall_resource.is_some(),
+            "`storage.planted_bug_stall_resource`: a planted bug of the simulated storage".into(),
+        ),
+    ];
+    Ok((store, checks))
+}
+
+/// `[workers]`: every setting but the side effects is the simulated worker's own.
+fn workers_check(workers: &WorkerSpec) -> Check {
     let WorkerSpec {
         count: _,
         resources: _,
@@ -288,41 +323,52 @@ fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64, Kind), String> {
         acquire_retry_jitter: _, // drawn from the simulated worker's stream
         side_effects,
     } = workers;
-    checks.push((
+    (
         *side_effects == SideEffects::Outbox,
         "`workers.side_effects = \"outbox\"`: live storage has no outbox relay (none and direct run live)".into(),
-    ));
-    if *network != default_network() {
-        let what = if network.loss != 0.0 {
-            format!("`network.loss = {}`", network.loss)
-        } else if network.duplicate != 0.0 {
-            format!("`network.duplicate = {}`", network.duplicate)
-        } else if network.latency.spike_probability != 0.0 {
-            format!(
-                "`network.spike_probability = {}`",
-                network.latency.spike_probability
-            )
-        } else {
-            "`network.latency_ms`".to_string()
-        };
-        checks.push((
-            true,
-            format!("{what}: live mode runs on loopback, whose latency and loss are the machine's (leave [network] out)"),
-        ));
+    )
+}
+
+/// `[network]`: only the default network, loopback's.
+fn network_check(network: &NetworkSpec) -> Option<Check> {
+    if *network == default_network() {
+        return None;
     }
+    let what = if network.loss != 0.0 {
+        format!("`network.loss = {}`", network.loss)
+    } else if network.duplicate != 0.0 {
+        format!("`network.duplicate = {}`", network.duplicate)
+    } else if network.latency.spike_probability != 0.0 {
+        format!(
+            "`network.spike_probability = {}`",
+            network.latency.spike_probability
+        )
+    } else {
+        "`network.latency_ms`".to_string()
+    };
+    Some((
+        true,
+        format!("{what}: live mode runs on loopback, whose latency and loss are the machine's (leave [network] out)"),
+    ))
+}
+
+/// `[clocks]`: no offset or drift; every live process reads the machine's one clock.
+fn clocks_checks(clocks: &ClocksSpec) -> Vec<Check> {
     let ClocksSpec {
         random_drift_ppm,
         random_offset_ms,
         nodes,
     } = clocks;
-    checks.push((
-        *random_drift_ppm != 0.0,
-        format!("`clocks.random_drift_ppm = {random_drift_ppm}`: every live process reads the machine's one clock"),
-    ));
-    checks.push((
-        *random_offset_ms != 0.0,
-        format!("`clocks.random_offset_ms = {random_offset_ms}`: every live process reads the machine's one clock"),
-    ));
+    let mut checks = vec![
+        (
+            *random_drift_ppm != 0.0,
+            format!("`clocks.random_drift_ppm = {random_drift_ppm}`: every live process reads the machine's one clock"),
+        ),
+        (
+            *random_offset_ms != 0.0,
+            format!("`clocks.random_offset_ms = {random_offset_ms}`: every live process reads the machine's one clock"),
+        ),
+    ];
     if let Some((node, clock)) = nodes
         .iter()
         .find(|(_, c)| c.offset_ms != 0.0 || c.drift_ppm != 0.0)
@@ -335,10 +381,7 @@ fn check_fields(scenario: &Scenario) -> Result<(LiveStore, u64, Kind), String> {
             ),
         ));
     }
-    match checks.into_iter().find(|(refused, _)| *refused) {
-        Some((_, why)) => Err(why),
-        None => Ok((store, ttl / 1_000, kind)),
-    }
+    checks
 }
 
 /// Translates one seed's fault plan into live actions, refusing any fault live mode cannot
@@ -662,54 +705,20 @@ pub fn run_live(
         .map_err(|error| LiveError::Setup(format!("cannot create a temp directory: {error}")))?;
     // Declared after `temp`, so dropped (its pipe closed, stragglers killed) before it.
     let guard = Arc::new(Guard::start(worker_exe, temp.path()).map_err(LiveError::Setup)?);
-    let mut server = match live.kind {
-        Kind::Etcd => LeaseServer::Etcd(
-            Server::start(temp.path(), Some(guard.clone())).map_err(LiveError::Setup)?,
-        ),
-        Kind::Zookeeper { tick_ms } => LeaseServer::Zookeeper(
-            zk::Server::start(temp.path(), tick_ms, Some(guard.clone()))
-                .map_err(LiveError::Setup)?,
-        ),
-    };
+    let mut server = LeaseServer::start(live.kind, temp.path(), &guard)?;
     let scopes: BTreeSet<String> = scenario
         .workers
         .resources
         .iter()
         .map(|r| scenario.lease_scope_of(r))
         .collect();
-    if let LeaseServer::Zookeeper(zk_server) = &server {
-        let mut session = zk::Session::connect(zk_server.addr(), 10_000, Duration::from_secs(2))
-            .map_err(|error| LiveError::Setup(format!("ZooKeeper: {error}")))?;
-        for scope in &scopes {
-            zk::ensure_path(&mut session, &zk::lock_dir(scope))
-                .map_err(|error| LiveError::Setup(format!("ZooKeeper: {error}")))?;
-        }
-        let _ = session.close();
-    }
+    server.create_lock_dirs(&scopes)?;
     let supervisor_log_path = temp.path().join("supervisor.jsonl");
     let log = Arc::new(Log::open(&supervisor_log_path).map_err(|error| {
         LiveError::Setup(format!("{}: {error}", supervisor_log_path.display()))
     })?);
     let watch_stop = Arc::new(AtomicBool::new(false));
-    let (service, watcher) = {
-        let (log, watch_stop) = (log.clone(), watch_stop.clone());
-        match &server {
-            LeaseServer::Etcd(etcd_server) => {
-                let client = etcd_server.client();
-                (
-                    worker::Service::Etcd(client.addr),
-                    std::thread::spawn(move || watch(client, log, watch_stop)),
-                )
-            }
-            LeaseServer::Zookeeper(zk_server) => {
-                let addr = zk_server.addr();
-                (
-                    worker::Service::Zookeeper(addr),
-                    std::thread::spawn(move || watch_zookeeper(addr, &scopes, &log, &watch_stop)),
-                )
-            }
-        }
-    };
+    let (service, watcher) = server.watch(scopes, log.clone(), watch_stop.clone());
     let mut run = Run {
         scenario,
         dir: temp.path().to_path_buf(),
@@ -743,33 +752,43 @@ pub fn run_live(
     server.kill();
     let _ = watcher.join();
     let (epoch, end) = result?;
-    let mut logs = Vec::new();
-    for path in &run.logs {
-        logs.push(
-            record::read(path)
-                .map_err(|error| LiveError::Setup(format!("{}: {error}", path.display())))?,
-        );
-    }
-    let mut history = record::merge(epoch, logs);
-    let end_ns = end.saturating_sub(epoch);
-    history.events.retain(|e| e.t_ns <= end_ns);
+    let history = merged_history(&run.logs, epoch, end)?;
     if let Some(keep) = keep {
-        let service_log = match live.kind {
-            Kind::Etcd => "etcd.log",
-            Kind::Zookeeper { .. } => "zookeeper.log",
-        };
-        std::fs::create_dir_all(keep)
-            .and_then(|()| std::fs::write(keep.join("history.jsonl"), history.to_jsonl()))
-            .and_then(|()| {
-                std::fs::copy(temp.path().join(service_log), keep.join(service_log)).map(|_| ())
-            })
-            .map_err(|error| LiveError::Setup(format!("{}: {error}", keep.display())))?;
+        keep_run(keep, &history, temp.path(), live.kind)?;
     }
     Ok(LiveRun {
         history,
         service_version,
         phase_ms: run.phase_ms,
     })
+}
+
+/// Every process's log of the run merged into one history, cut at its `end` (Unix ns).
+fn merged_history(logs: &[PathBuf], epoch: u64, end: u64) -> Result<History, LiveError> {
+    let mut read = Vec::new();
+    for path in logs {
+        read.push(
+            record::read(path)
+                .map_err(|error| LiveError::Setup(format!("{}: {error}", path.display())))?,
+        );
+    }
+    let mut history = record::merge(epoch, read);
+    let end_ns = end.saturating_sub(epoch);
+    history.events.retain(|e| e.t_ns <= end_ns);
+    Ok(history)
+}
+
+/// `--out`: the merged history and the service's log, copied from the run's directory `dir`
+/// to `keep`.
+fn keep_run(keep: &Path, history: &History, dir: &Path, kind: Kind) -> Result<(), LiveError> {
+    let service_log = match kind {
+        Kind::Etcd => "etcd.log",
+        Kind::Zookeeper { .. } => "zookeeper.log",
+    };
+    std::fs::create_dir_all(keep)
+        .and_then(|()| std::fs::write(keep.join("history.jsonl"), history.to_jsonl()))
+        .and_then(|()| std::fs::copy(dir.join(service_log), keep.join(service_log)).map(|_| ()))
+        .map_err(|error| LiveError::Setup(format!("{}: {error}", keep.display())))
 }
 
 /// The version line of the service `kind` names, or why it cannot be run.
@@ -787,6 +806,60 @@ enum LeaseServer {
 }
 
 impl LeaseServer {
+    /// Starts the service `kind` names in `dir`, its process registered with `guard`.
+    fn start(kind: Kind, dir: &Path, guard: &Arc<Guard>) -> Result<LeaseServer, LiveError> {
+        Ok(match kind {
+            Kind::Etcd => LeaseServer::Etcd(
+                Server::start(dir, Some(guard.clone())).map_err(LiveError::Setup)?,
+            ),
+            Kind::Zookeeper { tick_ms } => LeaseServer::Zookeeper(
+                zk::Server::start(dir, tick_ms, Some(guard.clone())).map_err(LiveError::Setup)?,
+            ),
+        })
+    }
+
+    /// ZooKeeper: the lock directory of every scope, created before a worker campaigns in it
+    /// (etcd needs none).
+    fn create_lock_dirs(&self, scopes: &BTreeSet<String>) -> Result<(), LiveError> {
+        if let LeaseServer::Zookeeper(zk_server) = self {
+            let mut session =
+                zk::Session::connect(zk_server.addr(), 10_000, Duration::from_secs(2))
+                    .map_err(|error| LiveError::Setup(format!("ZooKeeper: {error}")))?;
+            for scope in scopes {
+                zk::ensure_path(&mut session, &zk::lock_dir(scope))
+                    .map_err(|error| LiveError::Setup(format!("ZooKeeper: {error}")))?;
+            }
+            let _ = session.close();
+        }
+        Ok(())
+    }
+
+    /// The workers' address of the service, and a thread that logs its expiries of `scopes`
+    /// in `log` until `stop` is set ([`watch`], [`watch_zookeeper`]).
+    fn watch(
+        &self,
+        scopes: BTreeSet<String>,
+        log: Arc<Log>,
+        stop: Arc<AtomicBool>,
+    ) -> (worker::Service, std::thread::JoinHandle<()>) {
+        match self {
+            LeaseServer::Etcd(etcd_server) => {
+                let client = etcd_server.client();
+                (
+                    worker::Service::Etcd(client.addr),
+                    std::thread::spawn(move || watch(client, log, stop)),
+                )
+            }
+            LeaseServer::Zookeeper(zk_server) => {
+                let addr = zk_server.addr();
+                (
+                    worker::Service::Zookeeper(addr),
+                    std::thread::spawn(move || watch_zookeeper(addr, &scopes, &log, &stop)),
+                )
+            }
+        }
+    }
+
     fn kill(&mut self) {
         match self {
             LeaseServer::Etcd(server) => server.kill(),
@@ -902,6 +975,27 @@ fn drive(
         },
         None,
     );
+    start_workers(scenario, live, run, workers)?;
+    for (time, begin, action) in fault_steps(live) {
+        wait_until(at(time), stop)?;
+        apply(action, begin, run, workers, server, log)?;
+    }
+    wait_until(at(live.heal_ms), stop)?;
+    log.record(NEMESIS, EventKind::FaultsHealed, None);
+    wait_until(at(run_length_ms(scenario, live)), stop)?;
+    let end = now_unix_ns();
+    log.record_at(end, NEMESIS, EventKind::RunEnded, None);
+    Ok((epoch, end))
+}
+
+/// Starts every worker but those a partition at 0 ms keeps from starting (they start when it
+/// ends).
+fn start_workers(
+    scenario: &Scenario,
+    live: &LivePlan,
+    run: &mut Run<'_>,
+    workers: &mut Workers,
+) -> Result<(), LiveError> {
     let late: Vec<String> = live
         .actions
         .iter()
@@ -917,7 +1011,12 @@ fn drive(
             run.start_worker(workers, &name)?;
         }
     }
-    // Begin and end of every fault, in time order (an end before a begin at the same time).
+    Ok(())
+}
+
+/// The begin and end of every fault, in time order (an end before a begin at the same time);
+/// `true` for a begin.
+fn fault_steps(live: &LivePlan) -> Vec<(f64, bool, &Action)> {
     let mut steps: Vec<(f64, bool, &Action)> = Vec::new();
     for (start, action) in &live.actions {
         let ms = match action {
@@ -932,65 +1031,69 @@ fn drive(
         steps.push((start + ms, false, action));
     }
     steps.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    for (time, begin, action) in steps {
-        wait_until(at(time), stop)?;
-        match (action, begin) {
-            (Action::Pause { node, kind, ms }, true) => {
-                let Some(pid) = workers.pid(node) else {
-                    continue;
-                };
-                between_steps(&run.dir, node, || {
-                    log.record(
-                        node,
-                        EventKind::Paused {
-                            kind: *kind,
-                            planned_ms: *ms,
-                        },
-                        None,
-                    );
-                    let sent = signal(pid, "STOP");
-                    wait_stopped(pid);
-                    sent
-                })?;
-            }
-            (Action::Pause { node, kind, .. }, false) => {
-                let Some(pid) = workers.pid(node) else {
-                    continue;
-                };
-                signal(pid, "CONT")?;
-                log.record(node, EventKind::Resumed { kind: *kind }, None);
-            }
-            (Action::Crash { node, .. }, true) => {
-                between_steps(&run.dir, node, || {
-                    workers.kill(node);
-                    log.record(node, EventKind::Crashed, None);
-                });
-            }
-            (Action::Crash { node, .. }, false) => {
+    steps
+}
+
+/// Begins (`begin`) or ends `action`, and logs it as the simulator would.
+fn apply(
+    action: &Action,
+    begin: bool,
+    run: &mut Run<'_>,
+    workers: &mut Workers,
+    server: &mut LeaseServer,
+    log: &Log,
+) -> Result<(), LiveError> {
+    match (action, begin) {
+        (Action::Pause { node, kind, ms }, true) => {
+            let Some(pid) = workers.pid(node) else {
+                return Ok(());
+            };
+            between_steps(&run.dir, node, || {
+                log.record(
+                    node,
+                    EventKind::Paused {
+                        kind: *kind,
+                        planned_ms: *ms,
+                    },
+                    None,
+                );
+                let sent = signal(pid, "STOP");
+                wait_stopped(pid);
+                sent
+            })?;
+        }
+        (Action::Pause { node, kind, .. }, false) => {
+            let Some(pid) = workers.pid(node) else {
+                return Ok(());
+            };
+            signal(pid, "CONT")?;
+            log.record(node, EventKind::Resumed { kind: *kind }, None);
+        }
+        (Action::Crash { node, .. }, true) => {
+            between_steps(&run.dir, node, || {
+                workers.kill(node);
+                log.record(node, EventKind::Crashed, None);
+            });
+        }
+        (Action::Crash { node, .. }, false) => {
+            run.start_worker(workers, node)?;
+            log.record(node, EventKind::Restarted, None);
+        }
+        (Action::EtcdRestart { .. }, true) => {
+            server.kill();
+            log.record(COORDINATOR, EventKind::Crashed, None);
+        }
+        (Action::EtcdRestart { .. }, false) => {
+            server.restart().map_err(LiveError::Setup)?;
+            log.record(COORDINATOR, EventKind::Restarted, None);
+        }
+        (Action::LateStart { nodes, .. }, _) => {
+            for node in nodes {
                 run.start_worker(workers, node)?;
-                log.record(node, EventKind::Restarted, None);
-            }
-            (Action::EtcdRestart { .. }, true) => {
-                server.kill();
-                log.record(COORDINATOR, EventKind::Crashed, None);
-            }
-            (Action::EtcdRestart { .. }, false) => {
-                server.restart().map_err(LiveError::Setup)?;
-                log.record(COORDINATOR, EventKind::Restarted, None);
-            }
-            (Action::LateStart { nodes, .. }, _) => {
-                for node in nodes {
-                    run.start_worker(workers, node)?;
-                }
             }
         }
     }
-    wait_until(at(live.heal_ms), stop)?;
-    log.record(NEMESIS, EventKind::FaultsHealed, None);
-    wait_until(at(run_length_ms(scenario, live)), stop)?;
-    let end = now_unix_ns();
-    log.record_at(end, NEMESIS, EventKind::RunEnded, None);
-    Ok((epoch, end))
+    Ok(())
 }
 
 /// A flag set by the first SIGINT or SIGTERM (Ctrl-C), for [`run_live`]'s `stop`.

@@ -364,6 +364,41 @@ pub fn prometheus(
         .iter()
         .map(|&(ms, p)| [fit::round6(p), fit::round6(ms)])
         .collect();
+    let notes = histogram_notes(&histogram, measures);
+    let match_args: String = matches
+        .iter()
+        .map(|(key, value)| format!(" --match {key}={value}"))
+        .collect();
+    Ok(Profile {
+        file: file.to_string(),
+        command: format!(
+            "profile prometheus {file} --metric {}{match_args} --measures {}",
+            histogram.metric,
+            match measures {
+                Measures::OneWay => "one-way",
+                Measures::RoundTrip => "round-trip",
+            }
+        ),
+        heading: format!(
+            "{}: {total} observations in {finite_buckets} finite buckets, {} series summed",
+            histogram.metric, histogram.series
+        ),
+        notes,
+        blocks: vec![Block {
+            title: format!("{} latency", histogram.metric),
+            target: Target::Latency,
+            dist: Dist::Empirical { quantiles },
+            data: Data::Cdf(points),
+        }],
+        report: exposition.report,
+    })
+}
+
+/// What a reader of a profile from `histogram` should know: the interpolation, the
+/// round-trip approximation, observations above the last finite bucket, a `_count` that
+/// differs from the buckets.
+fn histogram_notes(histogram: &prometheus::Histogram, measures: Measures) -> Vec<String> {
+    let total = histogram.total();
     let mut notes = vec![
         "within each bucket the values are interpolated linearly (as Prometheus' \
          histogram_quantile does); the first bucket starts at 0"
@@ -392,33 +427,7 @@ pub fn prometheus(
             ));
         }
     }
-    let match_args: String = matches
-        .iter()
-        .map(|(key, value)| format!(" --match {key}={value}"))
-        .collect();
-    Ok(Profile {
-        file: file.to_string(),
-        command: format!(
-            "profile prometheus {file} --metric {}{match_args} --measures {}",
-            histogram.metric,
-            match measures {
-                Measures::OneWay => "one-way",
-                Measures::RoundTrip => "round-trip",
-            }
-        ),
-        heading: format!(
-            "{}: {total} observations in {finite_buckets} finite buckets, {} series summed",
-            histogram.metric, histogram.series
-        ),
-        notes,
-        blocks: vec![Block {
-            title: format!("{} latency", histogram.metric),
-            target: Target::Latency,
-            dist: Dist::Empirical { quantiles },
-            data: Data::Cdf(points),
-        }],
-        report: exposition.report,
-    })
+    notes
 }
 
 /// The profile of an outage record: outages of the lease service or of a holder's link.

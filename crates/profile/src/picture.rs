@@ -74,9 +74,18 @@ fn draw<DB: DrawingBackend>(
     profile: &Profile,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;
-    // Per block: its title, the data's points, the draws' points, the fit line.
-    type Curves = (String, Vec<(f64, f64)>, Vec<(f64, f64)>, String);
-    let blocks: Vec<Curves> = profile
+    let blocks = curves(profile);
+    let chart_area = draw_header(root, profile, &blocks)?;
+    let (low, high) = duration_range(profile, &blocks);
+    draw_curves(&chart_area, profile, &blocks, (low, high))
+}
+
+/// Per block: its title, the data's points, the draws' points, the fit line.
+type Curves = (String, Vec<(f64, f64)>, Vec<(f64, f64)>, String);
+
+/// Each block's curves, from one set of draws per block.
+fn curves(profile: &Profile) -> Vec<Curves> {
+    profile
         .blocks
         .iter()
         .map(|block| {
@@ -89,9 +98,17 @@ fn draw<DB: DrawingBackend>(
                 summary,
             )
         })
-        .collect();
-    // The header: the command (the input named by its file name), what was found, the notes
-    // (interpolation, span), and one fit line per block in its colour.
+        .collect()
+}
+
+/// The header: the command (the input named by its file name), what was found, the notes
+/// (interpolation, span), and one fit line per block in its colour. Returns the area left for
+/// the chart.
+fn draw_header<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    profile: &Profile,
+    blocks: &[Curves],
+) -> Result<DrawingArea<DB, plotters::coord::Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
     let mut lines: Vec<(String, TextStyle<'static>)> = vec![(profile.heading.clone(), font(16.0))];
     for note in &profile.notes {
         lines.push((format!("note: {note}"), font(14.0)));
@@ -119,9 +136,13 @@ fn draw<DB: DrawingBackend>(
     for (index, (text, style)) in lines.into_iter().enumerate() {
         top.draw(&Text::new(text, (20, 44 + 22 * index as i32), style))?;
     }
-    // A log axis needs positive ends: from the data's smallest positive value or the draws'
-    // 0.1 % quantile, whichever is lower; a zero (a histogram's lower bound) sits at the left
-    // edge.
+    Ok(chart_area)
+}
+
+/// The log axis' ends (ms): it needs positive ones, from the data's smallest positive value
+/// or the draws' 0.1 % quantile, whichever is lower; a zero (a histogram's lower bound) sits
+/// at the left edge.
+fn duration_range(profile: &Profile, blocks: &[Curves]) -> (f64, f64) {
     let lowest_data = blocks
         .iter()
         .flat_map(|(_, data, _, _)| data.iter().map(|p| p.0))
@@ -140,13 +161,22 @@ fn draw<DB: DrawingBackend>(
         .filter(|ms| ms.is_finite())
         .fold(f64::MIN, f64::max);
     let low = lowest_data.min(lowest_drawn);
-    let (low, high) = if low <= highest && highest > 0.0 {
+    if low <= highest && highest > 0.0 {
         (low / 1.5, highest * 1.5)
     } else {
         (0.001, 1.0)
-    };
+    }
+}
+
+/// The chart: each block's draws as a line and its data as markers, and the legend.
+fn draw_curves<DB: DrawingBackend>(
+    chart_area: &DrawingArea<DB, plotters::coord::Shift>,
+    profile: &Profile,
+    blocks: &[Curves],
+    (low, high): (f64, f64),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let clamp = |ms: f64| ms.max(low);
-    let mut chart = ChartBuilder::on(&chart_area)
+    let mut chart = ChartBuilder::on(chart_area)
         .margin(20)
         .x_label_area_size(56)
         .y_label_area_size(70)

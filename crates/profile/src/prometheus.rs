@@ -147,28 +147,61 @@ impl Exposition {
         metric: Option<&str>,
         matches: &[(String, String)],
     ) -> Result<Histogram, String> {
+        let metric = self.metric(metric)?;
+        let chosen = self.series(&metric, matches)?;
+        let mut summed: Option<Vec<(f64, f64)>> = None;
+        for &(series, chosen_series) in &chosen {
+            let these = checked_buckets(&metric, series, chosen_series)?;
+            summed = Some(match summed {
+                None => these,
+                Some(total) => sum_buckets(&metric, &total, &these)?,
+            });
+        }
+        let buckets = summed.unwrap_or_default();
+        let count = self.counts.get(&metric).and_then(|counts| {
+            chosen
+                .iter()
+                .map(|(series, _)| counts.get(*series))
+                .sum::<Option<f64>>()
+        });
+        Ok(Histogram {
+            metric,
+            series: chosen.len(),
+            buckets,
+            count,
+        })
+    }
+
+    /// The metric asked for (without `_bucket`), or the only histogram there is.
+    fn metric(&self, metric: Option<&str>) -> Result<String, String> {
         let names: Vec<&String> = self.buckets.keys().collect();
-        let metric =
-            match metric {
-                Some(metric) => metric.strip_suffix("_bucket").unwrap_or(metric).to_string(),
-                None if names.len() == 1 => names[0].clone(),
-                None if names.is_empty() => return Err(
-                    "expected histogram buckets (`<name>_bucket{le=\"…\"} <count>`), found none"
-                        .into(),
-                ),
-                None => {
-                    return Err(format!(
-                        "expected one histogram, found {}: choose one with --metric ({})",
-                        names.len(),
-                        names
-                            .iter()
-                            .map(|n| n.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                }
-            };
-        let Some(all_series) = self.buckets.get(&metric) else {
+        match metric {
+            Some(metric) => Ok(metric.strip_suffix("_bucket").unwrap_or(metric).to_string()),
+            None if names.len() == 1 => Ok(names[0].clone()),
+            None if names.is_empty() => Err(
+                "expected histogram buckets (`<name>_bucket{le=\"…\"} <count>`), found none".into(),
+            ),
+            None => Err(format!(
+                "expected one histogram, found {}: choose one with --metric ({})",
+                names.len(),
+                names
+                    .iter()
+                    .map(|n| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
+    /// The series of `metric` that carry every `label=value` of `matches`: (its labels as
+    /// text, the series).
+    fn series(
+        &self,
+        metric: &str,
+        matches: &[(String, String)],
+    ) -> Result<Vec<(&String, &Series)>, String> {
+        let names: Vec<&String> = self.buckets.keys().collect();
+        let Some(all_series) = self.buckets.get(metric) else {
             return Err(format!(
                 "expected buckets of {metric:?} (`{metric}_bucket{{le=\"…\"}}`), found {}",
                 if names.is_empty() {
@@ -198,73 +231,69 @@ impl Exposition {
                 all_series.len()
             ));
         }
-        let mut summed: Option<Vec<(f64, f64)>> = None;
-        for &(series, chosen_series) in &chosen {
-            let mut buckets = chosen_series.buckets.clone();
-            buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
-            for pair in buckets.windows(2) {
-                let ((low, low_count, _), (high, high_count, line)) = (pair[0], pair[1]);
-                if low == high {
-                    return Err(format!(
-                        "line {line}: series {{{series}}} has bucket le={high} twice"
-                    ));
-                }
-                if high_count < low_count {
-                    return Err(format!(
-                        "line {line}: series {{{series}}}: cumulative bucket counts must not \
-                         decrease, got {high_count} at le={high} after {low_count} at le={low}"
-                    ));
-                }
-            }
-            match buckets.last() {
-                Some(&(bound, _, _)) if bound == f64::INFINITY => {}
-                _ => {
-                    return Err(format!(
-                        "series {{{series}}} of {metric} has no le=\"+Inf\" bucket (the total)"
-                    ))
-                }
-            }
-            if buckets[0].0 < 0.0 {
-                return Err(format!(
-                    "series {{{series}}} of {metric} has a negative bucket bound; latencies are \
-                     not negative"
-                ));
-            }
-            let these: Vec<(f64, f64)> =
-                buckets.iter().map(|&(le, count, _)| (le, count)).collect();
-            summed = Some(match summed {
-                None => these,
-                Some(total) => {
-                    let same_bounds = total.len() == these.len()
-                        && total.iter().zip(&these).all(|(a, b)| a.0 == b.0);
-                    if !same_bounds {
-                        return Err(format!(
-                            "the series of {metric} have different buckets; choose series \
-                             with the same ones (e.g. filter the file with grep)"
-                        ));
-                    }
-                    total
-                        .iter()
-                        .zip(&these)
-                        .map(|(a, b)| (a.0, a.1 + b.1))
-                        .collect()
-                }
-            });
-        }
-        let buckets = summed.unwrap_or_default();
-        let count = self.counts.get(&metric).and_then(|counts| {
-            chosen
-                .iter()
-                .map(|(series, _)| counts.get(*series))
-                .sum::<Option<f64>>()
-        });
-        Ok(Histogram {
-            metric,
-            series: chosen.len(),
-            buckets,
-            count,
-        })
+        Ok(chosen)
     }
+}
+
+/// One series' buckets, sorted by bound and checked: distinct bounds, counts that never
+/// decrease, a `+Inf` bucket, no negative bound.
+fn checked_buckets(
+    metric: &str,
+    series: &str,
+    chosen_series: &Series,
+) -> Result<Vec<(f64, f64)>, String> {
+    let mut buckets = chosen_series.buckets.clone();
+    buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for pair in buckets.windows(2) {
+        let ((low, low_count, _), (high, high_count, line)) = (pair[0], pair[1]);
+        if low == high {
+            return Err(format!(
+                "line {line}: series {{{series}}} has bucket le={high} twice"
+            ));
+        }
+        if high_count < low_count {
+            return Err(format!(
+                "line {line}: series {{{series}}}: cumulative bucket counts must not \
+                 decrease, got {high_count} at le={high} after {low_count} at le={low}"
+            ));
+        }
+    }
+    match buckets.last() {
+        Some(&(bound, _, _)) if bound == f64::INFINITY => {}
+        _ => {
+            return Err(format!(
+                "series {{{series}}} of {metric} has no le=\"+Inf\" bucket (the total)"
+            ))
+        }
+    }
+    if buckets[0].0 < 0.0 {
+        return Err(format!(
+            "series {{{series}}} of {metric} has a negative bucket bound; latencies are \
+             not negative"
+        ));
+    }
+    Ok(buckets.iter().map(|&(le, count, _)| (le, count)).collect())
+}
+
+/// `total` plus one more series' buckets (`these`), which must have the same bounds.
+fn sum_buckets(
+    metric: &str,
+    total: &[(f64, f64)],
+    these: &[(f64, f64)],
+) -> Result<Vec<(f64, f64)>, String> {
+    let same_bounds =
+        total.len() == these.len() && total.iter().zip(these).all(|(a, b)| a.0 == b.0);
+    if !same_bounds {
+        return Err(format!(
+            "the series of {metric} have different buckets; choose series with the same ones \
+             (e.g. filter the file with grep)"
+        ));
+    }
+    Ok(total
+        .iter()
+        .zip(these)
+        .map(|(a, b)| (a.0, a.1 + b.1))
+        .collect())
 }
 
 impl Histogram {

@@ -6,7 +6,10 @@ use fencesim_model::lease::TokenSource;
 use serde::Serialize;
 use toml_edit::{value, Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Value};
 
-use crate::spec::{Dist, LeaseScopeSpec, Outcome, Scenario};
+use crate::spec::{
+    ClocksSpec, Dist, Expect, FaultSpec, LeaseScopeSpec, LeaseSpec, NetworkSpec, Outcome, Scenario,
+    StorageSpec, WorkerSpec,
+};
 
 /// `scenario` as the text of a scenario file.
 pub fn scenario_toml(scenario: &Scenario) -> String {
@@ -15,8 +18,18 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     doc.insert("description", value(scenario.description.as_str()));
     doc.insert("duration_ms", value(int(scenario.duration_ms)));
     doc.insert("seeds", value(scenario.seeds.to_string()));
+    doc.insert("lease", Item::Table(lease_table(&scenario.lease)));
+    doc.insert("storage", Item::Table(storage_table(&scenario.storage)));
+    doc.insert("workers", Item::Table(workers_table(&scenario.workers)));
+    doc.insert("network", Item::Table(network_table(&scenario.network)));
+    doc.insert("clocks", Item::Table(clocks_table(&scenario.clocks)));
+    doc.insert("faults", Item::Table(faults_table(&scenario.faults)));
+    doc.insert("expect", Item::Table(expect_table(&scenario.expect)));
+    doc.to_string()
+}
 
-    let lease = &scenario.lease;
+/// The `[lease]` table.
+fn lease_table(lease: &LeaseSpec) -> Table {
     let mut table = Table::new();
     if let Some(preset) = lease.preset {
         table.insert("preset", value(file_name(&preset)));
@@ -42,9 +55,11 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     if lease.planted_bug_double_grant {
         table.insert("planted_bug_double_grant", value(true));
     }
-    doc.insert("lease", Item::Table(table));
+    table
+}
 
-    let storage = &scenario.storage;
+/// The `[storage]` table.
+fn storage_table(storage: &StorageSpec) -> Table {
     let mut table = Table::new();
     table.insert("fencing", value(file_name(&storage.fencing)));
     table.insert("max_token", value(file_name(&storage.max_token)));
@@ -58,9 +73,11 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     if let Some(resource) = &storage.planted_bug_stall_resource {
         table.insert("planted_bug_stall_resource", value(resource.as_str()));
     }
-    doc.insert("storage", Item::Table(table));
+    table
+}
 
-    let workers = &scenario.workers;
+/// The `[workers]` table.
+fn workers_table(workers: &WorkerSpec) -> Table {
     let mut table = Table::new();
     table.insert("count", value(int(workers.count as u64)));
     table.insert("resources", value(strings(&workers.resources)));
@@ -91,9 +108,11 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     table.insert("acquire_retry_ms", value(int(workers.acquire_retry_ms)));
     table.insert("acquire_retry_jitter", value(workers.acquire_retry_jitter));
     table.insert("side_effects", value(file_name(&workers.side_effects)));
-    doc.insert("workers", Item::Table(table));
+    table
+}
 
-    let network = &scenario.network;
+/// The `[network]` table.
+fn network_table(network: &NetworkSpec) -> Table {
     let mut table = Table::new();
     table.insert("latency_ms", value(dist(&network.latency.base)));
     table.insert(
@@ -106,9 +125,11 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
     );
     table.insert("loss", value(network.loss));
     table.insert("duplicate", value(network.duplicate));
-    doc.insert("network", Item::Table(table));
+    table
+}
 
-    let clocks = &scenario.clocks;
+/// The `[clocks]` table.
+fn clocks_table(clocks: &ClocksSpec) -> Table {
     let mut table = Table::new();
     table.insert("random_drift_ppm", value(clocks.random_drift_ppm));
     table.insert("random_offset_ms", value(clocks.random_offset_ms));
@@ -123,9 +144,11 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
         }
         table.insert("nodes", Item::Table(nodes));
     }
-    doc.insert("clocks", Item::Table(table));
+    table
+}
 
-    let faults = &scenario.faults;
+/// The `[faults]` table.
+fn faults_table(faults: &FaultSpec) -> Table {
     let mut table = Table::new();
     table.insert("swarm", value(faults.swarm));
     if !faults.schedule.is_empty() {
@@ -156,9 +179,11 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
         item.insert("duration_ms", value(outage.duration_ms));
         table.insert("outage", Item::Table(item));
     }
-    doc.insert("faults", Item::Table(table));
+    table
+}
 
-    let expect = &scenario.expect;
+/// The `[expect]` table.
+fn expect_table(expect: &Expect) -> Table {
     let mut table = Table::new();
     match &expect.outcome {
         Outcome::Safe => {
@@ -177,8 +202,7 @@ pub fn scenario_toml(scenario: &Scenario) -> String {
         let names: Array = expect.never.iter().map(|c| c.name()).collect();
         table.insert("never", value(names));
     }
-    doc.insert("expect", Item::Table(table));
-    doc.to_string()
+    table
 }
 
 /// Integers in scenario files are TOML's signed 64-bit ones; a resolved value came from one.

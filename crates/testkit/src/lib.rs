@@ -2,7 +2,10 @@
 //! through the real parser, hand-made seed outcomes and the textbook run.
 
 use fencesim_check::{Checked, SeedOutcome, Violation};
-use fencesim_model::{history::History, Invariant};
+use fencesim_model::{
+    history::{BeliefEnd, EventKind, History, PauseKind},
+    Invariant,
+};
 use fencesim_scenario::Scenario;
 
 /// What varies between the test scenarios; everything else is fixed.
@@ -106,44 +109,57 @@ pub fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOu
 /// worker-0 resumes at 16 s and its stale write op 3 is accepted (I3 and I4). The checker
 /// is the real one, so the violations and their evidence are what a real run would give.
 pub fn textbook_run() -> (History, Checked) {
-    use fencesim_model::history::{BeliefEnd, EventKind, PauseKind};
-    const MS: u64 = fencesim_model::NS_PER_MS;
-    let write = |h: &mut History, t_ms: u64, op: u64, writer: &str, token: u64, prev: u64| {
-        h.push(
-            t_ms * MS,
-            writer,
-            EventKind::WriteSent {
-                op,
-                resource: "job-1".into(),
-                token,
-            },
-        );
-        let common = (op, "job-1".to_string(), writer.to_string(), token);
-        h.push(
-            t_ms * MS + 300_000,
-            "storage",
-            EventKind::WritePresented {
-                op: common.0,
-                resource: common.1.clone(),
-                lease_scope: common.1.clone(),
-                writer: common.2.clone(),
-                token,
-            },
-        );
-        h.push(
-            t_ms * MS + 300_000,
-            "storage",
-            EventKind::WriteAccepted {
-                op,
-                resource: common.1.clone(),
-                lease_scope: common.1,
-                writer: common.2,
-                token: common.3,
-                previous: (prev > 0).then_some(prev),
-            },
-        );
-    };
     let mut h = History::default();
+    first_tenure(&mut h);
+    takeover(&mut h);
+    second_tenure(&mut h);
+    h.push(30_000 * MS, "nemesis", EventKind::RunEnded);
+    let checked = fencesim_check::check(&h);
+    (h, checked)
+}
+
+const MS: u64 = fencesim_model::NS_PER_MS;
+
+/// `writer`'s write `op` with `token` at `t_ms`: sent, then presented to and accepted by the
+/// storage 0.3 ms later over the token `prev` (0: none before it).
+fn write(h: &mut History, t_ms: u64, op: u64, writer: &str, token: u64, prev: u64) {
+    h.push(
+        t_ms * MS,
+        writer,
+        EventKind::WriteSent {
+            op,
+            resource: "job-1".into(),
+            token,
+        },
+    );
+    let common = (op, "job-1".to_string(), writer.to_string(), token);
+    h.push(
+        t_ms * MS + 300_000,
+        "storage",
+        EventKind::WritePresented {
+            op: common.0,
+            resource: common.1.clone(),
+            lease_scope: common.1.clone(),
+            writer: common.2.clone(),
+            token,
+        },
+    );
+    h.push(
+        t_ms * MS + 300_000,
+        "storage",
+        EventKind::WriteAccepted {
+            op,
+            resource: common.1.clone(),
+            lease_scope: common.1,
+            writer: common.2,
+            token: common.3,
+            previous: (prev > 0).then_some(prev),
+        },
+    );
+}
+
+/// The run starts; worker-0 gets token 1, writes twice and GC-pauses at 1 s.
+fn first_tenure(h: &mut History) {
     h.push(
         0,
         "nemesis",
@@ -171,8 +187,8 @@ pub fn textbook_run() -> (History, Checked) {
             local_deadline_mono_ms: 10_000.0,
         },
     );
-    write(&mut h, 725, 1, "worker-0", 1, 0);
-    write(&mut h, 968, 2, "worker-0", 1, 1);
+    write(h, 725, 1, "worker-0", 1, 0);
+    write(h, 968, 2, "worker-0", 1, 1);
     h.push(
         1_000 * MS,
         "worker-0",
@@ -181,6 +197,10 @@ pub fn textbook_run() -> (History, Checked) {
             planned_ms: 15_000.0,
         },
     );
+}
+
+/// The service expires worker-0's lease at 10 s and grants token 2 to worker-1.
+fn takeover(h: &mut History) {
     h.push(
         10_000 * MS,
         "coordinator",
@@ -209,6 +229,11 @@ pub fn textbook_run() -> (History, Checked) {
             local_deadline_mono_ms: 20_064.0,
         },
     );
+}
+
+/// worker-1 writes every ~450 ms and renews every 3.3 s; worker-0 resumes at 16 s and its
+/// write op 3, held since the pause, arrives and is accepted.
+fn second_tenure(h: &mut History) {
     let mut op = 4;
     let mut renew_ms = 13_400;
     let mut t_ms = 10_300;
@@ -223,7 +248,7 @@ pub fn textbook_run() -> (History, Checked) {
                     kind: PauseKind::Gc,
                 },
             );
-            write(&mut h, 16_000, 3, "worker-0", 1, 2);
+            write(h, 16_000, 3, "worker-0", 1, 2);
             h.push(
                 16_001 * MS,
                 "worker-0",
@@ -248,14 +273,11 @@ pub fn textbook_run() -> (History, Checked) {
             );
             renew_ms += 3_333;
         }
-        write(&mut h, t_ms, op, "worker-1", 2, previous);
+        write(h, t_ms, op, "worker-1", 2, previous);
         previous = 2;
         op += 1;
         t_ms += 450;
     }
-    h.push(30_000 * MS, "nemesis", EventKind::RunEnded);
-    let checked = fencesim_check::check(&h);
-    (h, checked)
 }
 
 /// The nodes of [`textbook_run`], in `Scenario::node_names` order, and the nemesis.

@@ -587,6 +587,42 @@ fn draw_metrics<DB: DrawingBackend>(
     register_font();
     root.fill(&WHITE)?;
     let (title_area, body) = root.split_vertically(92);
+    let names = series(report);
+    draw_metrics_title(&title_area, report, &names)?;
+    if report.settings.is_empty() {
+        body.draw(&Text::new(
+            "nothing to draw: the sweep has no setting (every combination was invalid or none was run)",
+            (40, 200),
+            font(20.0),
+        ))?;
+        return Ok(());
+    }
+    let raw: Vec<f64> = report
+        .settings
+        .iter()
+        .enumerate()
+        .map(|(i, s)| x_of(i, s))
+        .collect();
+    let axis = Axis::fit(&raw, true);
+    let x = PanelX {
+        plotted: raw.iter().map(|x| axis.to(*x)).collect(),
+        raw,
+        axis,
+        field: x_field(report),
+    };
+    let panels = body.split_evenly((2, 4));
+    for (panel, metric) in panels.iter().zip(METRICS.iter()) {
+        draw_metric_panel(root, panel, report, &names, &x, metric)?;
+    }
+    Ok(())
+}
+
+/// The metrics panel's title, the marker legend and one colour per series.
+fn draw_metrics_title<DB: DrawingBackend>(
+    title_area: &DrawingArea<DB, Shift>,
+    report: &TuneReport,
+    names: &[String],
+) -> DrawResult<DB> {
     title_area.draw(&Text::new(
         format!(
             "fencesim tune {} — seeds {} ({}); bands and bars: 95 % intervals",
@@ -601,8 +637,7 @@ fn draw_metrics<DB: DrawingBackend>(
         (20, 12),
         font(22.0),
     ))?;
-    draw_marker_legend(&title_area, 20, 42)?;
-    let names = series(report);
+    draw_marker_legend(title_area, 20, 42)?;
     let mut legend_x = 20;
     for (k, name) in names.iter().enumerate() {
         if name.is_empty() {
@@ -616,190 +651,253 @@ fn draw_metrics<DB: DrawingBackend>(
         title_area.draw(&Text::new(name.clone(), (legend_x + 30, 68), font(15.0)))?;
         legend_x += 40 + 8 * name.len() as i32;
     }
-    if report.settings.is_empty() {
-        body.draw(&Text::new(
-            "nothing to draw: the sweep has no setting (every combination was invalid or none was run)",
-            (40, 200),
-            font(20.0),
-        ))?;
-        return Ok(());
+    Ok(())
+}
+
+/// The x axis every metric panel shares: each setting's first varied value, as given and as
+/// plotted, and the field's name.
+struct PanelX {
+    raw: Vec<f64>,
+    plotted: Vec<f64>,
+    axis: Axis,
+    field: String,
+}
+
+impl PanelX {
+    /// One tick per distinct setting value, thinned to fit a panel `px_w` pixels wide.
+    fn ticks(&self, px_w: u32) -> Vec<(f64, String)> {
+        let mut sorted: Vec<(f64, String)> = self
+            .plotted
+            .iter()
+            .zip(&self.raw)
+            .map(|(x, raw)| (*x, number(*raw)))
+            .collect();
+        sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+        sorted.dedup_by(|a, b| a.0 == b.0);
+        let px = (px_w as f64 - 100.0) / (self.axis.high - self.axis.low).max(1e-12);
+        thin(sorted, px)
     }
-    let xs_raw: Vec<f64> = report
+}
+
+/// Ticks of a vertical axis `px_h` pixels high: about `count`, at least a label's height
+/// apart (vertical labels need only their height).
+fn vertical_ticks(axis: &Axis, count: usize, px_h: u32) -> Vec<(f64, String)> {
+    let px = (px_h as f64 - 100.0) / (axis.high - axis.low).max(1e-12);
+    let mut out: Vec<(f64, String)> = Vec::new();
+    for y in axis.ticks(count) {
+        if out
+            .last()
+            .is_none_or(|last| (y - last.0).abs() * px >= 18.0)
+        {
+            out.push((y, axis.label(y)));
+        }
+    }
+    out
+}
+
+/// A setting as one metric panel plots it: (setting, plotted x, value, low, high).
+type MetricPoint = (usize, f64, f64, f64, f64);
+
+/// One metric's panel: its title and what is not drawn, the axes, the target, each series'
+/// band and line, every setting's marker, and the recommendation ringed.
+fn draw_metric_panel<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    panel: &DrawingArea<DB, Shift>,
+    report: &TuneReport,
+    names: &[String],
+    x: &PanelX,
+    metric: &Metric,
+) -> DrawResult<DB> {
+    let points: Vec<MetricPoint> = report
         .settings
         .iter()
         .enumerate()
-        .map(|(i, s)| x_of(i, s))
+        .filter_map(|(i, s)| (metric.of)(s).map(|(v, lo, hi)| (i, x.plotted[i], v, lo, hi)))
         .collect();
-    let x_axis = Axis::fit(&xs_raw, true);
-    let xs: Vec<f64> = xs_raw.iter().map(|x| x_axis.to(*x)).collect();
-    let field = x_field(report);
-    let recommended = report.recommendation.setting;
-    let panels = body.split_evenly((2, 4));
-    for (panel, metric) in panels.iter().zip(METRICS.iter()) {
-        let points: Vec<(usize, f64, f64, f64, f64)> = report
-            .settings
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| (metric.of)(s).map(|(v, lo, hi)| (i, xs[i], v, lo, hi)))
-            .collect();
-        let target = (metric.title.starts_with("false expiries"))
-            .then_some(report.targets.max_false_expiry_per_hour)
-            .flatten();
-        let mut ys: Vec<f64> = points.iter().flat_map(|p| [p.2, p.3, p.4]).collect();
-        ys.extend(target);
-        let y_axis = Axis::fit(&ys, true);
-        let (px_w, px_h) = panel.dim_in_pixel();
-        let x_ticks: Vec<(f64, String)> = {
-            let mut sorted: Vec<(f64, String)> = xs
-                .iter()
-                .zip(&xs_raw)
-                .map(|(x, raw)| (*x, number(*raw)))
-                .collect();
-            sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
-            sorted.dedup_by(|a, b| a.0 == b.0);
-            let px = (px_w as f64 - 100.0) / (x_axis.high - x_axis.low).max(1e-12);
-            thin(sorted, px)
-        };
-        let y_ticks: Vec<(f64, String)> = {
-            let px = (px_h as f64 - 100.0) / (y_axis.high - y_axis.low).max(1e-12);
-            // Vertical labels need only their height apart.
-            let mut out: Vec<(f64, String)> = Vec::new();
-            for y in y_axis.ticks(5) {
-                if out
-                    .last()
-                    .is_none_or(|last| (y - last.0).abs() * px >= 18.0)
-                {
-                    out.push((y, y_axis.label(y)));
-                }
-            }
-            out
-        };
-        // The title (and, under it, what is not drawn) above the plot, never over its ticks.
-        let missing = report.settings.len() - points.len();
-        let note = (missing > 0 && !metric.missing.is_empty() && !points.is_empty())
-            .then(|| format!("{missing} setting(s) not drawn: {}", metric.missing));
-        panel.draw(&Text::new(
-            metric.title,
-            (px_w as i32 / 2, 10),
-            font(17.0).pos(Pos::new(HPos::Center, VPos::Top)),
-        ))?;
-        if let Some(note) = &note {
-            panel.draw(&Text::new(
-                note.clone(),
-                (px_w as i32 / 2, 32),
-                font(13.0).pos(Pos::new(HPos::Center, VPos::Top)),
-            ))?;
-        }
-        let mut chart = ChartBuilder::on(panel)
-            .margin(12)
-            .margin_top(if note.is_some() { 52 } else { 36 })
-            .x_label_area_size(44)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x_axis.low..x_axis.high, y_axis.low..y_axis.high)?;
-        let x_desc = format!("{field}{}", x_axis.suffix());
-        let y_suffix = y_axis.suffix();
-        chart
-            .configure_mesh()
-            .disable_mesh()
-            .axis_style(INK)
-            .label_style(font(13.0))
-            .axis_desc_style(font(14.0))
-            .x_desc(x_desc.as_str())
-            .y_desc(y_suffix.trim())
-            .x_label_formatter(&|_| String::new())
-            .y_label_formatter(&|_| String::new())
-            .draw()?;
-        draw_ticks(
-            root,
-            &mut chart,
-            (&x_axis, &x_ticks),
-            (&y_axis, &y_ticks),
-            13.0,
-        )?;
-        if let Some(t) = target {
-            dashed(&mut chart, &x_axis, y_axis.to(t), TARGET)?;
-        }
-        if points.is_empty() {
-            let why = if metric.missing.is_empty() {
-                "no value".to_string()
-            } else {
-                format!("no sample in any setting: {}", metric.missing)
-            };
-            chart.draw_series(std::iter::once(Text::new(
-                why,
-                (
-                    x_axis.low + (x_axis.high - x_axis.low) * 0.05,
-                    (y_axis.low + y_axis.high) / 2.0,
-                ),
-                font(15.0),
+    let target = (metric.title.starts_with("false expiries"))
+        .then_some(report.targets.max_false_expiry_per_hour)
+        .flatten();
+    let mut ys: Vec<f64> = points.iter().flat_map(|p| [p.2, p.3, p.4]).collect();
+    ys.extend(target);
+    let y_axis = Axis::fit(&ys, true);
+    let (px_w, px_h) = panel.dim_in_pixel();
+    let x_ticks = x.ticks(px_w);
+    let y_ticks = vertical_ticks(&y_axis, 5, px_h);
+    // The title (and, under it, what is not drawn) above the plot, never over its ticks.
+    let missing = report.settings.len() - points.len();
+    let note = (missing > 0 && !metric.missing.is_empty() && !points.is_empty())
+        .then(|| format!("{missing} setting(s) not drawn: {}", metric.missing));
+    draw_panel_title(panel, metric.title, note.as_deref())?;
+    let mut chart = ChartBuilder::on(panel)
+        .margin(12)
+        .margin_top(if note.is_some() { 52 } else { 36 })
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x.axis.low..x.axis.high, y_axis.low..y_axis.high)?;
+    let x_desc = format!("{}{}", x.field, x.axis.suffix());
+    let y_suffix = y_axis.suffix();
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .axis_style(INK)
+        .label_style(font(13.0))
+        .axis_desc_style(font(14.0))
+        .x_desc(x_desc.as_str())
+        .y_desc(y_suffix.trim())
+        .x_label_formatter(&|_| String::new())
+        .y_label_formatter(&|_| String::new())
+        .draw()?;
+    draw_ticks(
+        root,
+        &mut chart,
+        (&x.axis, &x_ticks),
+        (&y_axis, &y_ticks),
+        13.0,
+    )?;
+    if let Some(t) = target {
+        dashed(&mut chart, &x.axis, y_axis.to(t), TARGET)?;
+    }
+    if points.is_empty() {
+        return draw_no_value(&mut chart, &x.axis, &y_axis, metric);
+    }
+    draw_series_bands(&mut chart, report, names, &points, &y_axis)?;
+    for p in &points {
+        let st = status(&report.settings[p.0]);
+        marker(&mut chart, (p.1, y_axis.to(p.2)), st, 5)?;
+    }
+    if let Some(t) = target {
+        // Drawn after the data so its box is placed where it hides the least of it.
+        draw_panel_target_label(root, &chart, &points, (&x.axis, &y_axis), t)?;
+    }
+    if let Some(r) = report.recommendation.setting {
+        if let Some(p) = points.iter().find(|p| p.0 == r) {
+            chart.draw_series(std::iter::once(Circle::new(
+                (p.1, y_axis.to(p.2)),
+                11,
+                RECOMMENDED.stroke_width(3),
             )))?;
-            continue;
-        }
-        for (k, name) in names.iter().enumerate() {
-            let colour = PALETTE[k % PALETTE.len()];
-            let mine: Vec<(f64, f64, f64, f64)> = points
-                .iter()
-                .filter(|p| series_of(report, &report.settings[p.0]) == *name)
-                .map(|p| (p.1, y_axis.to(p.2), y_axis.to(p.3), y_axis.to(p.4)))
-                .collect();
-            if mine.is_empty() {
-                continue;
-            }
-            let mut band: Vec<(f64, f64)> = mine.iter().map(|p| (p.0, p.3)).collect();
-            band.extend(mine.iter().rev().map(|p| (p.0, p.2)));
-            chart.draw_series(std::iter::once(Polygon::new(
-                band,
-                colour.mix(0.15).filled(),
-            )))?;
-            chart.draw_series(std::iter::once(PathElement::new(
-                mine.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
-                colour.stroke_width(2),
-            )))?;
-        }
-        for p in &points {
-            let st = status(&report.settings[p.0]);
-            marker(&mut chart, (p.1, y_axis.to(p.2)), st, 5)?;
-        }
-        if let Some(t) = target {
-            // Drawn after the data so its box is placed where it hides the least of it.
-            let mut obstacles = Vec::new();
-            let pixel = |x: f64, y: f64| chart.backend_coord(&(x, y));
-            let mut sorted: Vec<&(usize, f64, f64, f64, f64)> = points.iter().collect();
-            sorted.sort_by(|a, b| a.1.total_cmp(&b.1));
-            for pair in sorted.windows(2) {
-                for (k, j) in [(2, 2), (3, 3), (4, 4)] {
-                    let at = |p: &(usize, f64, f64, f64, f64), i: usize| {
-                        pixel(p.1, y_axis.to([p.2, p.3, p.4][i - 2]))
-                    };
-                    sample_segment(at(pair[0], k), at(pair[1], j), &mut obstacles);
-                }
-            }
-            obstacles.extend(points.iter().map(|p| pixel(p.1, y_axis.to(p.2))));
-            let (left, line_y) = pixel(x_axis.low, y_axis.to(t));
-            let right = pixel(x_axis.high, y_axis.to(t)).0;
-            boxed_label(
-                root,
-                &format!("target {}", number(t)),
-                13.0,
-                TARGET,
-                line_y,
-                left,
-                right,
-                &obstacles,
-            )?;
-        }
-        if let Some(r) = recommended {
-            if let Some(p) = points.iter().find(|p| p.0 == r) {
-                chart.draw_series(std::iter::once(Circle::new(
-                    (p.1, y_axis.to(p.2)),
-                    11,
-                    RECOMMENDED.stroke_width(3),
-                )))?;
-            }
         }
     }
     Ok(())
 }
+
+/// A panel's title and, under it, the `note` on what is not drawn.
+fn draw_panel_title<DB: DrawingBackend>(
+    panel: &DrawingArea<DB, Shift>,
+    title: &str,
+    note: Option<&str>,
+) -> DrawResult<DB> {
+    let px_w = panel.dim_in_pixel().0;
+    panel.draw(&Text::new(
+        title,
+        (px_w as i32 / 2, 10),
+        font(17.0).pos(Pos::new(HPos::Center, VPos::Top)),
+    ))?;
+    if let Some(note) = note {
+        panel.draw(&Text::new(
+            note.to_string(),
+            (px_w as i32 / 2, 32),
+            font(13.0).pos(Pos::new(HPos::Center, VPos::Top)),
+        ))?;
+    }
+    Ok(())
+}
+
+/// A panel with no value in any setting says why.
+fn draw_no_value<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    x_axis: &Axis,
+    y_axis: &Axis,
+    metric: &Metric,
+) -> DrawResult<DB> {
+    let why = if metric.missing.is_empty() {
+        "no value".to_string()
+    } else {
+        format!("no sample in any setting: {}", metric.missing)
+    };
+    chart.draw_series(std::iter::once(Text::new(
+        why,
+        (
+            x_axis.low + (x_axis.high - x_axis.low) * 0.05,
+            (y_axis.low + y_axis.high) / 2.0,
+        ),
+        font(15.0),
+    )))?;
+    Ok(())
+}
+
+/// Each series' 95 % band and its line through the values, in the series' colour.
+fn draw_series_bands<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    report: &TuneReport,
+    names: &[String],
+    points: &[MetricPoint],
+    y_axis: &Axis,
+) -> DrawResult<DB> {
+    for (k, name) in names.iter().enumerate() {
+        let colour = PALETTE[k % PALETTE.len()];
+        let mine: Vec<(f64, f64, f64, f64)> = points
+            .iter()
+            .filter(|p| series_of(report, &report.settings[p.0]) == *name)
+            .map(|p| (p.1, y_axis.to(p.2), y_axis.to(p.3), y_axis.to(p.4)))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut band: Vec<(f64, f64)> = mine.iter().map(|p| (p.0, p.3)).collect();
+        band.extend(mine.iter().rev().map(|p| (p.0, p.2)));
+        chart.draw_series(std::iter::once(Polygon::new(
+            band,
+            colour.mix(0.15).filled(),
+        )))?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            mine.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
+            colour.stroke_width(2),
+        )))?;
+    }
+    Ok(())
+}
+
+/// The target's label on a metric panel, boxed where it covers the fewest of the lines and
+/// markers.
+fn draw_panel_target_label<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart<'_, DB>,
+    points: &[MetricPoint],
+    (x_axis, y_axis): (&Axis, &Axis),
+    target: f64,
+) -> DrawResult<DB> {
+    let mut obstacles = Vec::new();
+    let pixel = |x: f64, y: f64| chart.backend_coord(&(x, y));
+    let mut sorted: Vec<&MetricPoint> = points.iter().collect();
+    sorted.sort_by(|a, b| a.1.total_cmp(&b.1));
+    for pair in sorted.windows(2) {
+        for (k, j) in [(2, 2), (3, 3), (4, 4)] {
+            let at = |p: &MetricPoint, i: usize| pixel(p.1, y_axis.to([p.2, p.3, p.4][i - 2]));
+            sample_segment(at(pair[0], k), at(pair[1], j), &mut obstacles);
+        }
+    }
+    obstacles.extend(points.iter().map(|p| pixel(p.1, y_axis.to(p.2))));
+    let (left, line_y) = pixel(x_axis.low, y_axis.to(target));
+    let right = pixel(x_axis.high, y_axis.to(target)).0;
+    boxed_label(
+        root,
+        &format!("target {}", number(target)),
+        13.0,
+        TARGET,
+        line_y,
+        left,
+        right,
+        &obstacles,
+    )
+}
+
+/// An interval as plotted: (value, low, high).
+type Interval = (f64, f64, f64);
+
+/// A setting on the trade-off: (setting, ranking p99 interval, false expiries per hour
+/// interval).
+type TradeOff = (usize, Interval, Interval);
 
 fn draw_pareto<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -821,18 +919,124 @@ fn draw_pareto<DB: DrawingBackend>(
     ))?;
     draw_marker_legend(&title_area, 20, 44)?;
     let (body, footer) = body.split_vertically(PARETO_PX.1 as i32 - 80 - 60);
-    // x: the ranking p99 and its interval; y: false expiries per hour and its interval.
-    #[allow(clippy::type_complexity)] // (setting, x interval, y interval): local only
-    let points: Vec<(usize, (f64, f64, f64), (f64, f64, f64))> = report
+    let points = trade_off_points(report);
+    draw_not_drawn(&footer, report, &points)?;
+    if points.is_empty() {
+        return draw_no_trade_off(&body, report);
+    }
+    let axes = trade_off_axes(report, &points);
+    let (x_axis, y_axis) = (&axes.0, &axes.1);
+    let mut chart = trade_off_chart(root, &body, report, axes)?;
+    draw_interval_bars(&mut chart, report, &points, (x_axis, y_axis))?;
+    // One pixel in plotted units.
+    let (px_w, px_h) = body.dim_in_pixel();
+    let pixel = (
+        (x_axis.high - x_axis.low) / px_w.max(1) as f64,
+        (y_axis.high - y_axis.low) / px_h.max(1) as f64,
+    );
+    let spots = marker_spots(&points, (x_axis, y_axis), pixel);
+    draw_front(&mut chart, report, &points, &spots)?;
+    for (&(i, _, _), &spot) in points.iter().zip(&spots) {
+        marker(&mut chart, spot, status(&report.settings[i]), 7)?;
+    }
+    let mut obstacles = bar_obstacles(&chart, &points, &spots, (x_axis, y_axis));
+    draw_point_labels(
+        &mut chart,
+        report,
+        &points,
+        &spots,
+        (x_axis, pixel),
+        &mut obstacles,
+    )?;
+    if let Some(r) = report.recommendation.setting {
+        if let Some(k) = points.iter().position(|p| p.0 == r) {
+            chart.draw_series(std::iter::once(Circle::new(
+                spots[k],
+                14,
+                RECOMMENDED.stroke_width(3),
+            )))?;
+        }
+    }
+    if let Some(t) = report.targets.max_false_expiry_per_hour {
+        let (left, line_y) = chart.backend_coord(&(x_axis.low, y_axis.to(t)));
+        let right = chart.backend_coord(&(x_axis.high, y_axis.to(t))).0;
+        boxed_label(
+            root,
+            &format!("target: {} false expiries per hour", number(t)),
+            14.0,
+            TARGET,
+            line_y,
+            left,
+            right,
+            &obstacles,
+        )?;
+    }
+    let rec = report
+        .recommendation
+        .setting
+        .map_or("recommended: none meets the targets".to_string(), |r| {
+            format!("recommended: {}", report.settings[r].label())
+        });
+    footer.draw(&Text::new(rec, (20, 32), font(16.0).color(&RECOMMENDED)))?;
+    Ok(())
+}
+
+/// Every setting with a sample of the ranking metric. x: the ranking p99 and its interval;
+/// y: false expiries per hour and its interval.
+fn trade_off_points(report: &TuneReport) -> Vec<TradeOff> {
+    report
         .settings
         .iter()
         .enumerate()
         .filter_map(|(i, s)| {
-            let x = q99(ranking.of(s))?;
+            let x = q99(report.ranking.of(s))?;
             let r = &s.false_expiries;
             Some((i, x, (r.per_hour, r.low, r.high)))
         })
+        .collect()
+}
+
+/// The trade-off's axes, fitted to every interval and the target.
+fn trade_off_axes(report: &TuneReport, points: &[TradeOff]) -> (Axis, Axis) {
+    let xs: Vec<f64> = points
+        .iter()
+        .flat_map(|p| [p.1 .0, p.1 .1, p.1 .2])
         .collect();
+    let mut ys: Vec<f64> = points
+        .iter()
+        .flat_map(|p| [p.2 .0, p.2 .1, p.2 .2])
+        .collect();
+    ys.extend(report.targets.max_false_expiry_per_hour);
+    (Axis::fit(&xs, true), Axis::fit(&ys, true))
+}
+
+/// The Pareto front (safe settings only, as `recommend` computes it), through the markers as
+/// drawn.
+fn draw_front<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    report: &TuneReport,
+    points: &[TradeOff],
+    spots: &[(f64, f64)],
+) -> DrawResult<DB> {
+    let mut front: Vec<(f64, f64)> = report
+        .pareto
+        .iter()
+        .filter_map(|&i| points.iter().position(|p| p.0 == i).map(|k| spots[k]))
+        .collect();
+    front.sort_by(|a, b| a.0.total_cmp(&b.0));
+    chart.draw_series(std::iter::once(PathElement::new(
+        front,
+        MEETS.mix(0.6).stroke_width(2),
+    )))?;
+    Ok(())
+}
+
+/// The footer's list of the settings with no sample of the ranking metric.
+fn draw_not_drawn<DB: DrawingBackend>(
+    footer: &DrawingArea<DB, Shift>,
+    report: &TuneReport,
+    points: &[TradeOff],
+) -> DrawResult<DB> {
     let not_drawn: Vec<String> = report
         .settings
         .iter()
@@ -848,7 +1052,7 @@ fn draw_pareto<DB: DrawingBackend>(
                  takeover): {}{}",
                 not_drawn.len(),
                 report.settings.len(),
-                ranking.short(),
+                report.ranking.short(),
                 shown.join("; "),
                 if not_drawn.len() > shown.len() {
                     "; …"
@@ -860,42 +1064,47 @@ fn draw_pareto<DB: DrawingBackend>(
             font(15.0),
         ))?;
     }
-    if points.is_empty() {
+    Ok(())
+}
+
+/// A trade-off with no point says why, and names the recommendation if there is one.
+fn draw_no_trade_off<DB: DrawingBackend>(
+    body: &DrawingArea<DB, Shift>,
+    report: &TuneReport,
+) -> DrawResult<DB> {
+    body.draw(&Text::new(
+        if report.settings.is_empty() {
+            "nothing to draw: the sweep has no setting".to_string()
+        } else {
+            format!(
+                "nothing to draw: no setting has a sample of the {}; the profile needs \
+                 worker crashes or pauses that end in takeovers",
+                report.ranking.short()
+            )
+        },
+        (40, 200),
+        font(20.0),
+    ))?;
+    if let Some(r) = report.recommendation.setting {
         body.draw(&Text::new(
-            if report.settings.is_empty() {
-                "nothing to draw: the sweep has no setting".to_string()
-            } else {
-                format!(
-                    "nothing to draw: no setting has a sample of the {}; the profile needs \
-                     worker crashes or pauses that end in takeovers",
-                    ranking.short()
-                )
-            },
-            (40, 200),
-            font(20.0),
+            format!(
+                "recommended (by the tie-break): {}",
+                report.settings[r].label()
+            ),
+            (40, 240),
+            font(18.0),
         ))?;
-        if let Some(r) = report.recommendation.setting {
-            body.draw(&Text::new(
-                format!(
-                    "recommended (by the tie-break): {}",
-                    report.settings[r].label()
-                ),
-                (40, 240),
-                font(18.0),
-            ))?;
-        }
-        return Ok(());
     }
-    let xs: Vec<f64> = points
-        .iter()
-        .flat_map(|p| [p.1 .0, p.1 .1, p.1 .2])
-        .collect();
-    let mut ys: Vec<f64> = points
-        .iter()
-        .flat_map(|p| [p.2 .0, p.2 .1, p.2 .2])
-        .collect();
-    ys.extend(report.targets.max_false_expiry_per_hour);
-    let (x_axis, y_axis) = (Axis::fit(&xs, true), Axis::fit(&ys, true));
+    Ok(())
+}
+
+/// The trade-off's chart: axes with exact tick labels and the target line.
+fn trade_off_chart<'a, DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    body: &'a DrawingArea<DB, Shift>,
+    report: &TuneReport,
+    (x_axis, y_axis): (Axis, Axis),
+) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
     let (px_w, px_h) = body.dim_in_pixel();
     let x_ticks: Vec<(f64, String)> = {
         let px = (px_w as f64 - 150.0) / (x_axis.high - x_axis.low).max(1e-12);
@@ -906,25 +1115,13 @@ fn draw_pareto<DB: DrawingBackend>(
             .collect();
         thin(ticks, px)
     };
-    let y_ticks: Vec<(f64, String)> = {
-        let px = (px_h as f64 - 100.0) / (y_axis.high - y_axis.low).max(1e-12);
-        let mut out: Vec<(f64, String)> = Vec::new();
-        for y in y_axis.ticks(6) {
-            if out
-                .last()
-                .is_none_or(|last| (y - last.0).abs() * px >= 18.0)
-            {
-                out.push((y, y_axis.label(y)));
-            }
-        }
-        out
-    };
-    let mut chart = ChartBuilder::on(&body)
+    let y_ticks = vertical_ticks(&y_axis, 6, px_h);
+    let mut chart = ChartBuilder::on(body)
         .margin(20)
         .x_label_area_size(56)
         .y_label_area_size(90)
         .build_cartesian_2d(x_axis.low..x_axis.high, y_axis.low..y_axis.high)?;
-    let x_desc = format!("{}{}", ranking.short(), x_axis.suffix());
+    let x_desc = format!("{}{}", report.ranking.short(), x_axis.suffix());
     let y_desc = format!(
         "false expiries per hour of fault exposure{}",
         y_axis.suffix()
@@ -950,8 +1147,17 @@ fn draw_pareto<DB: DrawingBackend>(
     if let Some(t) = report.targets.max_false_expiry_per_hour {
         dashed(&mut chart, &x_axis, y_axis.to(t), TARGET)?;
     }
-    // Interval bars.
-    for &(i, x, y) in &points {
+    Ok(chart)
+}
+
+/// Each point's interval bars on both axes, in its status colour, at the true value.
+fn draw_interval_bars<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    report: &TuneReport,
+    points: &[TradeOff],
+    (x_axis, y_axis): (&Axis, &Axis),
+) -> DrawResult<DB> {
+    for &(i, x, y) in points {
         let c = status(&report.settings[i]).colour().mix(0.55);
         let (px, py) = (x_axis.to(x.0), y_axis.to(y.0));
         chart.draw_series(std::iter::once(PathElement::new(
@@ -963,14 +1169,19 @@ fn draw_pareto<DB: DrawingBackend>(
             c.stroke_width(2),
         )))?;
     }
-    // Markers: where two settings land on the same spot (within 8 px), the later one is
-    // moved 16 px to the right (the interval bars stay at the true value) so both show.
-    let (w, h) = (
-        (x_axis.high - x_axis.low) / px_w.max(1) as f64,
-        (y_axis.high - y_axis.low) / px_h.max(1) as f64,
-    );
+    Ok(())
+}
+
+/// Where each point's marker goes (plotted units; `pixel` is one pixel's size on each axis):
+/// where two settings land on the same spot (within 8 px), the later one is moved 16 px to
+/// the right (the interval bars stay at the true value) so both show.
+fn marker_spots(
+    points: &[TradeOff],
+    (x_axis, y_axis): (&Axis, &Axis),
+    (w, h): (f64, f64),
+) -> Vec<(f64, f64)> {
     let mut spots: Vec<(f64, f64)> = Vec::new();
-    for &(_, x, y) in &points {
+    for &(_, x, y) in points {
         let (base, sy) = (x_axis.to(x.0), y_axis.to(y.0));
         let free = |sx: f64| {
             !spots
@@ -993,23 +1204,18 @@ fn draw_pareto<DB: DrawingBackend>(
             .unwrap_or(base);
         spots.push((sx, sy));
     }
-    // The Pareto front (safe settings only, as `recommend` computes it), through the markers
-    // as drawn.
-    let mut front: Vec<(f64, f64)> = report
-        .pareto
-        .iter()
-        .filter_map(|&i| points.iter().position(|p| p.0 == i).map(|k| spots[k]))
-        .collect();
-    front.sort_by(|a, b| a.0.total_cmp(&b.0));
-    chart.draw_series(std::iter::once(PathElement::new(
-        front,
-        MEETS.mix(0.6).stroke_width(2),
-    )))?;
-    for (&(i, _, _), &spot) in points.iter().zip(&spots) {
-        marker(&mut chart, spot, status(&report.settings[i]), 7)?;
-    }
+    spots
+}
+
+/// Pixel points along every interval bar and at every marker: what a label should not hide.
+fn bar_obstacles<DB: DrawingBackend>(
+    chart: &Chart<'_, DB>,
+    points: &[TradeOff],
+    spots: &[(f64, f64)],
+    (x_axis, y_axis): (&Axis, &Axis),
+) -> Vec<(i32, i32)> {
     let mut obstacles: Vec<(i32, i32)> = Vec::new();
-    for (&(_, x, y), &spot) in points.iter().zip(&spots) {
+    for (&(_, x, y), &spot) in points.iter().zip(spots) {
         let (px, py) = (x_axis.to(x.0), y_axis.to(y.0));
         let at = |a: f64, b: f64| chart.backend_coord(&(a, b));
         sample_segment(
@@ -1024,10 +1230,21 @@ fn draw_pareto<DB: DrawingBackend>(
         );
         obstacles.push(at(spot.0, spot.1));
     }
-    // Labels: exact values beside their marker, stacked (with a leader line) when they
-    // would overlap.
+    obstacles
+}
+
+/// Labels: exact values beside their marker, stacked (with a leader line) when they would
+/// overlap; each label's extent joins `obstacles`.
+fn draw_point_labels<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    report: &TuneReport,
+    points: &[TradeOff],
+    spots: &[(f64, f64)],
+    (x_axis, (w, h)): (&Axis, (f64, f64)),
+    obstacles: &mut Vec<(i32, i32)>,
+) -> DrawResult<DB> {
     let mut placed: Vec<(f64, f64, f64)> = Vec::new();
-    for (&(i, _, _), &spot) in points.iter().zip(&spots) {
+    for (&(i, _, _), &spot) in points.iter().zip(spots) {
         let s = &report.settings[i];
         let label = s
             .values
@@ -1075,38 +1292,8 @@ fn draw_pareto<DB: DrawingBackend>(
             chart.backend_coord(&(lx, ly)),
             chart.backend_coord(&(lx + width, ly)),
         );
-        sample_segment((a.0, a.1 + 8), (b.0, b.1 + 8), &mut obstacles);
+        sample_segment((a.0, a.1 + 8), (b.0, b.1 + 8), obstacles);
     }
-    if let Some(r) = report.recommendation.setting {
-        if let Some(k) = points.iter().position(|p| p.0 == r) {
-            chart.draw_series(std::iter::once(Circle::new(
-                spots[k],
-                14,
-                RECOMMENDED.stroke_width(3),
-            )))?;
-        }
-    }
-    if let Some(t) = report.targets.max_false_expiry_per_hour {
-        let (left, line_y) = chart.backend_coord(&(x_axis.low, y_axis.to(t)));
-        let right = chart.backend_coord(&(x_axis.high, y_axis.to(t))).0;
-        boxed_label(
-            root,
-            &format!("target: {} false expiries per hour", number(t)),
-            14.0,
-            TARGET,
-            line_y,
-            left,
-            right,
-            &obstacles,
-        )?;
-    }
-    let rec = report
-        .recommendation
-        .setting
-        .map_or("recommended: none meets the targets".to_string(), |r| {
-            format!("recommended: {}", report.settings[r].label())
-        });
-    footer.draw(&Text::new(rec, (20, 32), font(16.0).color(&RECOMMENDED)))?;
     Ok(())
 }
 

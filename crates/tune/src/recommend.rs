@@ -78,7 +78,16 @@ pub fn ranked(ranking: Ranking, s: &SettingResult) -> Option<f64> {
 pub fn judge(s: &mut SettingResult, targets: &crate::report::Targets, outage_in_profile: bool) {
     let mut failures = Vec::new();
     let mut open = Vec::new();
-    s.safety = if s.unsafe_seeds.seeds > 0 {
+    s.safety = judge_safety(s, &mut failures);
+    s.false_expiry = judge_false_expiry(s, targets, &mut failures, &mut open);
+    s.outage = judge_outage(s, targets, outage_in_profile, &mut failures, &mut open);
+    s.meets_targets = failures.is_empty() && open.is_empty();
+    s.verdict = verdict(s, &failures, &open);
+}
+
+/// Safety, always asked: no unsafe seed.
+fn judge_safety(s: &SettingResult, failures: &mut Vec<String>) -> Decision {
+    if s.unsafe_seeds.seeds > 0 {
         failures.push(format!(
             "unsafe in {} (I3 {}, I4 {}, panics {}, runaways {})",
             s.unsafe_seeds.text(),
@@ -90,8 +99,17 @@ pub fn judge(s: &mut SettingResult, targets: &crate::report::Targets, outage_in_
         Decision::Fails
     } else {
         Decision::Meets
-    };
-    s.false_expiry = match targets.max_false_expiry_per_hour {
+    }
+}
+
+/// `--max-false-expiry-per-hour`, when asked.
+fn judge_false_expiry(
+    s: &SettingResult,
+    targets: &crate::report::Targets,
+    failures: &mut Vec<String>,
+    open: &mut Vec<String>,
+) -> Decision {
+    match targets.max_false_expiry_per_hour {
         None => Decision::NotAsked,
         Some(max) => {
             let d = judge_rate(&s.false_expiries, max, targets.decide);
@@ -116,8 +134,19 @@ pub fn judge(s: &mut SettingResult, targets: &crate::report::Targets, outage_in_
             }
             d
         }
-    };
-    s.outage = match targets.survive_outage_ms {
+    }
+}
+
+/// `--survive-outage-ms`, when asked: on the profile's own outages when it holds them
+/// (`outage_in_profile`), else on the outage re-runs.
+fn judge_outage(
+    s: &SettingResult,
+    targets: &crate::report::Targets,
+    outage_in_profile: bool,
+    failures: &mut Vec<String>,
+    open: &mut Vec<String>,
+) -> Decision {
+    match targets.survive_outage_ms {
         None => Decision::NotAsked,
         Some(d) if outage_in_profile => {
             if s.outage_stand_downs > 0 || s.takeovers.after_outage > 0 {
@@ -164,9 +193,13 @@ pub fn judge(s: &mut SettingResult, targets: &crate::report::Targets, outage_in_
                 Decision::Fails
             }
         }
-    };
-    s.meets_targets = failures.is_empty() && open.is_empty();
-    s.verdict = if !failures.is_empty() {
+    }
+}
+
+/// The setting's verdict in words: what failed, else what is undecided, else that it meets
+/// the targets and how well its unsafe share is bounded.
+fn verdict(s: &SettingResult, failures: &[String], open: &[String]) -> String {
+    if !failures.is_empty() {
         format!("fails: {}", failures.join("; "))
     } else if !open.is_empty() {
         format!("undecided after {} seeds: {}", s.runs, open.join("; "))
@@ -181,7 +214,7 @@ pub fn judge(s: &mut SettingResult, targets: &crate::report::Targets, outage_in_
             s.runs,
             crate::report::percent(s.unsafe_seeds.high)
         )
-    };
+    }
 }
 
 /// The ranking metric: the first of [`Ranking::ALL`] with a sample in any setting meeting the
@@ -210,103 +243,16 @@ pub fn decide(report: &mut TuneReport, outage_in_profile: bool) {
     }
     let ranking = ranking(&report.settings);
     report.ranking = ranking;
-    let name = ranking.name();
-
-    // Pareto front over (ranking p99, false expiries per hour) among safe settings, as the
-    // trade-off picture draws it: lower is better.
-    let points: Vec<(usize, f64, f64)> = report
-        .settings
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.safety == Decision::Meets)
-        .filter_map(|(i, s)| ranked(ranking, s).map(|x| (i, x, s.false_expiries.per_hour)))
-        .collect();
-    report.pareto = points
-        .iter()
-        .filter(|&&(i, x, y)| {
-            !points
-                .iter()
-                .any(|&(j, x2, y2)| j != i && x2 <= x && y2 <= y && (x2 < x || y2 < y))
-        })
-        .map(|p| p.0)
-        .collect();
-
+    let points = safe_points(report, ranking);
+    report.pareto = pareto_front(&points);
     let meeting: Vec<usize> = (0..report.settings.len())
         .filter(|&i| report.settings[i].meets_targets)
         .collect();
-    let key = |i: usize| {
-        let s = &report.settings[i];
-        (
-            ranked(ranking, s).unwrap_or(f64::INFINITY),
-            disruption(s),
-            i,
-        )
-    };
-    let best = meeting.iter().copied().min_by(|&a, &b| {
-        let (ka, kb) = (key(a), key(b));
-        ka.0.total_cmp(&kb.0)
-            .then(ka.1.total_cmp(&kb.1))
-            .then(ka.2.cmp(&kb.2))
-    });
-    let mut warnings = Vec::new();
+    let best = best_setting(report, ranking, &meeting);
     report.unjudged.clear();
     report.recommendation = match best {
-        Some(i) => {
-            let s = &report.settings[i];
-            let value = ranked(ranking, s);
-            let tie = meeting
-                .iter()
-                .filter(|&&j| j != i && ranked(ranking, &report.settings[j]) == value)
-                .count();
-            let how = match value {
-                Some(_) if tie > 0 => format!(
-                    "the lowest {name} ({}), tied with {tie} other setting(s) and chosen by the \
-                     tie-break ({TIE_BREAK})",
-                    fmt_ms(value)
-                ),
-                Some(_) => format!("the lowest {name} ({})", fmt_ms(value)),
-                None => format!(
-                    "no setting meeting the targets has a sample of the {name}: the profile had \
-                     no crash or pause that ended in a takeover for them, so the tie-break \
-                     decides ({TIE_BREAK})"
-                ),
-            };
-            Pick {
-                setting: Some(i),
-                reason: format!(
-                    "{how}, of the {} of {} settings that meet the targets; false expiries {}/h \
-                     [{}, {}], stand-downs {}/h, unsafe {}",
-                    meeting.len(),
-                    report.settings.len(),
-                    s.false_expiries.per_hour,
-                    s.false_expiries.low,
-                    s.false_expiries.high,
-                    s.stand_downs.per_hour,
-                    s.unsafe_seeds.text(),
-                ),
-            }
-        }
-        None => {
-            let open: Vec<String> = report
-                .settings
-                .iter()
-                .filter(|s| s.verdict.starts_with("undecided"))
-                .map(|s| format!("{}: {}", s.label(), s.verdict))
-                .collect();
-            report.unjudged = open;
-            Pick {
-                setting: None,
-                reason: if report.unjudged.is_empty() {
-                    "no setting meets the targets: widen the grid or relax a target".into()
-                } else {
-                    format!(
-                        "no setting meets the targets; {} could not be decided (raise \
-                         --max-seeds, widen the grid or relax a target)",
-                        report.unjudged.len()
-                    )
-                },
-            }
-        }
+        Some(i) => recommend(report, ranking, &meeting, i),
+        None => recommend_none(report),
     };
     report.neighbours = match best {
         Some(i) => [i.checked_sub(1), Some(i + 1)]
@@ -317,6 +263,125 @@ pub fn decide(report: &mut TuneReport, outage_in_profile: bool) {
         None => Vec::new(),
     };
     report.margins = margins(report, best);
+    report.warnings = warnings(report, ranking, best, points.is_empty());
+}
+
+/// The safe settings with a sample of the ranking metric, as `(setting, ranking p99, false
+/// expiries per hour)`: the points the Pareto front is drawn through.
+fn safe_points(report: &TuneReport, ranking: Ranking) -> Vec<(usize, f64, f64)> {
+    report
+        .settings
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.safety == Decision::Meets)
+        .filter_map(|(i, s)| ranked(ranking, s).map(|x| (i, x, s.false_expiries.per_hour)))
+        .collect()
+}
+
+/// The Pareto front over (ranking p99, false expiries per hour) among safe settings, as the
+/// trade-off picture draws it: lower is better.
+fn pareto_front(points: &[(usize, f64, f64)]) -> Vec<usize> {
+    points
+        .iter()
+        .filter(|&&(i, x, y)| {
+            !points
+                .iter()
+                .any(|&(j, x2, y2)| j != i && x2 <= x && y2 <= y && (x2 < x || y2 < y))
+        })
+        .map(|p| p.0)
+        .collect()
+}
+
+/// The setting meeting the targets with the lowest ranking p99, then the least disruption,
+/// then the first ([`TIE_BREAK`]).
+fn best_setting(report: &TuneReport, ranking: Ranking, meeting: &[usize]) -> Option<usize> {
+    let key = |i: usize| {
+        let s = &report.settings[i];
+        (
+            ranked(ranking, s).unwrap_or(f64::INFINITY),
+            disruption(s),
+            i,
+        )
+    };
+    meeting.iter().copied().min_by(|&a, &b| {
+        let (ka, kb) = (key(a), key(b));
+        ka.0.total_cmp(&kb.0)
+            .then(ka.1.total_cmp(&kb.1))
+            .then(ka.2.cmp(&kb.2))
+    })
+}
+
+/// The recommendation of setting `i` (the best of `meeting`) and why.
+fn recommend(report: &TuneReport, ranking: Ranking, meeting: &[usize], i: usize) -> Pick {
+    let name = ranking.name();
+    let s = &report.settings[i];
+    let value = ranked(ranking, s);
+    let tie = meeting
+        .iter()
+        .filter(|&&j| j != i && ranked(ranking, &report.settings[j]) == value)
+        .count();
+    let how = match value {
+        Some(_) if tie > 0 => format!(
+            "the lowest {name} ({}), tied with {tie} other setting(s) and chosen by the \
+             tie-break ({TIE_BREAK})",
+            fmt_ms(value)
+        ),
+        Some(_) => format!("the lowest {name} ({})", fmt_ms(value)),
+        None => format!(
+            "no setting meeting the targets has a sample of the {name}: the profile had \
+             no crash or pause that ended in a takeover for them, so the tie-break \
+             decides ({TIE_BREAK})"
+        ),
+    };
+    Pick {
+        setting: Some(i),
+        reason: format!(
+            "{how}, of the {} of {} settings that meet the targets; false expiries {}/h \
+             [{}, {}], stand-downs {}/h, unsafe {}",
+            meeting.len(),
+            report.settings.len(),
+            s.false_expiries.per_hour,
+            s.false_expiries.low,
+            s.false_expiries.high,
+            s.stand_downs.per_hour,
+            s.unsafe_seeds.text(),
+        ),
+    }
+}
+
+/// No recommendation, and why; the settings left undecided go to `report.unjudged`.
+fn recommend_none(report: &mut TuneReport) -> Pick {
+    let open: Vec<String> = report
+        .settings
+        .iter()
+        .filter(|s| s.verdict.starts_with("undecided"))
+        .map(|s| format!("{}: {}", s.label(), s.verdict))
+        .collect();
+    report.unjudged = open;
+    Pick {
+        setting: None,
+        reason: if report.unjudged.is_empty() {
+            "no setting meets the targets: widen the grid or relax a target".into()
+        } else {
+            format!(
+                "no setting meets the targets; {} could not be decided (raise \
+                 --max-seeds, widen the grid or relax a target)",
+                report.unjudged.len()
+            )
+        },
+    }
+}
+
+/// What the recommendation rests on that a reader should know: too few seeds to trust its
+/// safe verdict, an unsafe neighbour, no sample of the ranking metric (`no_points`).
+fn warnings(
+    report: &TuneReport,
+    ranking: Ranking,
+    best: Option<usize>,
+    no_points: bool,
+) -> Vec<String> {
+    let name = ranking.name();
+    let mut warnings = Vec::new();
     if let Some(i) = best {
         let s = &report.settings[i];
         if s.unsafe_seeds.high > UNSAFE_SHARE_TO_EXCLUDE {
@@ -340,13 +405,13 @@ pub fn decide(report: &mut TuneReport, outage_in_profile: bool) {
             }
         }
     }
-    if points.is_empty() && !report.settings.is_empty() {
+    if no_points && !report.settings.is_empty() {
         warnings.push(format!(
             "no safe setting has a sample of the {name}: the profile needs worker crashes or \
              long pauses that end in takeovers; the ranking falls to the tie-break"
         ));
     }
-    report.warnings = warnings;
+    warnings
 }
 
 /// Numeric value of `field` in `s`.

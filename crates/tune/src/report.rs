@@ -669,6 +669,16 @@ fn decide_text(report: &TuneReport) -> &'static str {
 /// and where they disagree, then a table of every setting.
 pub fn tune_markdown(report: &TuneReport) -> String {
     let mut out = format!("# Tuning `{}`\n\n", report.scenario);
+    push_runs(&mut out, report);
+    push_profile_and_targets(&mut out, report);
+    push_recommendation(&mut out, report);
+    push_rules_of_thumb(&mut out, report);
+    push_settings(&mut out, report);
+    out
+}
+
+/// The seeds and runs, the grid (`--vary`, `--set`) and the settings it skipped.
+fn push_runs(out: &mut String, report: &TuneReport) {
     let sp = &report.seed_plan;
     let same = if report.varied.is_empty() {
         ""
@@ -711,6 +721,10 @@ pub fn tune_markdown(report: &TuneReport) -> String {
             out.push_str(&format!("- {s}\n"));
         }
     }
+}
+
+/// The fault profile as measured (nominal against realized), the targets and the ranking.
+fn push_profile_and_targets(out: &mut String, report: &TuneReport) {
     let p = &report.profile;
     out.push_str(&format!(
         "\nFault profile over the first round's seeds: {} pauses (longest {} ms), {} worker \
@@ -752,6 +766,10 @@ pub fn tune_markdown(report: &TuneReport) -> String {
         report.ranking.name(),
         TIE_BREAK
     ));
+}
+
+/// `## Recommendation`: the pick, its neighbours, the safety boundary and the warnings.
+fn push_recommendation(out: &mut String, report: &TuneReport) {
     out.push_str("## Recommendation\n\n");
     match report.recommendation.setting {
         Some(i) => out.push_str(&format!(
@@ -792,6 +810,10 @@ pub fn tune_markdown(report: &TuneReport) -> String {
     for w in &report.warnings {
         out.push_str(&format!("> warning: {w}\n\n"));
     }
+}
+
+/// `## Rules of thumb`: their pick and where the simulation disagrees with them.
+fn push_rules_of_thumb(out: &mut String, report: &TuneReport) {
     out.push_str("## Rules of thumb\n\n");
     match report.rule_of_thumb.setting {
         Some(i) => out.push_str(&format!(
@@ -813,6 +835,10 @@ pub fn tune_markdown(report: &TuneReport) -> String {
         }
         out.push('\n');
     }
+}
+
+/// `## Settings`: one row per setting.
+fn push_settings(out: &mut String, report: &TuneReport) {
     out.push_str("## Settings\n\n");
     out.push_str(
         "Rates per hour of fault exposure [95 % Garwood interval] (count in exposure); \
@@ -861,5 +887,4 @@ pub fn tune_markdown(report: &TuneReport) -> String {
             s.verdict,
         ));
     }
-    out
 }

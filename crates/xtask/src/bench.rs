@@ -535,10 +535,23 @@ fn verdict(result: &Value) -> &'static str {
 
 fn markdown(report: &Value) -> String {
     let mut out = String::new();
-    let f = |v: &Value| match v {
+    push_targets(&mut out, report);
+    push_harness_vs_baseline(&mut out, &report["harness_vs_baseline"]);
+    push_scaling(&mut out, report);
+    push_peak_rss(&mut out, &report["peak_rss"]);
+    out
+}
+
+/// A number as the report shows it; `-` for none.
+fn cell(v: &Value) -> String {
+    match v {
         Value::Null => "-".to_string(),
         other => other.to_string(),
-    };
+    }
+}
+
+/// The title, how the run was made and every target's verdict.
+fn push_targets(out: &mut String, report: &Value) {
     out.push_str("# fencesim bench\n\n");
     out.push_str(&format!(
         "Mode: {}. Load average (1, 5, 15 min) before: {}, after: {}. Reference: `{}`.\n\
@@ -555,35 +568,38 @@ fn markdown(report: &Value) -> String {
         out.push_str(&format!(
             "| {} | {} | {} |\n",
             row["target"].as_str().unwrap_or(""),
-            f(&row["result"]["value"]),
+            cell(&row["result"]["value"]),
             verdict(&row["result"])
         ));
     }
-    let ratio = &report["harness_vs_baseline"];
+}
+
+/// The harness against bare madsim, per repetition, and the reference throughput.
+fn push_harness_vs_baseline(out: &mut String, ratio: &Value) {
     out.push_str(&format!(
         "\n## Harness vs bare madsim (same messages, same virtual time)\n\n\
          Per message, harness CPU / baseline CPU: median {}, min {}, max {} over {} alternating \
          repetitions of {} seeds.\n\n\
          | rep | harness msgs | harness CPU s | harness µs/msg | baseline msgs | baseline CPU s | baseline µs/msg | ratio |\n\
          |---|---|---|---|---|---|---|---|\n",
-        f(&ratio["ratio_median"]),
-        f(&ratio["ratio_min"]),
-        f(&ratio["ratio_max"]),
+        cell(&ratio["ratio_median"]),
+        cell(&ratio["ratio_min"]),
+        cell(&ratio["ratio_max"]),
         ratio["reps"].as_array().map_or(0, Vec::len),
-        f(&ratio["seeds_per_rep"]),
+        cell(&ratio["seeds_per_rep"]),
     ));
     for (index, rep) in ratio["reps"].as_array().into_iter().flatten().enumerate() {
         let (h, b) = (&rep["harness"], &rep["baseline"]);
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
             index + 1,
-            f(&h["messages"]),
-            f(&h["cpu_s"]),
-            f(&h["cpu_us_per_message"]),
-            f(&b["messages"]),
-            f(&b["cpu_s"]),
-            f(&b["cpu_us_per_message"]),
-            f(&rep["ratio_per_message"])
+            cell(&h["messages"]),
+            cell(&h["cpu_s"]),
+            cell(&h["cpu_us_per_message"]),
+            cell(&b["messages"]),
+            cell(&b["cpu_s"]),
+            cell(&b["cpu_us_per_message"]),
+            cell(&rep["ratio_per_message"])
         ));
     }
     if let Some(first) = ratio["reps"].as_array().and_then(|r| r.first()) {
@@ -591,55 +607,61 @@ fn markdown(report: &Value) -> String {
         out.push_str(&format!(
             "\nReference throughput (rep 1): {} seeds/CPU s, {} events/CPU s, {} messages/CPU s, \
              {} virtual s per wall s.\n",
-            f(&h["seeds_per_cpu_s"]),
-            f(&h["events_per_cpu_s"]),
-            f(&h["messages_per_cpu_s"]),
-            f(&h["virtual_s_per_wall_s"])
+            cell(&h["seeds_per_cpu_s"]),
+            cell(&h["events_per_cpu_s"]),
+            cell(&h["messages_per_cpu_s"]),
+            cell(&h["virtual_s_per_wall_s"])
         ));
     }
+}
+
+/// CPU time as the duration, the workers and `--jobs` change.
+fn push_scaling(out: &mut String, report: &Value) {
     out.push_str("\n## Scaling\n\n| change | base CPU s | changed CPU s | per seed | per virtual s |\n|---|---|---|---|---|\n");
     for key in ["scaling_duration", "scaling_workers"] {
         let s = &report[key];
         out.push_str(&format!(
             "| `--set {}` ({} seeds) | {} | {} | {}x | {}x |\n",
             s["changed_set"][0].as_str().unwrap_or(""),
-            f(&s["base"]["seeds"]),
-            f(&s["base"]["cpu_s"]),
-            f(&s["changed"]["cpu_s"]),
-            f(&s["cpu_ratio_per_seed"]),
-            f(&s["cpu_ratio_per_virtual_s"])
+            cell(&s["base"]["seeds"]),
+            cell(&s["base"]["cpu_s"]),
+            cell(&s["changed"]["cpu_s"]),
+            cell(&s["cpu_ratio_per_seed"]),
+            cell(&s["cpu_ratio_per_virtual_s"])
         ));
     }
     let jobs = &report["scaling_jobs"];
     out.push_str(&format!(
         "\n`--jobs 1` vs `--jobs 2` over {} seeds, {} alternating pairs: speedup {}x (median; \
          min {}, max {}). The median pair: {} s vs {} s wall ({} vs {} seeds/s).\n",
-        f(&jobs["seeds"]),
-        f(&jobs["pairs"]),
-        f(&jobs["speedup"]),
-        f(&jobs["speedup_min"]),
-        f(&jobs["speedup_max"]),
-        f(&jobs["wall_s_jobs_1"]),
-        f(&jobs["wall_s_jobs_2"]),
-        f(&jobs["seeds_per_wall_s_jobs_1"]),
-        f(&jobs["seeds_per_wall_s_jobs_2"])
+        cell(&jobs["seeds"]),
+        cell(&jobs["pairs"]),
+        cell(&jobs["speedup"]),
+        cell(&jobs["speedup_min"]),
+        cell(&jobs["speedup_max"]),
+        cell(&jobs["wall_s_jobs_1"]),
+        cell(&jobs["wall_s_jobs_2"]),
+        cell(&jobs["seeds_per_wall_s_jobs_1"]),
+        cell(&jobs["seeds_per_wall_s_jobs_2"])
     ));
-    let rss = &report["peak_rss"];
+}
+
+/// Peak RSS per seed count.
+fn push_peak_rss(out: &mut String, rss: &Value) {
     out.push_str(&format!(
         "\n## Peak RSS\n\nOne child process per seed count (`{}`, `--jobs {}`, sweep + summary as \
          `fencesim run`), `VmHWM` from /proc/self/status.\n\n| seeds | peak RSS MB | wall s |\n|---|---|---|\n",
         rss["scenario"].as_str().unwrap_or(""),
-        f(&rss["jobs"])
+        cell(&rss["jobs"])
     ));
     for row in rss["rows"].as_array().into_iter().flatten() {
         out.push_str(&format!(
             "| {} | {} | {} |\n",
-            f(&row["seeds"]),
-            f(&row["peak_rss_mb"]),
-            f(&row["wall_s"])
+            cell(&row["seeds"]),
+            cell(&row["peak_rss_mb"]),
+            cell(&row["wall_s"])
         ));
     }
-    out
 }
 
 #[cfg(test)]

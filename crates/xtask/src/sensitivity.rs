@@ -251,8 +251,20 @@ fn render(
     mutants: &[(&fencesim_model::mutant::MutantInfo, Vec<(String, String)>)],
     total_seconds: f64,
 ) -> (String, bool) {
-    let mut ok = true;
     let mut s = String::new();
+    render_run(&mut s, args, total_seconds);
+    let mut ok = render_detections(&mut s, detections);
+    ok &= render_false_positives(&mut s, args, fps);
+    if mutants.is_empty() {
+        let _ = writeln!(s, "\n## Mutation table\n\nNot run (`--skip-mutants`).");
+        return (s, ok);
+    }
+    ok &= render_mutants(&mut s, mutants);
+    (s, ok)
+}
+
+/// The title and the command this run was.
+fn render_run(s: &mut String, args: &Args<'_>, total_seconds: f64) {
     let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
     let paths = paths.join(" ");
     let _ = writeln!(
@@ -263,6 +275,11 @@ fn render(
          (wall times and seeds/s depend on the machine and its load; every count does not).\n",
         paths, args.safe_seeds, args.detect_max, args.jobs, total_seconds
     );
+}
+
+/// Seeds to first detection, per unsafe scenario; false when one was not detected.
+fn render_detections(s: &mut String, detections: &[Detection]) -> bool {
+    let mut ok = true;
     let _ = writeln!(
         s,
         "## Seeds to first detection (unsafe scenarios)\n\nSeeds run in order from the start of \
@@ -285,6 +302,12 @@ fn render(
             d.expected.join(", ")
         );
     }
+    ok
+}
+
+/// False positives, per safe scenario; false when there is one.
+fn render_false_positives(s: &mut String, args: &Args<'_>, fps: &[FalsePositives]) -> bool {
+    let mut ok = true;
     let total_seeds: u64 = fps.iter().map(|fp| fp.seeds).sum();
     let total_fp: usize = fps.iter().map(|fp| fp.failing.len()).sum();
     let seconds: f64 = fps.iter().map(|fp| fp.seconds).sum();
@@ -332,10 +355,15 @@ fn render(
             fp.seeds as f64 / fp.seconds.max(1e-9)
         );
     }
-    if mutants.is_empty() {
-        let _ = writeln!(s, "\n## Mutation table\n\nNot run (`--skip-mutants`).");
-        return (s, ok);
-    }
+    ok
+}
+
+/// The mutation table; false when a mutant survived its named scenario.
+fn render_mutants(
+    s: &mut String,
+    mutants: &[(&fencesim_model::mutant::MutantInfo, Vec<(String, String)>)],
+) -> bool {
+    let mut ok = true;
     let caught = mutants
         .iter()
         .filter(|(info, not_met)| not_met.iter().any(|(name, _)| name == info.scenario))
@@ -375,5 +403,132 @@ fn render(
             info.test.1
         );
     }
-    (s, ok)
+    ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(paths: &[PathBuf], safe_seeds: u64) -> Args<'_> {
+        Args {
+            paths,
+            safe_seeds,
+            detect_max: 500,
+            jobs: 2,
+            output: Path::new("reports/sensitivity.md"),
+            skip_mutants: false,
+        }
+    }
+
+    fn detections() -> Vec<Detection> {
+        vec![
+            Detection {
+                name: "gc-pause-textbook-none".into(),
+                expected: vec!["I3".into(), "I4".into()],
+                first: Some((0, 1)),
+                tried: 8,
+            },
+            Detection {
+                name: "never-caught".into(),
+                expected: vec!["I1".into()],
+                first: None,
+                tried: 500,
+            },
+        ]
+    }
+
+    fn false_positives() -> Vec<FalsePositives> {
+        vec![
+            FalsePositives {
+                name: "gc-pause-textbook-sql".into(),
+                seeds: 1_000,
+                failing: Vec::new(),
+                seconds: 4.0,
+            },
+            FalsePositives {
+                name: "noisy".into(),
+                seeds: 1_000,
+                failing: (10..17).collect(),
+                seconds: 6.0,
+            },
+        ]
+    }
+
+    #[test]
+    fn the_report_names_every_miss_false_positive_and_survivor() {
+        let paths = [PathBuf::from("scenarios")];
+        let infos = Mutant::ALL;
+        let mutants = vec![
+            (
+                &infos[0],
+                vec![(
+                    infos[0].scenario.to_string(),
+                    "expected safe | got I4".to_string(),
+                )],
+            ),
+            (&infos[1], vec![("other".to_string(), "met".to_string())]),
+        ];
+        let (text, ok) = render(
+            &args(&paths, 1_000),
+            &detections(),
+            &false_positives(),
+            &mutants,
+            61.0,
+        );
+        assert!(!ok);
+        let expected = format!(
+            "{}{}{}{}",
+            EXPECTED_HEAD,
+            EXPECTED_FALSE_POSITIVES,
+            EXPECTED_MUTANTS_HEAD,
+            format_args!(
+                "| `{}` | {} | {} | {}: expected safe \\| got I4 | 1 ({}) | `cargo test {} -- {}` |\n\
+                 | `{}` | {} | {} | **SURVIVED** {} (met) | 1 (other) | `cargo test {} -- {}` |\n",
+                infos[0].name,
+                infos[0].area,
+                infos[0].site,
+                infos[0].scenario,
+                infos[0].scenario,
+                infos[0].test.0,
+                infos[0].test.1,
+                infos[1].name,
+                infos[1].area,
+                infos[1].site,
+                infos[1].scenario,
+                infos[1].test.0,
+                infos[1].test.1,
+            )
+        );
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn without_mutants_the_table_says_it_was_not_run() {
+        let paths = [PathBuf::from("scenarios")];
+        let detected = &detections()[..1];
+        let clean = &false_positives()[..1];
+        let (text, ok) = render(&args(&paths, FULL_SWEEP), detected, clean, &[], 61.0);
+        assert!(ok);
+        assert!(
+            text.ends_with("## Mutation table\n\nNot run (`--skip-mutants`).\n"),
+            "{text}"
+        );
+        assert!(!text.contains("below the target"), "{text}");
+    }
+
+    const EXPECTED_HEAD: &str = "# Sensitivity\n\nRegenerated by `.ci/sensitivity` (which first runs `.ci/mutants`, the test half of the mutation table). This run: `fencesim sensitivity scenarios --safe-seeds 1000 --detect-max 500 --jobs 2`, 61 s in all on this machine (wall times and seeds/s depend on the machine and its load; every count does not).\n\n\
+## Seeds to first detection (unsafe scenarios)\n\nSeeds run in order from the start of the scenario's range until the first seed that violates one of its expected invariants (lower is better; 1 means the first seed).\n\n\
+| scenario | expects | first detecting seed | seeds to first detection |\n|---|---|---|---|\n\
+| gc-pause-textbook-none | I3, I4 | 0 | 1 |\n\
+| never-caught | I1 | none | > 500 (NOT DETECTED) |\n";
+
+    const EXPECTED_FALSE_POSITIVES: &str = "\n## False positives (safe scenarios)\n\n1000 seeds per scenario from the start of its range; a false positive is a seed with any violation, a panic or a runaway. In all: 7 false positives in 2000 seeds, 10 s at 2 jobs (200 seeds/s).\n\n\
+This is below the target of 20000 seeds per scenario; the full sweep (`.ci/sensitivity`, SAFE_SEEDS=20000) would take about 3 min at this rate.\n\n\
+| scenario | seeds | false positives | wall (s) | seeds/s |\n|---|---|---|---|---|\n\
+| gc-pause-textbook-sql | 1000 | 0 | 4.0 | 250 |\n\
+| noisy | 1000 | **7** (seeds 10, 11, 12, 13, 14) | 6.0 | 167 |\n";
+
+    const EXPECTED_MUTANTS_HEAD: &str = "\n## Mutation table\n\n2 planted bugs (`crates/model/src/mutant.rs`, compiled only with `--features mutants`), each applied alone to the whole catalogue (every scenario over its own seed range). 1 of 2 are caught by their named scenario. \"Caught by test\" names the test that fails under the mutant: `.ci/mutants` runs each one with `FENCESIM_MUTANT=<name>` and fails unless it fails (and the plain `cargo test` run shows it passes without).\n\n\
+| mutant | area | where | caught by scenario (expectation NOT MET) | scenarios NOT MET | caught by test |\n|---|---|---|---|---|---|\n";
 }

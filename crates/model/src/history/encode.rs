@@ -13,7 +13,13 @@
 use crate::{
     fence::Verdict,
     fnv::Fnv1a,
-    history::{BeliefEnd, EffectVia, Event, EventKind, PauseKind},
+    history::{
+        family::{
+            fault_events, lease_answers, lease_endings, lease_restarts, run_events, storage_events,
+            worker_events,
+        },
+        BeliefEnd, EffectVia, Event, EventKind, PauseKind,
+    },
     lease::Denial,
 };
 
@@ -138,11 +144,25 @@ impl Encoder<'_> {
         self.u64(token);
     }
 
+    /// `t_ns`, `node`, then the kind, each family's by its own function (`history::family`).
     pub(super) fn event(&mut self, event: &Event) {
         self.u64(event.t_ns);
         self.str(&event.node);
-        use EventKind as K;
         match &event.kind {
+            kind @ run_events!(EventKind) => self.run_event(kind),
+            kind @ lease_answers!(EventKind) => self.lease_answer(kind),
+            kind @ lease_endings!(EventKind) => self.lease_ending(kind),
+            kind @ lease_restarts!(EventKind) => self.lease_restart(kind),
+            kind @ storage_events!(EventKind) => self.storage_event(kind),
+            kind @ worker_events!(EventKind) => self.worker_event(kind),
+            kind @ fault_events!(EventKind) => self.fault_event(kind),
+        }
+    }
+
+    /// The run's boundaries.
+    fn run_event(&mut self, kind: &EventKind) {
+        use EventKind as K;
+        match kind {
             K::RunStarted {
                 seed,
                 liveness_bound_ms,
@@ -153,6 +173,19 @@ impl Encoder<'_> {
             }
             K::FaultsHealed => self.u8(2),
             K::RunEnded => self.u8(3),
+            lease_answers!(K)
+            | lease_endings!(K)
+            | lease_restarts!(K)
+            | storage_events!(K)
+            | worker_events!(K)
+            | fault_events!(K) => unreachable!("routed by `event`"),
+        }
+    }
+
+    /// The lease service's answers to acquires and renewals.
+    fn lease_answer(&mut self, kind: &EventKind) {
+        use EventKind as K;
+        match kind {
             K::Granted {
                 scope,
                 holder,
@@ -189,6 +222,19 @@ impl Encoder<'_> {
                 self.str(holder);
                 self.denial(denial);
             }
+            run_events!(K)
+            | lease_endings!(K)
+            | lease_restarts!(K)
+            | storage_events!(K)
+            | worker_events!(K)
+            | fault_events!(K) => unreachable!("routed by `event`"),
+        }
+    }
+
+    /// A tenure ending.
+    fn lease_ending(&mut self, kind: &EventKind) {
+        use EventKind as K;
+        match kind {
             K::Expired {
                 scope,
                 holder,
@@ -208,6 +254,19 @@ impl Encoder<'_> {
                 self.tenure(10, scope, holder, *token);
                 self.str(by);
             }
+            run_events!(K)
+            | lease_answers!(K)
+            | lease_restarts!(K)
+            | storage_events!(K)
+            | worker_events!(K)
+            | fault_events!(K) => unreachable!("routed by `event`"),
+        }
+    }
+
+    /// What a lease service's restart did.
+    fn lease_restart(&mut self, kind: &EventKind) {
+        use EventKind as K;
+        match kind {
             K::Dropped {
                 scope,
                 holder,
@@ -223,6 +282,19 @@ impl Encoder<'_> {
                 self.f64(*expires_mono_ms);
             }
             K::CountersLost => self.u8(13),
+            run_events!(K)
+            | lease_answers!(K)
+            | lease_endings!(K)
+            | storage_events!(K)
+            | worker_events!(K)
+            | fault_events!(K) => unreachable!("routed by `event`"),
+        }
+    }
+
+    /// The storage's events.
+    fn storage_event(&mut self, kind: &EventKind) {
+        use EventKind as K;
+        match kind {
             K::WritePresented {
                 op,
                 resource,
@@ -284,6 +356,19 @@ impl Encoder<'_> {
                 self.verdict(verdict);
             }
             K::StorageStateLost => self.u8(19),
+            run_events!(K)
+            | lease_answers!(K)
+            | lease_endings!(K)
+            | lease_restarts!(K)
+            | worker_events!(K)
+            | fault_events!(K) => unreachable!("routed by `event`"),
+        }
+    }
+
+    /// The workers' events.
+    fn worker_event(&mut self, kind: &EventKind) {
+        use EventKind as K;
+        match kind {
             K::BeliefStarted {
                 scope,
                 token,
@@ -350,6 +435,19 @@ impl Encoder<'_> {
                 self.write_op(*op, resource, lease_scope, worker, *token);
                 self.via(*via);
             }
+            run_events!(K)
+            | lease_answers!(K)
+            | lease_endings!(K)
+            | lease_restarts!(K)
+            | storage_events!(K)
+            | fault_events!(K) => unreachable!("routed by `event`"),
+        }
+    }
+
+    /// Faults and what they did to a node.
+    fn fault_event(&mut self, kind: &EventKind) {
+        use EventKind as K;
+        match kind {
             K::Paused { kind, planned_ms } => {
                 self.u8(26);
                 self.pause(*kind);
@@ -398,6 +496,12 @@ impl Encoder<'_> {
                 self.u8(35);
                 self.str(message);
             }
+            run_events!(K)
+            | lease_answers!(K)
+            | lease_endings!(K)
+            | lease_restarts!(K)
+            | storage_events!(K)
+            | worker_events!(K) => unreachable!("routed by `event`"),
         }
     }
 }

@@ -37,21 +37,7 @@ impl Ctx<'_> {
             ));
         }
         let kind = self.required(&field("kind"), raw.kind)?;
-        self.only_keys(
-            path,
-            &format!("kind = \"{kind}\""),
-            kind.schedule_keys(),
-            &[
-                ("node", raw.node.is_some()),
-                ("duration_ms", raw.duration_ms.is_some()),
-                ("delta_ms", raw.delta_ms.is_some()),
-                ("nodes", raw.nodes.is_some()),
-                ("peers", raw.peers.is_some()),
-                ("one_way", raw.one_way.is_some()),
-                ("from", raw.from.is_some()),
-                ("to", raw.to.is_some()),
-            ],
-        )?;
+        self.only_schedule_keys(path, kind, &raw)?;
         let node = || -> Result<String> {
             let name = self.required(&field("node"), raw.node.clone())?;
             self.target(kind, &field("node"), &name, names)
@@ -73,50 +59,13 @@ impl Ctx<'_> {
                 node: node()?,
                 duration_ms: duration()?,
             },
-            FaultKind::ClockStep => {
-                let node = node()?;
-                let delta_ms = self.bounded_ms_f64(
-                    &field("delta_ms"),
-                    self.required(&field("delta_ms"), raw.delta_ms)?,
-                )?;
-                if delta_ms == 0.0 {
-                    return Err(self.error(
-                        &field("delta_ms"),
-                        "expected a non-zero step in milliseconds, got 0",
-                    ));
-                }
-                Fault::ClockStep { node, delta_ms }
-            }
+            FaultKind::ClockStep => Fault::ClockStep {
+                node: node()?,
+                delta_ms: self.clock_step_ms(path, raw.delta_ms)?,
+            },
             FaultKind::Panic => Fault::Panic { node: node()? },
             FaultKind::Partition => {
-                let nodes = self.required(&field("nodes"), raw.nodes.clone())?;
-                if nodes.is_empty() {
-                    return Err(self.error(
-                        &field("nodes"),
-                        "expected at least one node to isolate, got []",
-                    ));
-                }
-                let peers = raw.peers.clone().unwrap_or_default();
-                for (index, name) in nodes.iter().enumerate() {
-                    let item = format!("{}[{index}]", field("nodes"));
-                    self.node(&item, name, names)?;
-                    if nodes[..index].contains(name) {
-                        return Err(self.error(
-                            &item,
-                            format!("expected distinct nodes, got {name:?} twice"),
-                        ));
-                    }
-                }
-                for (index, name) in peers.iter().enumerate() {
-                    let item = format!("{}[{index}]", field("peers"));
-                    self.node(&item, name, names)?;
-                    if nodes.contains(name) {
-                        return Err(self.error(
-                            &item,
-                            format!("expected a node not in `nodes`, got {name:?}"),
-                        ));
-                    }
-                }
+                let (nodes, peers) = self.partition_sides(path, &raw, names)?;
                 Fault::Partition {
                     nodes,
                     peers,
@@ -125,16 +74,7 @@ impl Ctx<'_> {
                 }
             }
             FaultKind::HoldRelease => {
-                let from = self.required(&field("from"), raw.from.clone())?;
-                let from = self.node(&field("from"), &from, names)?;
-                let to = self.required(&field("to"), raw.to.clone())?;
-                let to = self.node(&field("to"), &to, names)?;
-                if from == to {
-                    return Err(self.error(
-                        &field("to"),
-                        format!("expected a node other than `from`, got {to:?}"),
-                    ));
-                }
+                let (from, to) = self.hold_ends(path, &raw, names)?;
                 Fault::HoldRelease {
                     from,
                     to,
@@ -152,6 +92,101 @@ impl Ctx<'_> {
             },
         };
         Ok(TimedFault { at_ms, fault })
+    }
+
+    /// Refuses a key `kind` does not take in a `[[faults.schedule]]` entry.
+    fn only_schedule_keys(&self, path: &str, kind: FaultKind, raw: &RawScheduled) -> Result<()> {
+        self.only_keys(
+            path,
+            &format!("kind = \"{kind}\""),
+            kind.schedule_keys(),
+            &[
+                ("node", raw.node.is_some()),
+                ("duration_ms", raw.duration_ms.is_some()),
+                ("delta_ms", raw.delta_ms.is_some()),
+                ("nodes", raw.nodes.is_some()),
+                ("peers", raw.peers.is_some()),
+                ("one_way", raw.one_way.is_some()),
+                ("from", raw.from.is_some()),
+                ("to", raw.to.is_some()),
+            ],
+        )
+    }
+
+    /// A `clock-step`'s `delta_ms`: a non-zero step within the bounds.
+    fn clock_step_ms(&self, path: &str, delta_ms: Option<f64>) -> Result<f64> {
+        let field = |key: &str| join(path, key);
+        let delta_ms = self.bounded_ms_f64(
+            &field("delta_ms"),
+            self.required(&field("delta_ms"), delta_ms)?,
+        )?;
+        if delta_ms == 0.0 {
+            return Err(self.error(
+                &field("delta_ms"),
+                "expected a non-zero step in milliseconds, got 0",
+            ));
+        }
+        Ok(delta_ms)
+    }
+
+    /// A `partition`'s `(nodes, peers)`: distinct known nodes, none on both sides.
+    fn partition_sides(
+        &self,
+        path: &str,
+        raw: &RawScheduled,
+        names: &[String],
+    ) -> Result<(Vec<String>, Vec<String>)> {
+        let field = |key: &str| join(path, key);
+        let nodes = self.required(&field("nodes"), raw.nodes.clone())?;
+        if nodes.is_empty() {
+            return Err(self.error(
+                &field("nodes"),
+                "expected at least one node to isolate, got []",
+            ));
+        }
+        let peers = raw.peers.clone().unwrap_or_default();
+        for (index, name) in nodes.iter().enumerate() {
+            let item = format!("{}[{index}]", field("nodes"));
+            self.node(&item, name, names)?;
+            if nodes[..index].contains(name) {
+                return Err(self.error(
+                    &item,
+                    format!("expected distinct nodes, got {name:?} twice"),
+                ));
+            }
+        }
+        for (index, name) in peers.iter().enumerate() {
+            let item = format!("{}[{index}]", field("peers"));
+            self.node(&item, name, names)?;
+            if nodes.contains(name) {
+                return Err(self.error(
+                    &item,
+                    format!("expected a node not in `nodes`, got {name:?}"),
+                ));
+            }
+        }
+        Ok((nodes, peers))
+    }
+
+    /// A `hold-release`'s `(from, to)`: two different known nodes.
+    fn hold_ends(
+        &self,
+        path: &str,
+        raw: &RawScheduled,
+        names: &[String],
+    ) -> Result<(String, String)> {
+        let field = |key: &str| join(path, key);
+        let from = self.required(&field("from"), raw.from.clone())?;
+        let from = self.node(&field("from"), &from, names)?;
+        let to = self.required(&field("to"), raw.to.clone())?;
+        let to = self.node(&field("to"), &to, names)?;
+        if from == to {
+            return Err(self.error(
+                &field("to"),
+                format!("expected a node other than `from`, got {to:?}"),
+            ));
+        }
+        Ok((from, to))
     }
 
     /// A node cannot be paused, suspended or crashed twice at once: the simulator would have

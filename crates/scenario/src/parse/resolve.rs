@@ -80,6 +80,49 @@ impl Ctx<'_> {
 
     pub(crate) fn lease(&self, raw: RawLease) -> Result<LeaseSpec> {
         let preset = raw.preset;
+        let ttl_ms = self.ttl_ms(&raw)?;
+        let (election_timeout_ms, expiry_check_ms, restart_election_ms) =
+            self.service_timers(&raw)?;
+        let (min_ttl_ms, max_ttl_ms) =
+            self.ttl_bounds(&raw, election_timeout_ms, expiry_check_ms)?;
+        let expiry_factor = self.expiry_factor(&raw)?;
+        let lock_delay_ms = self.lock_delay_ms(&raw)?;
+        let token_source = self.token_source(&raw)?;
+        // etcd's revision is store-wide; everything else counts per resource by default.
+        let default_scope = match preset {
+            Some(Preset::Etcd) => TokenScope::Global,
+            _ => TokenScope::PerResource,
+        };
+        let expired_by = raw.expired_by.unwrap_or(match preset {
+            Some(Preset::ClientGo) => ExpiredBy::Candidate,
+            _ => ExpiredBy::Service,
+        });
+        let holder_identity = raw.holder_identity.unwrap_or(match preset {
+            Some(Preset::ClientGo) => HolderIdentity::Name,
+            _ => HolderIdentity::Session,
+        });
+        Ok(LeaseSpec {
+            preset,
+            ttl_ms,
+            min_ttl_ms,
+            max_ttl_ms,
+            expiry_factor,
+            expiry_check_ms,
+            lock_delay_ms,
+            election_timeout_ms,
+            restart_election_ms,
+            token_source,
+            token_scope: raw.token_scope.unwrap_or(default_scope),
+            on_restart: raw.on_restart.unwrap_or(OnRestart::KeepAndExtend),
+            expired_by,
+            holder_identity,
+            planted_bug_double_grant: raw.planted_bug_double_grant.unwrap_or(false),
+        })
+    }
+
+    /// `lease.ttl_ms`, or the preset's default.
+    fn ttl_ms(&self, raw: &RawLease) -> Result<u64> {
+        let preset = raw.preset;
         // Each preset's defaults and their sources: docs/scenario-format.md, "Lease presets".
         let ttl_ms = match (raw.ttl_ms, preset) {
             (Some(ttl), _) => self.positive_ms("lease.ttl_ms", ttl)?,
@@ -96,6 +139,13 @@ impl Ctx<'_> {
                 format!("expected a Consul session TTL from 10_000 ms (10 s) to 86_400_000 ms (24 h), got {ttl_ms}"),
             ));
         }
+        Ok(ttl_ms)
+    }
+
+    /// The lease service's own timers: `(election_timeout_ms, expiry_check_ms,
+    /// restart_election_ms)`, each given or the preset's default.
+    fn service_timers(&self, raw: &RawLease) -> Result<(u64, u64, u64)> {
+        let preset = raw.preset;
         let election_timeout_ms = self.non_negative_ms(
             "lease.election_timeout_ms",
             raw.election_timeout_ms.unwrap_or(1_000),
@@ -123,6 +173,18 @@ impl Ctx<'_> {
             (None, Some(Preset::Etcd)) => election_timeout_ms,
             (None, _) => 0,
         };
+        Ok((election_timeout_ms, expiry_check_ms, restart_election_ms))
+    }
+
+    /// `(min_ttl_ms, max_ttl_ms)`: the bounds the service holds a requested TTL to (a maximum
+    /// of 0 is none), each given or the preset's default.
+    fn ttl_bounds(
+        &self,
+        raw: &RawLease,
+        election_timeout_ms: u64,
+        expiry_check_ms: u64,
+    ) -> Result<(u64, u64)> {
+        let preset = raw.preset;
         let min_ttl_ms = match (raw.min_ttl_ms, preset) {
             (Some(min), _) => self.non_negative_ms("lease.min_ttl_ms", min)?,
             // etcd: minTTL = ceil(1.5 × election timeout) in whole seconds (2 s by default).
@@ -154,6 +216,13 @@ impl Ctx<'_> {
             };
             return Err(self.error(field, expected));
         }
+        Ok((min_ttl_ms, max_ttl_ms))
+    }
+
+    /// `lease.expiry_factor` (the service expires a lease at this multiple of its TTL), or the
+    /// preset's default.
+    fn expiry_factor(&self, raw: &RawLease) -> Result<u64> {
+        let preset = raw.preset;
         let expiry_factor = match (raw.expiry_factor, preset) {
             (Some(factor), _) => match u64::try_from(factor) {
                 Ok(factor) if (1..=100).contains(&factor) => factor,
@@ -168,6 +237,12 @@ impl Ctx<'_> {
             (None, Some(Preset::Consul)) => 2,
             (None, _) => 1,
         };
+        Ok(expiry_factor)
+    }
+
+    /// `lease.lock_delay_ms`, or the preset's default.
+    fn lock_delay_ms(&self, raw: &RawLease) -> Result<u64> {
+        let preset = raw.preset;
         let lock_delay_ms = match (raw.lock_delay_ms, preset) {
             (Some(delay), _) => self.non_negative_ms("lease.lock_delay_ms", delay)?,
             (None, Some(Preset::Consul)) => 15_000,
@@ -181,6 +256,12 @@ impl Ctx<'_> {
                 ),
             ));
         }
+        Ok(lock_delay_ms)
+    }
+
+    /// `lease.token_source` (with `lease.token_bits`), or the preset's default.
+    fn token_source(&self, raw: &RawLease) -> Result<TokenSource> {
+        let preset = raw.preset;
         let default_source = match preset {
             Some(Preset::Etcd | Preset::Zookeeper) => Some(RawTokenSource::Revision),
             Some(Preset::ClientGo | Preset::Consul) => Some(RawTokenSource::DurableCounter),
@@ -216,68 +297,12 @@ impl Ctx<'_> {
             (RawTokenSource::RandomId, None) => TokenSource::RandomId,
             (RawTokenSource::Revision, None) => TokenSource::Revision,
         };
-        // etcd's revision is store-wide; everything else counts per resource by default.
-        let default_scope = match preset {
-            Some(Preset::Etcd) => TokenScope::Global,
-            _ => TokenScope::PerResource,
-        };
-        let expired_by = raw.expired_by.unwrap_or(match preset {
-            Some(Preset::ClientGo) => ExpiredBy::Candidate,
-            _ => ExpiredBy::Service,
-        });
-        let holder_identity = raw.holder_identity.unwrap_or(match preset {
-            Some(Preset::ClientGo) => HolderIdentity::Name,
-            _ => HolderIdentity::Session,
-        });
-        Ok(LeaseSpec {
-            preset,
-            ttl_ms,
-            min_ttl_ms,
-            max_ttl_ms,
-            expiry_factor,
-            expiry_check_ms,
-            lock_delay_ms,
-            election_timeout_ms,
-            restart_election_ms,
-            token_source,
-            token_scope: raw.token_scope.unwrap_or(default_scope),
-            on_restart: raw.on_restart.unwrap_or(OnRestart::KeepAndExtend),
-            expired_by,
-            holder_identity,
-            planted_bug_double_grant: raw.planted_bug_double_grant.unwrap_or(false),
-        })
+        Ok(token_source)
     }
 
     pub(crate) fn workers(&self, raw: RawWorkers, lease: &LeaseSpec) -> Result<WorkerSpec> {
-        let count = self.required("workers.count", raw.count)?;
-        let count = match usize::try_from(count) {
-            Ok(count) if (1..=64).contains(&count) => count,
-            _ => {
-                return Err(self.error(
-                    "workers.count",
-                    format!("expected 1 to 64 workers, got {count}"),
-                ))
-            }
-        };
-        let resources = self.required("workers.resources", raw.resources)?;
-        if resources.is_empty() {
-            return Err(self.error(
-                "workers.resources",
-                "expected at least one resource name, got []",
-            ));
-        }
-        for (index, resource) in resources.iter().enumerate() {
-            let field = format!("workers.resources[{index}]");
-            if resource.is_empty() {
-                return Err(self.error(&field, "expected a non-empty resource name, got \"\""));
-            }
-            if resources[..index].contains(resource) {
-                return Err(self.error(
-                    &field,
-                    format!("expected distinct resource names, got {resource:?} twice"),
-                ));
-            }
-        }
+        let count = self.worker_count(raw.count)?;
+        let resources = self.resources(raw.resources)?;
         let lease_scope = match raw.shared_lease {
             Some(name) if name.is_empty() => {
                 return Err(self.error(
@@ -288,109 +313,18 @@ impl Ctx<'_> {
             Some(name) => LeaseScopeSpec::Single(name),
             None => LeaseScopeSpec::PerResource,
         };
-        let work_ms = self.dist(
-            "workers.work_ms",
-            self.required("workers.work_ms", raw.work_ms)?,
-        )?;
-        // Work that takes no time, over a network that may take none, never lets virtual
-        // time advance: the run would grow without bound.
-        if work_ms.mean() < MIN_WORK_MEAN_MS {
-            return Err(self.error(
-                "workers.work_ms",
-                format!(
-                    "expected a mean of at least {MIN_WORK_MEAN_MS} ms (work that takes no time never lets time advance), got {}",
-                    work_ms.mean()
-                ),
-            ));
-        }
-        let writes_per_lease = raw.writes_per_lease.unwrap_or(1);
-        let writes_per_lease = u64::try_from(writes_per_lease)
-            .ok()
-            .filter(|writes| (1..=MAX_WRITES_PER_LEASE).contains(writes))
-            .and_then(|writes| u32::try_from(writes).ok())
-            .ok_or_else(|| {
-                self.error(
-                    "workers.writes_per_lease",
-                    format!("expected 1 to {MAX_WRITES_PER_LEASE} writes per lease, got {writes_per_lease}"),
-                )
-            })?;
-        let ttl_ms = lease.effective_ttl_ms();
+        let work_ms = self.work_ms(raw.work_ms)?;
+        let writes_per_lease = self.writes_per_lease(raw.writes_per_lease)?;
         let preset = lease.preset;
-        let renew_every_ms = match raw.renew_every_ms {
-            Some(renew) => {
-                let renew = self.positive_ms("workers.renew_every_ms", renew)?;
-                if renew >= ttl_ms {
-                    return Err(self.error(
-                        "workers.renew_every_ms",
-                        format!("expected an interval shorter than the effective TTL ({ttl_ms} ms), got {renew}"),
-                    ));
-                }
-                renew
-            }
-            None if ttl_ms / 3 == 0 => {
-                return Err(self.error_at(
-                    "workers.renew_every_ms",
-                    "lease.ttl_ms",
-                    format!("expected a positive default interval, but effective TTL {ttl_ms} ms / 3 is 0: set it"),
-                ))
-            }
-            // client-go renews every RetryPeriod (2 s); Consul's `RenewPeriodic` every TTL/2;
-            // etcd's keepalive and ZooKeeper's ping (readTimeout/2) every TTL/3.
-            None if preset == Some(Preset::ClientGo) => 2_000.min(ttl_ms - 1),
-            None if preset == Some(Preset::Consul) => ttl_ms / 2,
-            None => ttl_ms / 3,
-        };
-        let renew_deadline_ms = match raw.renew_deadline_ms {
-            Some(deadline) => self.positive_ms("workers.renew_deadline_ms", deadline)?,
-            // client-go's RenewDeadline: 10 s.
-            None if preset == Some(Preset::ClientGo) => 10_000,
-            // The ZooKeeper client suspects the connection (Curator: SUSPENDED, the lock is
-            // no longer trusted) when nothing was heard for 2/3 of the session timeout.
-            None if preset == Some(Preset::Zookeeper) => ttl_ms * 2 / 3,
-            None => ttl_ms,
-        };
-        if preset == Some(Preset::ClientGo) {
-            // client-go's `NewLeaderElector` validation.
-            if ttl_ms <= renew_deadline_ms {
-                return Err(self.error_at(
-                    "workers.renew_deadline_ms",
-                    if raw.renew_deadline_ms.is_some() { "workers.renew_deadline_ms" } else { "lease.ttl_ms" },
-                    format!("expected client-go's LeaseDuration (lease.ttl_ms = {ttl_ms}) > RenewDeadline, got RenewDeadline {renew_deadline_ms}"),
-                ));
-            }
-            if renew_deadline_ms as f64 <= 1.2 * renew_every_ms as f64 {
-                return Err(self.error(
-                    "workers.renew_deadline_ms",
-                    format!("expected client-go's RenewDeadline > 1.2 × RetryPeriod (workers.renew_every_ms = {renew_every_ms}), got {renew_deadline_ms}"),
-                ));
-            }
-        }
-        let request_timeout_ms = match raw.request_timeout_ms {
-            Some(timeout) => self.positive_ms("workers.request_timeout_ms", timeout)?,
-            None if ttl_ms / 2 == 0 => {
-                return Err(self.error_at(
-                    "workers.request_timeout_ms",
-                    "lease.ttl_ms",
-                    format!("expected a positive default timeout, but effective TTL {ttl_ms} ms / 2 is 0: set it"),
-                ))
-            }
-            None => (ttl_ms / 2).min(1_000),
-        };
-        // client-go's candidates retry every RetryPeriod, jittered by JitterFactor 1.2.
-        let client_go = preset == Some(Preset::ClientGo);
-        let acquire_retry_ms = self.positive_ms(
-            "workers.acquire_retry_ms",
-            raw.acquire_retry_ms.unwrap_or(if client_go {
-                renew_every_ms as i64
-            } else {
-                100
-            }),
-        )?;
-        let acquire_retry_jitter = self.non_negative_f64(
-            "workers.acquire_retry_jitter",
-            raw.acquire_retry_jitter
-                .unwrap_or(if client_go { 1.2 } else { 0.0 }),
-            "multiples of acquire_retry_ms",
+        let (renew_every_ms, renew_deadline_ms) =
+            self.renewal(raw.renew_every_ms, raw.renew_deadline_ms, lease)?;
+        let request_timeout_ms =
+            self.request_timeout_ms(raw.request_timeout_ms, lease.effective_ttl_ms())?;
+        let (acquire_retry_ms, acquire_retry_jitter) = self.acquire_retry(
+            raw.acquire_retry_ms,
+            raw.acquire_retry_jitter,
+            preset,
+            renew_every_ms,
         )?;
         Ok(WorkerSpec {
             count,
@@ -414,6 +348,183 @@ impl Ctx<'_> {
             acquire_retry_jitter,
             side_effects: raw.side_effects.unwrap_or(SideEffects::None),
         })
+    }
+
+    /// `workers.count`: 1 to 64.
+    fn worker_count(&self, count: Option<i64>) -> Result<usize> {
+        let count = self.required("workers.count", count)?;
+        match usize::try_from(count) {
+            Ok(count) if (1..=64).contains(&count) => Ok(count),
+            _ => Err(self.error(
+                "workers.count",
+                format!("expected 1 to 64 workers, got {count}"),
+            )),
+        }
+    }
+
+    /// `workers.resources`: at least one, each named and distinct.
+    fn resources(&self, resources: Option<Vec<String>>) -> Result<Vec<String>> {
+        let resources = self.required("workers.resources", resources)?;
+        if resources.is_empty() {
+            return Err(self.error(
+                "workers.resources",
+                "expected at least one resource name, got []",
+            ));
+        }
+        for (index, resource) in resources.iter().enumerate() {
+            let field = format!("workers.resources[{index}]");
+            if resource.is_empty() {
+                return Err(self.error(&field, "expected a non-empty resource name, got \"\""));
+            }
+            if resources[..index].contains(resource) {
+                return Err(self.error(
+                    &field,
+                    format!("expected distinct resource names, got {resource:?} twice"),
+                ));
+            }
+        }
+        Ok(resources)
+    }
+
+    /// `workers.work_ms`: a distribution whose mean lets virtual time advance.
+    fn work_ms(&self, work_ms: Option<RawDist>) -> Result<Dist> {
+        let work_ms = self.dist(
+            "workers.work_ms",
+            self.required("workers.work_ms", work_ms)?,
+        )?;
+        // Work that takes no time, over a network that may take none, never lets virtual
+        // time advance: the run would grow without bound.
+        if work_ms.mean() < MIN_WORK_MEAN_MS {
+            return Err(self.error(
+                "workers.work_ms",
+                format!(
+                    "expected a mean of at least {MIN_WORK_MEAN_MS} ms (work that takes no time never lets time advance), got {}",
+                    work_ms.mean()
+                ),
+            ));
+        }
+        Ok(work_ms)
+    }
+
+    /// `workers.writes_per_lease`: 1 by default.
+    fn writes_per_lease(&self, writes_per_lease: Option<i64>) -> Result<u32> {
+        let writes_per_lease = writes_per_lease.unwrap_or(1);
+        u64::try_from(writes_per_lease)
+            .ok()
+            .filter(|writes| (1..=MAX_WRITES_PER_LEASE).contains(writes))
+            .and_then(|writes| u32::try_from(writes).ok())
+            .ok_or_else(|| {
+                self.error(
+                    "workers.writes_per_lease",
+                    format!("expected 1 to {MAX_WRITES_PER_LEASE} writes per lease, got {writes_per_lease}"),
+                )
+            })
+    }
+
+    /// `(renew_every_ms, renew_deadline_ms)` from the values given (`every`, `deadline`) or the
+    /// preset's defaults, checked against the effective TTL and, for client-go, as client-go
+    /// checks them.
+    fn renewal(
+        &self,
+        every: Option<i64>,
+        deadline: Option<i64>,
+        lease: &LeaseSpec,
+    ) -> Result<(u64, u64)> {
+        let ttl_ms = lease.effective_ttl_ms();
+        let preset = lease.preset;
+        let renew_every_ms = match every {
+            Some(renew) => {
+                let renew = self.positive_ms("workers.renew_every_ms", renew)?;
+                if renew >= ttl_ms {
+                    return Err(self.error(
+                        "workers.renew_every_ms",
+                        format!("expected an interval shorter than the effective TTL ({ttl_ms} ms), got {renew}"),
+                    ));
+                }
+                renew
+            }
+            None if ttl_ms / 3 == 0 => {
+                return Err(self.error_at(
+                    "workers.renew_every_ms",
+                    "lease.ttl_ms",
+                    format!("expected a positive default interval, but effective TTL {ttl_ms} ms / 3 is 0: set it"),
+                ))
+            }
+            // client-go renews every RetryPeriod (2 s); Consul's `RenewPeriodic` every TTL/2;
+            // etcd's keepalive and ZooKeeper's ping (readTimeout/2) every TTL/3.
+            None if preset == Some(Preset::ClientGo) => 2_000.min(ttl_ms - 1),
+            None if preset == Some(Preset::Consul) => ttl_ms / 2,
+            None => ttl_ms / 3,
+        };
+        let renew_deadline_ms = match deadline {
+            Some(deadline) => self.positive_ms("workers.renew_deadline_ms", deadline)?,
+            // client-go's RenewDeadline: 10 s.
+            None if preset == Some(Preset::ClientGo) => 10_000,
+            // The ZooKeeper client suspects the connection (Curator: SUSPENDED, the lock is
+            // no longer trusted) when nothing was heard for 2/3 of the session timeout.
+            None if preset == Some(Preset::Zookeeper) => ttl_ms * 2 / 3,
+            None => ttl_ms,
+        };
+        if preset == Some(Preset::ClientGo) {
+            // client-go's `NewLeaderElector` validation.
+            if ttl_ms <= renew_deadline_ms {
+                return Err(self.error_at(
+                    "workers.renew_deadline_ms",
+                    if deadline.is_some() { "workers.renew_deadline_ms" } else { "lease.ttl_ms" },
+                    format!("expected client-go's LeaseDuration (lease.ttl_ms = {ttl_ms}) > RenewDeadline, got RenewDeadline {renew_deadline_ms}"),
+                ));
+            }
+            if renew_deadline_ms as f64 <= 1.2 * renew_every_ms as f64 {
+                return Err(self.error(
+                    "workers.renew_deadline_ms",
+                    format!("expected client-go's RenewDeadline > 1.2 × RetryPeriod (workers.renew_every_ms = {renew_every_ms}), got {renew_deadline_ms}"),
+                ));
+            }
+        }
+        Ok((renew_every_ms, renew_deadline_ms))
+    }
+
+    /// `workers.request_timeout_ms`: half the effective TTL, at most 1 s, by default.
+    fn request_timeout_ms(&self, request_timeout_ms: Option<i64>, ttl_ms: u64) -> Result<u64> {
+        let timeout_ms = match request_timeout_ms {
+            Some(timeout) => self.positive_ms("workers.request_timeout_ms", timeout)?,
+            None if ttl_ms / 2 == 0 => {
+                return Err(self.error_at(
+                    "workers.request_timeout_ms",
+                    "lease.ttl_ms",
+                    format!("expected a positive default timeout, but effective TTL {ttl_ms} ms / 2 is 0: set it"),
+                ))
+            }
+            None => (ttl_ms / 2).min(1_000),
+        };
+        Ok(timeout_ms)
+    }
+
+    /// `(acquire_retry_ms, acquire_retry_jitter)`: a candidate's retry interval and its
+    /// jitter, each given or the preset's default.
+    fn acquire_retry(
+        &self,
+        acquire_retry_ms: Option<i64>,
+        acquire_retry_jitter: Option<f64>,
+        preset: Option<Preset>,
+        renew_every_ms: u64,
+    ) -> Result<(u64, f64)> {
+        // client-go's candidates retry every RetryPeriod, jittered by JitterFactor 1.2.
+        let client_go = preset == Some(Preset::ClientGo);
+        let retry_ms = self.positive_ms(
+            "workers.acquire_retry_ms",
+            acquire_retry_ms.unwrap_or(if client_go {
+                renew_every_ms as i64
+            } else {
+                100
+            }),
+        )?;
+        let jitter = self.non_negative_f64(
+            "workers.acquire_retry_jitter",
+            acquire_retry_jitter.unwrap_or(if client_go { 1.2 } else { 0.0 }),
+            "multiples of acquire_retry_ms",
+        )?;
+        Ok((retry_ms, jitter))
     }
 
     pub(crate) fn storage(

@@ -6,7 +6,7 @@ use fencesim_model::nodes;
 
 use super::{
     join,
-    raw::{RawDist, RawDistKind},
+    raw::{RawDist, RawDistKind, RawDistTable},
     Ctx, Result,
 };
 use crate::{
@@ -236,31 +236,8 @@ impl Ctx<'_> {
         };
         let field = |key: &str| join(path, key);
         let kind = self.required(&field("dist"), table.dist)?;
-        let (name, allowed): (&str, &[&str]) = match kind {
-            RawDistKind::Const => ("const", &["value"]),
-            RawDistKind::Uniform => ("uniform", &["min", "max"]),
-            RawDistKind::Lognormal => ("lognormal", &["median", "p99"]),
-            RawDistKind::Exponential => ("exponential", &["mean"]),
-            RawDistKind::Empirical => ("empirical", &["quantiles", "samples"]),
-        };
-        self.only_keys(
-            path,
-            &format!("dist = \"{name}\""),
-            allowed,
-            &[
-                ("value", table.value.is_some()),
-                ("min", table.min.is_some()),
-                ("max", table.max.is_some()),
-                ("median", table.median.is_some()),
-                ("p99", table.p99.is_some()),
-                ("mean", table.mean.is_some()),
-                ("quantiles", table.quantiles.is_some()),
-                ("samples", table.samples.is_some()),
-            ],
-        )?;
-        let get = |key: &str, value: Option<f64>| -> Result<f64> {
-            self.finite(&field(key), self.required(&field(key), value)?)
-        };
+        self.only_dist_keys(path, kind, &table)?;
+        let get = |key: &str, value: Option<f64>| self.required_finite(&field(key), value);
         match kind {
             RawDistKind::Const => {
                 let value = self.non_negative_f64(
@@ -282,37 +259,7 @@ impl Ctx<'_> {
                 }
                 Ok(Dist::Uniform { min, max })
             }
-            RawDistKind::Lognormal => {
-                let median = self.positive_f64(
-                    &field("median"),
-                    get("median", table.median)?,
-                    "milliseconds",
-                )?;
-                // Below a nanosecond a median is 0 once in nanoseconds; the ratio bound keeps
-                // `ln` and the samples finite and within range.
-                if median < 1e-6 {
-                    return Err(self.error(
-                        &field("median"),
-                        format!("expected a median of at least 0.000001 ms (1 ns), got {median}"),
-                    ));
-                }
-                let p99 = self.bounded_ms_f64(&field("p99"), get("p99", table.p99)?)?;
-                if p99 < median {
-                    return Err(self.error(
-                        &field("p99"),
-                        format!("expected p99 >= median ({median}), got {p99}"),
-                    ));
-                }
-                if p99 / median > MAX_LOGNORMAL_RATIO {
-                    return Err(self.error(
-                        &field("p99"),
-                        format!(
-                            "expected p99 / median <= {MAX_LOGNORMAL_RATIO}, got {p99} / {median}"
-                        ),
-                    ));
-                }
-                Ok(Dist::Lognormal { median, p99 })
-            }
+            RawDistKind::Lognormal => self.lognormal(path, table.median, table.p99),
             RawDistKind::Exponential => {
                 let mean =
                     self.positive_f64(&field("mean"), get("mean", table.mean)?, "milliseconds")?;
@@ -332,6 +279,67 @@ impl Ctx<'_> {
                 )),
             },
         }
+    }
+
+    /// Refuses a key the distribution `kind` does not take.
+    fn only_dist_keys(&self, path: &str, kind: RawDistKind, table: &RawDistTable) -> Result<()> {
+        let (name, allowed): (&str, &[&str]) = match kind {
+            RawDistKind::Const => ("const", &["value"]),
+            RawDistKind::Uniform => ("uniform", &["min", "max"]),
+            RawDistKind::Lognormal => ("lognormal", &["median", "p99"]),
+            RawDistKind::Exponential => ("exponential", &["mean"]),
+            RawDistKind::Empirical => ("empirical", &["quantiles", "samples"]),
+        };
+        self.only_keys(
+            path,
+            &format!("dist = \"{name}\""),
+            allowed,
+            &[
+                ("value", table.value.is_some()),
+                ("min", table.min.is_some()),
+                ("max", table.max.is_some()),
+                ("median", table.median.is_some()),
+                ("p99", table.p99.is_some()),
+                ("mean", table.mean.is_some()),
+                ("quantiles", table.quantiles.is_some()),
+                ("samples", table.samples.is_some()),
+            ],
+        )
+    }
+
+    /// A key a distribution requires: present and finite.
+    fn required_finite(&self, field: &str, value: Option<f64>) -> Result<f64> {
+        self.finite(field, self.required(field, value)?)
+    }
+
+    /// `dist = "lognormal"`: a median of at least 1 ns and a p99 above it, within
+    /// [`MAX_LOGNORMAL_RATIO`] of it.
+    fn lognormal(&self, path: &str, median: Option<f64>, p99: Option<f64>) -> Result<Dist> {
+        let field = |key: &str| join(path, key);
+        let get = |key: &str, value: Option<f64>| self.required_finite(&field(key), value);
+        let median = self.positive_f64(&field("median"), get("median", median)?, "milliseconds")?;
+        // Below a nanosecond a median is 0 once in nanoseconds; the ratio bound keeps
+        // `ln` and the samples finite and within range.
+        if median < 1e-6 {
+            return Err(self.error(
+                &field("median"),
+                format!("expected a median of at least 0.000001 ms (1 ns), got {median}"),
+            ));
+        }
+        let p99 = self.bounded_ms_f64(&field("p99"), get("p99", p99)?)?;
+        if p99 < median {
+            return Err(self.error(
+                &field("p99"),
+                format!("expected p99 >= median ({median}), got {p99}"),
+            ));
+        }
+        if p99 / median > MAX_LOGNORMAL_RATIO {
+            return Err(self.error(
+                &field("p99"),
+                format!("expected p99 / median <= {MAX_LOGNORMAL_RATIO}, got {p99} / {median}"),
+            ));
+        }
+        Ok(Dist::Lognormal { median, p99 })
     }
 
     fn points_within_limit(&self, field: &str, count: usize, least: usize) -> Result<()> {
