@@ -1,6 +1,7 @@
 //! The timeline picture of one run (SVG or PNG, drawn with plotters): one lane per node,
-//! lease epochs as the service saw them and as holders believed them, faults as blocks,
-//! writes as markers, violations joined to their evidence, and a legend.
+//! lease epochs as the service saw them (the checker's tenures, `fencesim_check::index`) and
+//! as holders believed them, faults as blocks, writes as markers, violations joined to their
+//! evidence, and a legend.
 //!
 //! Text is drawn with DejaVu Sans Condensed, embedded from `assets/` (Bitstream Vera
 //! licence, see `assets/LICENSE-DejaVu.txt`), so no system font is looked up: a fresh
