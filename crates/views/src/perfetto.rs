@@ -8,7 +8,7 @@ use fencesim_check::{index::Index, Violation};
 use fencesim_model::history::{Event, EventKind, History, PauseKind};
 use serde_json::{json, Value};
 
-use crate::timeline::event_text;
+use crate::timeline::{event_text, Category};
 
 /// The Chrome trace-event JSON of `history` (`{"traceEvents": [...], "displayTimeUnit":
 /// "ms"}`), timestamps in microseconds of true time.
@@ -215,8 +215,9 @@ impl Trace {
             fields.remove("t_ns");
             fields.remove("node");
         }
+        let cat = Category::of(&event.kind).name();
         self.out.push(json!({
-            "ph": "i", "s": "t", "pid": pid, "tid": pid, "cat": category(&event.kind),
+            "ph": "i", "s": "t", "pid": pid, "tid": pid, "cat": cat,
             "name": event_text(&event.kind), "ts": micros(event.t_ns), "args": args,
         }));
     }
@@ -336,44 +337,6 @@ fn track_id(track: &str) -> u64 {
 /// Nanoseconds as microseconds (the trace format's unit), exact to the nanosecond.
 fn micros(t_ns: u64) -> f64 {
     t_ns as f64 / 1_000.0
-}
-
-fn category(kind: &EventKind) -> &'static str {
-    match kind {
-        EventKind::RunStarted { .. } | EventKind::FaultsHealed | EventKind::RunEnded => "run",
-        EventKind::Granted { .. }
-        | EventKind::Renewed { .. }
-        | EventKind::Refused { .. }
-        | EventKind::Denied { .. }
-        | EventKind::Expired { .. }
-        | EventKind::TakenOver { .. }
-        | EventKind::Released { .. }
-        | EventKind::Dropped { .. }
-        | EventKind::Extended { .. }
-        | EventKind::CountersLost => "lease",
-        EventKind::WritePresented { .. }
-        | EventKind::WriteAccepted { .. }
-        | EventKind::WriteRejected { .. }
-        | EventKind::TokenRead { .. }
-        | EventKind::Fence { .. }
-        | EventKind::StorageStateLost => "storage",
-        EventKind::BeliefStarted { .. }
-        | EventKind::BeliefEnded { .. }
-        | EventKind::WriteSent { .. }
-        | EventKind::WriteAbandoned { .. }
-        | EventKind::RenewFailed { .. }
-        | EventKind::SideEffect { .. } => "worker",
-        EventKind::Paused { .. }
-        | EventKind::Resumed { .. }
-        | EventKind::ClockStepped { .. }
-        | EventKind::Crashed
-        | EventKind::Restarted
-        | EventKind::PartitionStarted { .. }
-        | EventKind::PartitionHealed { .. }
-        | EventKind::HoldStarted { .. }
-        | EventKind::HoldReleased { .. }
-        | EventKind::Panicked { .. } => "fault",
-    }
 }
 
 #[cfg(test)]

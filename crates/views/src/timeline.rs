@@ -537,43 +537,78 @@ pub fn render_violation(history: &History, v: &Violation) -> String {
 
 /// The text of one event as it appears in a timeline cell.
 pub fn event_text(kind: &EventKind) -> String {
-    // Every kind named, no wildcard: a new event kind does not compile until it has a text.
-    match kind {
-        EventKind::RunStarted { .. } | EventKind::FaultsHealed | EventKind::RunEnded => {
-            run_text(kind)
+    match Category::of(kind) {
+        Category::Run => run_text(kind),
+        Category::Lease => lease_text(kind),
+        Category::Storage => storage_text(kind),
+        Category::Worker => worker_text(kind),
+        Category::Fault => fault_text(kind),
+    }
+}
+
+/// Whose event it is: the run's, the lease service's, the storage's, a worker's or a fault's.
+/// [`event_text`] is written per category, and the Perfetto trace's event categories are these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Category {
+    Run,
+    Lease,
+    Storage,
+    Worker,
+    Fault,
+}
+
+impl Category {
+    /// Every kind named, no wildcard: a new event kind does not compile until it has one (and
+    /// so a text).
+    pub(crate) fn of(kind: &EventKind) -> Category {
+        match kind {
+            EventKind::RunStarted { .. } | EventKind::FaultsHealed | EventKind::RunEnded => {
+                Category::Run
+            }
+            EventKind::Granted { .. }
+            | EventKind::Renewed { .. }
+            | EventKind::Refused { .. }
+            | EventKind::Denied { .. }
+            | EventKind::Expired { .. }
+            | EventKind::TakenOver { .. }
+            | EventKind::Released { .. }
+            | EventKind::Dropped { .. }
+            | EventKind::Extended { .. }
+            | EventKind::CountersLost => Category::Lease,
+            EventKind::WritePresented { .. }
+            | EventKind::WriteAccepted { .. }
+            | EventKind::WriteRejected { .. }
+            | EventKind::TokenRead { .. }
+            | EventKind::Fence { .. }
+            | EventKind::StorageStateLost => Category::Storage,
+            EventKind::BeliefStarted { .. }
+            | EventKind::BeliefEnded { .. }
+            | EventKind::WriteSent { .. }
+            | EventKind::WriteAbandoned { .. }
+            | EventKind::RenewFailed { .. }
+            | EventKind::SideEffect { .. } => Category::Worker,
+            EventKind::Paused { .. }
+            | EventKind::Resumed { .. }
+            | EventKind::ClockStepped { .. }
+            | EventKind::Crashed
+            | EventKind::Restarted
+            | EventKind::PartitionStarted { .. }
+            | EventKind::PartitionHealed { .. }
+            | EventKind::HoldStarted { .. }
+            | EventKind::HoldReleased { .. }
+            | EventKind::Panicked { .. } => Category::Fault,
         }
-        EventKind::Granted { .. }
-        | EventKind::Renewed { .. }
-        | EventKind::Refused { .. }
-        | EventKind::Denied { .. }
-        | EventKind::Expired { .. }
-        | EventKind::TakenOver { .. }
-        | EventKind::Released { .. }
-        | EventKind::Dropped { .. }
-        | EventKind::Extended { .. }
-        | EventKind::CountersLost => lease_text(kind),
-        EventKind::WritePresented { .. }
-        | EventKind::WriteAccepted { .. }
-        | EventKind::WriteRejected { .. }
-        | EventKind::TokenRead { .. }
-        | EventKind::Fence { .. }
-        | EventKind::StorageStateLost => storage_text(kind),
-        EventKind::BeliefStarted { .. }
-        | EventKind::BeliefEnded { .. }
-        | EventKind::WriteSent { .. }
-        | EventKind::WriteAbandoned { .. }
-        | EventKind::RenewFailed { .. }
-        | EventKind::SideEffect { .. } => worker_text(kind),
-        EventKind::Paused { .. }
-        | EventKind::Resumed { .. }
-        | EventKind::ClockStepped { .. }
-        | EventKind::Crashed
-        | EventKind::Restarted
-        | EventKind::PartitionStarted { .. }
-        | EventKind::PartitionHealed { .. }
-        | EventKind::HoldStarted { .. }
-        | EventKind::HoldReleased { .. }
-        | EventKind::Panicked { .. } => fault_text(kind),
+    }
+
+    /// `run`, `lease`, `storage`, `worker` or `fault`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Category::Run => "run",
+            Category::Lease => "lease",
+            Category::Storage => "storage",
+            Category::Worker => "worker",
+            Category::Fault => "fault",
+        }
     }
 }
 
