@@ -1,6 +1,10 @@
 //! The checker: reads a recorded [`History`] and says what broke (invariants I1–I5, each
 //! violation with the events that prove it) and what happened (the metrics of docs/spec.md).
 //!
+//! Both read the history through one [`index::Index`] of its lease epochs and tenures (grants
+//! per scope, leases as the service held them, accepted fences), which is public so the views
+//! draw the same epochs the checker judged.
+//!
 //! Architecture invariant: this crate knows nothing about madsim, scenarios or fencing
 //! implementations. It judges only what the history shows, from a god's-eye view, so it can
 //! be tested on hand-written histories.
@@ -11,7 +15,7 @@ use fencesim_model::{history::History, Invariant};
 use serde::{Deserialize, Serialize};
 
 pub mod coverage;
-mod index;
+pub mod index;
 mod invariants;
 mod metrics;
 pub mod outage;

@@ -229,8 +229,9 @@ impl FaultsBegun {
 
 pub(crate) fn compute(history: &History) -> Metrics {
     let index = Index::new(history);
-    let causes = Causes::new(index.events);
+    let causes = Causes::new(index.events());
     let mut m = Metrics::default();
+    grant_metrics(&index, &mut m);
     count_events(&index, &causes, &mut m);
     service_metrics(&index, &mut m);
     belief_metrics(&index, &mut m);
@@ -239,190 +240,213 @@ pub(crate) fn compute(history: &History) -> Metrics {
     availability_metrics(&index, &mut m);
     m.outage_ms = causes.union_ms;
     m.fault_window_ms = index
-        .events
+        .events()
         .iter()
         .find(|e| matches!(e.kind, EventKind::FaultsHealed))
-        .map_or(index.end_ns, |e| e.t_ns) as f64
+        .map_or(index.end_ns(), |e| e.t_ns) as f64
         / fencesim_model::NS_PER_MS as f64;
-    for event in index.events {
+    for event in index.events() {
         m.faults_begun.count(event);
     }
     m
 }
 
-/// Per-event counters, node liveness and epoch judgements: one pass.
+/// Per grant: acquisitions, tokens allocated, and the grant → first fence window.
+fn grant_metrics(index: &Index<'_>, m: &mut Metrics) {
+    for tenure in index.tenures() {
+        m.acquisitions += 1;
+        m.tokens_allocated += 1;
+        if let Some(fence) = index.first_fence_by(&tenure.holder, tenure.token, tenure.grant) {
+            m.fence_window_ms
+                .push(index.t_ms(fence) - index.t_ms(tenure.grant));
+        }
+    }
+}
+
+/// Per-event counters, expiries and epoch judgements of writes: one pass.
 fn count_events(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
-    let mut crashed: BTreeSet<&str> = BTreeSet::new();
-    let mut paused: BTreeSet<&str> = BTreeSet::new();
-    let mut last_holder: BTreeMap<&str, &str> = BTreeMap::new();
-    let mut last_crash: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut last_belief: BTreeMap<(&str, &str, u64), usize> = BTreeMap::new();
-    for (k, event) in index.events.iter().enumerate() {
-        let node = event.node.as_str();
+    let mut nodes = NodeStates::default();
+    for (k, event) in index.events().iter().enumerate() {
         match &event.kind {
-            EventKind::Granted {
-                scope,
-                holder,
-                token,
-                ..
-            } => {
-                m.acquisitions += 1;
-                m.tokens_allocated += 1;
-                if last_holder
-                    .insert(scope, holder)
-                    .is_some_and(|previous| previous != holder)
-                {
-                    m.takeovers += 1;
-                }
-                if let Some(fence) = index.first_fence_by(holder, *token, k) {
-                    m.fence_window_ms.push(index.t_ms(fence) - index.t_ms(k));
-                }
-            }
             EventKind::Renewed { .. } => {
                 m.renewals += 1;
                 m.renew_requests += 1;
             }
             EventKind::Refused { token: Some(_), .. } => m.renew_requests += 1,
             EventKind::RenewFailed { .. } => m.renewal_failures += 1,
-            EventKind::Expired {
-                holder,
-                scope,
-                token,
+            EventKind::Expired { .. } | EventKind::TakenOver { .. } => {
+                nodes.count_expiry(index, causes, k, m);
             }
-            | EventKind::TakenOver {
-                holder,
-                scope,
-                token,
-                ..
-            } => {
-                m.expiries += 1;
-                let holder_died = index
-                    .tenures
-                    .iter()
-                    .find(|t| t.end == Some(k) && t.holder == *holder && t.token == *token)
-                    .is_some_and(|tenure| {
-                        last_crash.get(holder.as_str()).is_some_and(|&crash| {
-                            crash > tenure.grant
-                                && last_belief
-                                    .get(&(holder.as_str(), scope.as_str(), *token))
-                                    .is_none_or(|&belief| belief < crash)
-                        })
-                    });
-                if !crashed.contains(holder.as_str()) && !holder_died {
-                    m.false_expiries += 1;
-                    if causes.caused(holder, scope, *token, k, k) {
-                        m.outage_false_expiries += 1;
-                    }
-                }
-                if paused.contains(holder.as_str()) || active(Mutant::MetricPausedExpiryAnyExpiry) {
-                    m.paused_expiries += 1;
-                }
-            }
-            EventKind::WriteSent { .. } => m.writes_sent += 1,
-            EventKind::WritePresented {
-                lease_scope,
-                writer,
-                token,
-                ..
-            } => {
-                m.writes_presented += 1;
-                if matches!(
-                    index.epoch(lease_scope, writer, *token, k),
-                    Epoch::Superseded { .. }
-                ) {
-                    m.stale_presented += 1;
-                }
-            }
-            EventKind::WriteAccepted {
-                resource,
-                lease_scope,
-                writer,
-                token,
-                ..
-            } => {
-                m.accepted_writes += 1;
-                if active(Mutant::MetricStaleRejectionCountsAccepts) {
-                    m.stale_write_rejections += 1;
-                }
-                if let Epoch::Superseded { grant, .. } = index.epoch(lease_scope, writer, *token, k)
-                {
-                    if matches!(
-                        index.fence_status(lease_scope, resource, grant, k),
-                        FenceStatus::InWindow { .. }
-                    ) {
-                        m.accepts_in_fence_window += 1;
-                    }
-                }
-            }
-            EventKind::WriteRejected {
-                lease_scope,
-                writer,
-                token,
-                ..
-            } => {
-                m.stale_write_rejections += 1;
-                // A false rejection: the epoch is the newest on its scope and the service
-                // still held it. A write whose lease had already ended (expired, released,
-                // dropped by a restart) is rightly refused by a store that checks liveness.
-                let held = match index.epoch(lease_scope, writer, *token, k) {
-                    Epoch::Current { grant } => index.held_before(grant, k),
-                    _ => false,
-                };
-                if held || active(Mutant::MetricCurrentRejectionCountsAll) {
-                    m.current_write_rejections += 1;
-                    if causes.caused(writer, lease_scope, *token, k, k) {
-                        m.outage_current_write_rejections += 1;
-                    }
-                }
-            }
-            EventKind::WriteAbandoned { .. } => m.writes_abandoned += 1,
-            EventKind::SideEffect {
-                lease_scope,
-                worker,
-                token,
-                ..
-            } => {
-                m.side_effects += 1;
-                if matches!(
-                    index.epoch(lease_scope, worker, *token, k),
-                    Epoch::Superseded { .. }
-                ) {
-                    m.superseded_side_effects += 1;
-                }
-            }
+            _ => count_write(index, causes, k, m),
+        }
+        nodes.observe(k, event);
+    }
+}
+
+/// What the expiry metrics know of the nodes as of an event: which are crashed or paused,
+/// each one's last crash, and each `(node, scope, token)`'s last `BeliefStarted`.
+#[derive(Default)]
+struct NodeStates<'h> {
+    crashed: BTreeSet<&'h str>,
+    paused: BTreeSet<&'h str>,
+    last_crash: BTreeMap<&'h str, usize>,
+    last_belief: BTreeMap<(&'h str, &'h str, u64), usize>,
+}
+
+impl<'h> NodeStates<'h> {
+    /// Event `k` happened.
+    fn observe(&mut self, k: usize, event: &'h Event) {
+        let node = event.node.as_str();
+        match &event.kind {
             EventKind::BeliefStarted { scope, token, .. } => {
-                last_belief.insert((node, scope.as_str(), *token), k);
+                self.last_belief.insert((node, scope.as_str(), *token), k);
             }
             EventKind::Crashed => {
-                last_crash.insert(node, k);
-                crashed.insert(node);
+                self.last_crash.insert(node, k);
+                self.crashed.insert(node);
                 // A dead process is not paused; `Resumed` would not follow.
-                paused.remove(node);
+                self.paused.remove(node);
             }
             EventKind::Restarted => {
-                crashed.remove(node);
+                self.crashed.remove(node);
             }
             EventKind::Paused { .. } => {
-                paused.insert(node);
+                self.paused.insert(node);
             }
             EventKind::Resumed { .. } => {
-                paused.remove(node);
+                self.paused.remove(node);
             }
             _ => {}
         }
+    }
+
+    /// Expiry `k` (an `Expired` or a `TakenOver`): false, outage-caused, while paused.
+    fn count_expiry(&self, index: &Index<'_>, causes: &Causes<'_>, k: usize, m: &mut Metrics) {
+        let (EventKind::Expired {
+            holder,
+            scope,
+            token,
+        }
+        | EventKind::TakenOver {
+            holder,
+            scope,
+            token,
+            ..
+        }) = &index.events()[k].kind
+        else {
+            return;
+        };
+        m.expiries += 1;
+        let holder_died = index.tenure_ended_by(k).is_some_and(|tenure| {
+            self.last_crash.get(holder.as_str()).is_some_and(|&crash| {
+                crash > tenure.grant
+                    && self
+                        .last_belief
+                        .get(&(holder.as_str(), scope.as_str(), *token))
+                        .is_none_or(|&belief| belief < crash)
+            })
+        });
+        if !self.crashed.contains(holder.as_str()) && !holder_died {
+            m.false_expiries += 1;
+            if causes.caused(holder, scope, *token, k, k) {
+                m.outage_false_expiries += 1;
+            }
+        }
+        if self.paused.contains(holder.as_str()) || active(Mutant::MetricPausedExpiryAnyExpiry) {
+            m.paused_expiries += 1;
+        }
+    }
+}
+
+/// Write and side-effect event `k` (any other event is ignored): counted, and judged by its
+/// epoch as in I4.
+fn count_write(index: &Index<'_>, causes: &Causes<'_>, k: usize, m: &mut Metrics) {
+    let superseded = |scope: &str, writer: &str, token: u64| {
+        matches!(
+            index.epoch(scope, writer, token, k),
+            Epoch::Superseded { .. }
+        )
+    };
+    match &index.events()[k].kind {
+        EventKind::WriteSent { .. } => m.writes_sent += 1,
+        EventKind::WritePresented {
+            lease_scope,
+            writer,
+            token,
+            ..
+        } => {
+            m.writes_presented += 1;
+            if superseded(lease_scope, writer, *token) {
+                m.stale_presented += 1;
+            }
+        }
+        EventKind::WriteAccepted {
+            resource,
+            lease_scope,
+            writer,
+            token,
+            ..
+        } => {
+            m.accepted_writes += 1;
+            if active(Mutant::MetricStaleRejectionCountsAccepts) {
+                m.stale_write_rejections += 1;
+            }
+            if let Epoch::Superseded { grant, .. } = index.epoch(lease_scope, writer, *token, k) {
+                if matches!(
+                    index.fence_status(lease_scope, resource, grant, k),
+                    FenceStatus::InWindow { .. }
+                ) {
+                    m.accepts_in_fence_window += 1;
+                }
+            }
+        }
+        EventKind::WriteRejected {
+            lease_scope,
+            writer,
+            token,
+            ..
+        } => {
+            m.stale_write_rejections += 1;
+            // A false rejection: the epoch is the newest on its scope and the service
+            // still held it. A write whose lease had already ended (expired, released,
+            // dropped by a restart) is rightly refused by a store that checks liveness.
+            let held = match index.epoch(lease_scope, writer, *token, k) {
+                Epoch::Current { grant } => index.held_before(grant, k),
+                _ => false,
+            };
+            if held || active(Mutant::MetricCurrentRejectionCountsAll) {
+                m.current_write_rejections += 1;
+                if causes.caused(writer, lease_scope, *token, k, k) {
+                    m.outage_current_write_rejections += 1;
+                }
+            }
+        }
+        EventKind::WriteAbandoned { .. } => m.writes_abandoned += 1,
+        EventKind::SideEffect {
+            lease_scope,
+            worker,
+            token,
+            ..
+        } => {
+            m.side_effects += 1;
+            if superseded(lease_scope, worker, *token) {
+                m.superseded_side_effects += 1;
+            }
+        }
+        _ => {}
     }
 }
 
 /// Lease ages and time held, from the service's tenures.
 fn service_metrics(index: &Index<'_>, m: &mut Metrics) {
     let ages: Vec<f64> = index
-        .tenures
+        .tenures()
         .iter()
         .map(|tenure| {
             let end_ns = tenure
                 .end
-                .map_or(index.end_ns, |end| index.events[end].t_ns);
-            ns_to_ms(end_ns.saturating_sub(index.events[tenure.grant].t_ns))
+                .map_or(index.end_ns(), |end| index.events()[end].t_ns);
+            ns_to_ms(end_ns.saturating_sub(index.events()[tenure.grant].t_ns))
         })
         .collect();
     m.lease_age_ms_max = ages.iter().copied().fold(0.0, f64::max);
@@ -433,7 +457,7 @@ fn service_metrics(index: &Index<'_>, m: &mut Metrics) {
     };
 
     m.lease_held_ms = ages.iter().sum();
-    m.run_ms = ns_to_ms(index.end_ns);
+    m.run_ms = ns_to_ms(index.end_ns());
 }
 
 /// Overlapping beliefs: a belief opens on `BeliefStarted` (replacing the node's previous
@@ -444,7 +468,7 @@ fn belief_metrics(index: &Index<'_>, m: &mut Metrics) {
     let mut overlap_since: BTreeMap<&str, u64> = BTreeMap::new();
     let mut overlap_ns: u64 = 0;
 
-    for event in index.events {
+    for event in index.events() {
         let node = event.node.as_str();
         let touched: Vec<&str> = match &event.kind {
             EventKind::BeliefStarted { scope, token, .. } => {
@@ -484,7 +508,7 @@ fn belief_metrics(index: &Index<'_>, m: &mut Metrics) {
     }
     overlap_ns += overlap_since
         .values()
-        .map(|&since| index.end_ns.saturating_sub(since))
+        .map(|&since| index.end_ns().saturating_sub(since))
         .sum::<u64>();
     m.overlapping_belief_ms = ns_to_ms(overlap_ns);
 }
@@ -496,7 +520,7 @@ fn first_belief_after(
     after: usize,
     who: impl Fn(&str) -> bool,
 ) -> Option<usize> {
-    index.events[after + 1..]
+    index.events()[after + 1..]
         .iter()
         .position(|event| {
             matches!(&event.kind, EventKind::BeliefStarted { scope: s, .. } if s == scope)
@@ -514,7 +538,7 @@ fn first_write_after(
     who: impl Fn(&str) -> bool,
 ) -> Option<usize> {
     let mut believers: BTreeSet<&str> = BTreeSet::new();
-    for (k, event) in index.events.iter().enumerate().skip(after + 1) {
+    for (k, event) in index.events().iter().enumerate().skip(after + 1) {
         match &event.kind {
             EventKind::BeliefStarted { scope: s, .. } if s == scope && who(&event.node) => {
                 believers.insert(event.node.as_str());
@@ -532,13 +556,13 @@ fn first_write_after(
 
 /// Takeover latency, recovery after a crash or a stall, and stand-downs.
 fn recovery_metrics(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
-    for (k, event) in index.events.iter().enumerate() {
+    for (k, event) in index.events().iter().enumerate() {
         let node = event.node.as_str();
         match &event.kind {
             EventKind::Crashed if node == nodes::COORDINATOR => {}
             EventKind::Crashed => {
                 for tenure in index
-                    .tenures
+                    .tenures()
                     .iter()
                     .filter(|t| t.holder == node && t.open_before(k))
                 {
@@ -553,15 +577,15 @@ fn recovery_metrics(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
                 }
             }
             EventKind::Paused { .. } => {
-                let resumed = index.events[k + 1..]
+                let resumed = index.events()[k + 1..]
                     .iter()
                     .position(|e| {
                         e.node == node
                             && matches!(e.kind, EventKind::Resumed { .. } | EventKind::Crashed)
                     })
-                    .map_or(index.events.len(), |offset| k + 1 + offset);
+                    .map_or(index.events().len(), |offset| k + 1 + offset);
                 for tenure in index
-                    .tenures
+                    .tenures()
                     .iter()
                     .filter(|t| t.holder == node && t.open_before(k))
                 {
@@ -585,7 +609,7 @@ fn recovery_metrics(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
                 why: BeliefEnd::RenewFailed | BeliefEnd::DeadlinePassed | BeliefEnd::CheckFailed,
                 ..
             } => {
-                let still_held = index.tenures.iter().any(|t| {
+                let still_held = index.tenures().iter().any(|t| {
                     t.scope == *scope && t.holder == node && t.token == *token && t.open_before(k)
                 });
                 // During a lease-service outage its state is frozen: a lease it still holds
@@ -609,7 +633,7 @@ fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
     let mut lifecycle: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     // Per (holder, scope, token): indices of its stand-downs.
     let mut stand_downs: BTreeMap<(&str, &str, u64), Vec<usize>> = BTreeMap::new();
-    for (k, event) in index.events.iter().enumerate() {
+    for (k, event) in index.events().iter().enumerate() {
         match &event.kind {
             EventKind::Crashed | EventKind::Paused { .. } | EventKind::Resumed { .. } => {
                 lifecycle.entry(event.node.as_str()).or_default().push(k);
@@ -626,12 +650,13 @@ fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
             _ => {}
         }
     }
-    for (&scope, grants) in &index.grants {
-        for pair in grants.windows(2) {
+    for scope in index.scopes() {
+        for pair in index.grants(scope).windows(2) {
             let (previous, grant) = (&pair[0], &pair[1]);
             if previous.holder == grant.holder {
                 continue;
             }
+            m.takeovers += 1;
             let holder = previous.holder.as_str();
             let tenure = index.tenure_of(previous.index);
             let events = lifecycle.get(holder).map(Vec::as_slice).unwrap_or(&[]);
@@ -639,15 +664,16 @@ fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
                 events.iter().copied().filter(move |&e| from < e && e < to)
             };
             let crashed = tenure.is_some_and(|t| {
-                between(previous.index, grant.index)
-                    .any(|e| matches!(index.events[e].kind, EventKind::Crashed) && t.open_before(e))
+                between(previous.index, grant.index).any(|e| {
+                    matches!(index.events()[e].kind, EventKind::Crashed) && t.open_before(e)
+                })
             });
             // How the tenure ended, and whether the holder lost it (rather than handing it on).
             let end = tenure.and_then(|t| t.end);
             let stood_down = stand_downs
                 .get(&(holder, scope, previous.token))
                 .is_some_and(|list| list.iter().any(|&s| s < grant.index));
-            let lost = match end.map(|e| &index.events[e].kind) {
+            let lost = match end.map(|e| &index.events()[e].kind) {
                 Some(EventKind::Expired { .. } | EventKind::TakenOver { .. }) => true,
                 Some(EventKind::Dropped { .. }) => true,
                 Some(EventKind::Released { .. }) => stood_down,
@@ -658,9 +684,9 @@ fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
                 .map_or_else(
                     || {
                         lost && causes
-                            .in_outage(holder, index.events[end.unwrap_or(grant.index)].t_ns)
+                            .in_outage(holder, index.events()[end.unwrap_or(grant.index)].t_ns)
                     },
-                    |start| causes.in_outage(holder, index.events[start].t_ns),
+                    |start| causes.in_outage(holder, index.events()[start].t_ns),
                 );
             // Stalled: paused at its last contact with the service, or paused since.
             let contact = causes
@@ -670,12 +696,12 @@ fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
                 let before: Vec<usize> = events.iter().copied().filter(|&e| e < contact).collect();
                 before
                     .last()
-                    .is_some_and(|&e| matches!(index.events[e].kind, EventKind::Paused { .. }))
+                    .is_some_and(|&e| matches!(index.events()[e].kind, EventKind::Paused { .. }))
             };
             let stalled = lost
                 && (paused_at_contact
                     || between(contact, grant.index)
-                        .any(|e| matches!(index.events[e].kind, EventKind::Paused { .. })));
+                        .any(|e| matches!(index.events()[e].kind, EventKind::Paused { .. })));
             if outage {
                 m.outage_takeovers += 1;
             }
@@ -693,21 +719,19 @@ fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
 /// Unavailability: per scope, the time during which no live, running worker believed it
 /// held the scope under the scope's newest grant.
 fn availability_metrics(index: &Index<'_>, m: &mut Metrics) {
-    let scopes: Vec<&str> = index.grants.keys().copied().collect();
-    if scopes.is_empty() || index.end_ns == 0 {
+    let scopes: Vec<&str> = index.scopes().collect();
+    if scopes.is_empty() || index.end_ns() == 0 {
         return;
     }
-    let mut newest: BTreeMap<&str, u64> = BTreeMap::new();
     let mut believers: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
     let mut down: BTreeSet<&str> = BTreeSet::new();
     let mut served_since: BTreeMap<&str, u64> = BTreeMap::new();
     let mut served_ns: u64 = 0;
-    for event in index.events {
+    for (k, event) in index.events().iter().enumerate() {
         let node = event.node.as_str();
         match &event.kind {
-            EventKind::Granted { scope, token, .. } => {
-                newest.insert(scope, *token);
-            }
+            // A grant changes which token serves its scope.
+            EventKind::Granted { .. } => {}
             EventKind::BeliefStarted { scope, token, .. } => {
                 believers.entry(scope).or_default().insert(node, *token);
             }
@@ -732,10 +756,12 @@ fn availability_metrics(index: &Index<'_>, m: &mut Metrics) {
             _ => continue,
         }
         for &scope in &scopes {
+            // The token of the scope's newest grant, this event included.
+            let newest = index.newest_grant(scope, k + 1).map(|g| g.token);
             let served = believers.get(scope).is_some_and(|on_scope| {
-                on_scope.iter().any(|(worker, token)| {
-                    !down.contains(worker) && newest.get(scope) == Some(token)
-                })
+                on_scope
+                    .iter()
+                    .any(|(worker, token)| !down.contains(worker) && newest == Some(*token))
             });
             match (served, served_since.get(scope).copied()) {
                 (true, None) => {
@@ -751,8 +777,8 @@ fn availability_metrics(index: &Index<'_>, m: &mut Metrics) {
     }
     served_ns += served_since
         .values()
-        .map(|&since| index.end_ns.saturating_sub(since))
+        .map(|&since| index.end_ns().saturating_sub(since))
         .sum::<u64>();
-    let total_ns = index.end_ns as f64 * scopes.len() as f64;
+    let total_ns = index.end_ns() as f64 * scopes.len() as f64;
     m.unavailability = (1.0 - served_ns as f64 / total_ns).clamp(0.0, 1.0);
 }

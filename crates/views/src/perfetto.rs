@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use fencesim_check::Violation;
-use fencesim_model::history::{EventKind, History, PauseKind};
+use fencesim_check::{index::Index, Violation};
+use fencesim_model::history::{Event, EventKind, History, PauseKind};
 use serde_json::{json, Value};
 
-use crate::timeline::event_text;
+use crate::timeline::{event_text, Category};
 
 /// The Chrome trace-event JSON of `history` (`{"traceEvents": [...], "displayTimeUnit":
 /// "ms"}`), timestamps in microseconds of true time.
@@ -19,184 +19,216 @@ use crate::timeline::event_text;
 /// - every event as an instant (`ph: "i"`), named by its timeline text, its fields in `args`
 ///   (category: `lease`, `storage`, `worker`, `fault` or `run`);
 /// - GC pauses, VM suspends and crashes as complete slices (`ph: "X"`, category `fault`);
-/// - lease epochs as the service saw them (coordinator; one async track per scope, category
-///   `lease`) and what each worker believed (one async track per scope, category `belief`),
-///   as async slices (`ph: "b"`/`"e"`), which may overlap without breaking nesting;
+/// - lease epochs as the service saw them (on the granting node's track, the coordinator's;
+///   one async track per scope, category `lease`): from each grant to the end of its tenure
+///   or the next grant on its scope, whichever comes first ([`Index::epoch_end`]), and what
+///   each worker believed (one async track per scope, category `belief`), as async slices
+///   (`ph: "b"`/`"e"`), which may overlap without breaking nesting;
 /// - each violation as a global instant (`s: "g"`, category `violation`, a line across all
 ///   tracks) at its time, with its message and its evidence events (index, time, node, text).
 pub fn perfetto_json(history: &History, violations: &[Violation], nodes: &[String]) -> String {
-    let mut tracks: Vec<String> = Vec::new();
-    for node in nodes.iter().chain(history.events.iter().map(|e| &e.node)) {
-        if !tracks.contains(node) {
-            tracks.push(node.clone());
-        }
+    let index = Index::new(history);
+    let mut trace = Trace::new(history, nodes);
+    trace.push_events(&index);
+    for (number, violation) in violations.iter().enumerate() {
+        trace.push_violation(history, number, violation);
     }
-    let pid_of = |node: &str| tracks.iter().position(|t| t == node).map_or(0, |p| p + 1);
-    let mut out: Vec<Value> = Vec::new();
-    for (index, node) in tracks.iter().enumerate() {
-        let pid = index + 1;
-        for (name, args) in [
-            ("process_name", json!({ "name": node })),
-            ("process_sort_index", json!({ "sort_index": index })),
-            ("thread_name", json!({ "name": node })),
-        ] {
-            out.push(json!({ "ph": "M", "pid": pid, "tid": pid, "name": name, "args": args }));
+    let trace = json!({ "traceEvents": trace.out, "displayTimeUnit": "ms" });
+    let mut text = serde_json::to_string(&trace).expect("the trace serializes");
+    text.push('\n');
+    text
+}
+
+/// The trace being written: its tracks (one per node) and its trace events, in order.
+struct Trace {
+    tracks: Vec<String>,
+    out: Vec<Value>,
+}
+
+/// Slices open while the events are read, closed by a later event or the run's end.
+#[derive(Default)]
+struct OpenSlices {
+    /// GC pauses, VM suspends and crashes: (node, what) → start.
+    faults: BTreeMap<(String, String), u64>,
+    /// Beliefs: async track → slice name.
+    beliefs: BTreeMap<String, String>,
+}
+
+impl Trace {
+    /// The tracks of `nodes`, then of nodes met in `history`, with their metadata events.
+    fn new(history: &History, nodes: &[String]) -> Trace {
+        let mut tracks: Vec<String> = Vec::new();
+        for node in nodes.iter().chain(history.events.iter().map(|e| &e.node)) {
+            if !tracks.contains(node) {
+                tracks.push(node.clone());
+            }
         }
+        let mut out: Vec<Value> = Vec::new();
+        for (index, node) in tracks.iter().enumerate() {
+            let pid = index + 1;
+            for (name, args) in [
+                ("process_name", json!({ "name": node })),
+                ("process_sort_index", json!({ "sort_index": index })),
+                ("thread_name", json!({ "name": node })),
+            ] {
+                out.push(json!({ "ph": "M", "pid": pid, "tid": pid, "name": name, "args": args }));
+            }
+        }
+        Trace { tracks, out }
     }
 
-    let run_end_ns = history.events.last().map_or(0, |e| e.t_ns);
-    // Open slices: (node, what) -> start.
-    let mut open: BTreeMap<(String, String), u64> = BTreeMap::new();
-    let async_begin = |out: &mut Vec<Value>,
-                       pid: usize,
-                       cat: &str,
-                       track: &str,
-                       name: String,
-                       t_ns: u64,
-                       args: Value| {
-        out.push(json!({
+    fn pid_of(&self, node: &str) -> usize {
+        self.tracks
+            .iter()
+            .position(|t| t == node)
+            .map_or(0, |p| p + 1)
+    }
+
+    /// Begins async slice `name` (category `cat`) on `track`, on `node`'s track.
+    fn async_begin(
+        &mut self,
+        node: &str,
+        cat: &str,
+        track: &str,
+        name: String,
+        t_ns: u64,
+        args: Value,
+    ) {
+        let pid = self.pid_of(node);
+        self.out.push(json!({
             "ph": "b", "pid": pid, "tid": pid, "cat": cat, "id": track_id(track), "name": name,
             "ts": micros(t_ns), "args": args,
         }));
-    };
-    let async_end =
-        |out: &mut Vec<Value>, pid: usize, cat: &str, track: &str, name: String, t_ns: u64| {
-            out.push(json!({
-                "ph": "e", "pid": pid, "tid": pid, "cat": cat, "id": track_id(track), "name": name,
-                "ts": micros(t_ns),
-            }));
-        };
-    let complete = |out: &mut Vec<Value>, pid: usize, name: &str, start: u64, end: u64| {
-        out.push(json!({
+    }
+
+    /// Ends async slice `name` (category `cat`) on `track`, on `node`'s track.
+    fn async_end(&mut self, node: &str, cat: &str, track: &str, name: String, t_ns: u64) {
+        let pid = self.pid_of(node);
+        self.out.push(json!({
+            "ph": "e", "pid": pid, "tid": pid, "cat": cat, "id": track_id(track), "name": name,
+            "ts": micros(t_ns),
+        }));
+    }
+
+    /// A complete slice on `node`'s track.
+    fn complete(&mut self, node: &str, name: &str, start: u64, end: u64) {
+        let pid = self.pid_of(node);
+        self.out.push(json!({
             "ph": "X", "pid": pid, "tid": pid, "cat": "fault", "name": name,
             "ts": micros(start), "dur": micros(end.saturating_sub(start)),
         }));
-    };
-    // Async tracks are identified per node and scope, so they never collide across nodes.
-    let epoch_track = |node: &str, scope: &str| format!("{node}/lease/{scope}");
-    let belief_track = |node: &str, scope: &str| format!("{node}/belief/{scope}");
-    let mut epoch_names: BTreeMap<String, String> = BTreeMap::new();
-    let mut belief_names: BTreeMap<String, String> = BTreeMap::new();
+    }
 
-    for event in &history.events {
-        let pid = pid_of(&event.node);
+    /// Every event as an instant, with the slices it begins or ends before it; then whatever
+    /// is still open, ended at the run's last event.
+    fn push_events(&mut self, index: &Index<'_>) {
+        let events = index.events();
+        let run_end_ns = events.last().map_or(0, |e| e.t_ns);
+        // Per event, the grant whose epoch it ends; and the epochs open at the end.
+        let mut epoch_ends: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut open_epochs: BTreeMap<String, String> = BTreeMap::new();
+        for tenure in index.tenures() {
+            match index.epoch_end(tenure.grant) {
+                Some(end) => {
+                    epoch_ends.insert(end, tenure.grant);
+                }
+                None => {
+                    let (_, track, name, _) = epoch_slice(index, tenure.grant);
+                    open_epochs.insert(track, name);
+                }
+            }
+        }
+        let mut open = OpenSlices::default();
+        for (k, event) in events.iter().enumerate() {
+            if let Some(&grant) = epoch_ends.get(&k) {
+                let (node, track, name, _) = epoch_slice(index, grant);
+                self.async_end(node, "lease", &track, name, event.t_ns);
+            }
+            if let EventKind::Granted { .. } = &event.kind {
+                let (node, track, name, args) = epoch_slice(index, k);
+                self.async_begin(node, "lease", &track, name, event.t_ns, args);
+            }
+            self.push_belief_or_fault(&mut open, event);
+            self.push_instant(event);
+        }
+        // Whatever is still open lasts to the end of the run.
+        for ((node, name), start) in open.faults {
+            self.complete(&node, &name, start, run_end_ns);
+        }
+        for (track, name) in open_epochs {
+            self.async_end(track_node(&track), "lease", &track, name, run_end_ns);
+        }
+        for (track, name) in open.beliefs {
+            self.async_end(track_node(&track), "belief", &track, name, run_end_ns);
+        }
+    }
+
+    /// The belief, pause or crash slices `event` begins or ends.
+    fn push_belief_or_fault(&mut self, open: &mut OpenSlices, event: &Event) {
         let node = event.node.as_str();
         let t = event.t_ns;
+        let mut end_fault = |trace: &mut Trace, name: &str| {
+            if let Some(start) = open.faults.remove(&(node.to_string(), name.to_string())) {
+                trace.complete(node, name, start, t);
+            }
+        };
         match &event.kind {
-            EventKind::Granted {
-                scope,
-                holder,
-                token,
-                ..
-            } => {
-                let track = epoch_track(node, scope);
-                // A grant while the scope's epoch is still open (an I2 violation) ends it
-                // here, so slices on the track stay well formed.
-                if let Some(name) = epoch_names.remove(&track) {
-                    async_end(&mut out, pid, "lease", &track, name, t);
-                }
-                let name = format!("{scope}: token {token} \u{2192} {holder}");
-                async_begin(
-                    &mut out,
-                    pid,
-                    "lease",
-                    &track,
-                    name.clone(),
-                    t,
-                    json!({ "scope": scope, "token": token, "holder": holder }),
-                );
-                epoch_names.insert(track, name);
-            }
-            EventKind::Expired { scope, .. }
-            | EventKind::TakenOver { scope, .. }
-            | EventKind::Released { scope, .. }
-            | EventKind::Dropped { scope, .. } => {
-                let track = epoch_track(node, scope);
-                if let Some(name) = epoch_names.remove(&track) {
-                    async_end(&mut out, pid, "lease", &track, name, t);
-                }
-            }
             EventKind::BeliefStarted { scope, token, .. } => {
                 let track = belief_track(node, scope);
-                if let Some(name) = belief_names.remove(&track) {
-                    async_end(&mut out, pid, "belief", &track, name, t);
+                if let Some(name) = open.beliefs.remove(&track) {
+                    self.async_end(node, "belief", &track, name, t);
                 }
                 let name = format!("believes {scope} token {token}");
-                async_begin(
-                    &mut out,
-                    pid,
-                    "belief",
-                    &track,
-                    name.clone(),
-                    t,
-                    json!({ "scope": scope, "token": token }),
-                );
-                belief_names.insert(track, name);
+                let args = json!({ "scope": scope, "token": token });
+                self.async_begin(node, "belief", &track, name.clone(), t, args);
+                open.beliefs.insert(track, name);
             }
             EventKind::BeliefEnded { scope, .. } => {
                 let track = belief_track(node, scope);
-                if let Some(name) = belief_names.remove(&track) {
-                    async_end(&mut out, pid, "belief", &track, name, t);
+                if let Some(name) = open.beliefs.remove(&track) {
+                    self.async_end(node, "belief", &track, name, t);
                 }
             }
             EventKind::Paused { kind, .. } => {
-                open.insert((node.to_string(), pause_name(*kind).to_string()), t);
+                open.faults
+                    .insert((node.to_string(), pause_name(*kind).to_string()), t);
             }
-            EventKind::Resumed { kind } => {
-                if let Some(start) = open.remove(&(node.to_string(), pause_name(*kind).to_string()))
-                {
-                    complete(&mut out, pid, pause_name(*kind), start, t);
-                }
-            }
+            EventKind::Resumed { kind } => end_fault(self, pause_name(*kind)),
             EventKind::Crashed => {
                 // A crash ends a pause in progress.
                 for kind in [PauseKind::Gc, PauseKind::VmSuspend] {
-                    if let Some(start) =
-                        open.remove(&(node.to_string(), pause_name(kind).to_string()))
-                    {
-                        complete(&mut out, pid, pause_name(kind), start, t);
-                    }
+                    end_fault(self, pause_name(kind));
                 }
-                open.insert((node.to_string(), "down (crashed)".to_string()), t);
+                open.faults
+                    .insert((node.to_string(), CRASHED.to_string()), t);
             }
-            EventKind::Restarted => {
-                if let Some(start) = open.remove(&(node.to_string(), "down (crashed)".to_string()))
-                {
-                    complete(&mut out, pid, "down (crashed)", start, t);
-                }
-            }
+            EventKind::Restarted => end_fault(self, CRASHED),
             _ => {}
         }
-        // The event's fields as a history file writes them.
+    }
+
+    /// `event` as an instant on its node's track, its fields as a history file writes them.
+    fn push_instant(&mut self, event: &Event) {
+        let pid = self.pid_of(&event.node);
         let mut args = fencesim_model::history::wire::event_value(event);
         if let Value::Object(fields) = &mut args {
             fields.remove("t_ns");
             fields.remove("node");
         }
-        out.push(json!({
-            "ph": "i", "s": "t", "pid": pid, "tid": pid, "cat": category(&event.kind),
-            "name": event_text(&event.kind), "ts": micros(t), "args": args,
+        let cat = Category::of(&event.kind).name();
+        self.out.push(json!({
+            "ph": "i", "s": "t", "pid": pid, "tid": pid, "cat": cat,
+            "name": event_text(&event.kind), "ts": micros(event.t_ns), "args": args,
         }));
     }
-    // Whatever is still open lasts to the end of the run.
-    for ((node, name), start) in open {
-        complete(&mut out, pid_of(&node), &name, start, run_end_ns);
-    }
-    for (track, name) in epoch_names {
-        let node = track.split('/').next().unwrap_or_default();
-        async_end(&mut out, pid_of(node), "lease", &track, name, run_end_ns);
-    }
-    for (track, name) in belief_names {
-        let node = track.split('/').next().unwrap_or_default();
-        async_end(&mut out, pid_of(node), "belief", &track, name, run_end_ns);
-    }
 
-    for (number, violation) in violations.iter().enumerate() {
+    /// Violation `number` as a global instant, with flow arrows to its evidence.
+    fn push_violation(&mut self, history: &History, number: usize, violation: &Violation) {
         let last = violation
             .evidence
             .last()
             .and_then(|i| history.events.get(*i));
-        let pid = last.map_or(1, |e| pid_of(&e.node));
+        let pid = last.map_or(1, |e| self.pid_of(&e.node));
         let evidence: Vec<Value> = violation
             .evidence
             .iter()
@@ -208,7 +240,7 @@ pub fn perfetto_json(history: &History, violations: &[Violation], nodes: &[Strin
                 }))
             })
             .collect();
-        out.push(json!({
+        self.out.push(json!({
             "ph": "i", "s": "g", "pid": pid, "tid": pid, "cat": "violation",
             "name": format!("{} violated ({})", violation.invariant, violation.invariant.title()),
             "ts": micros(violation.t_ns),
@@ -222,7 +254,7 @@ pub fn perfetto_json(history: &History, violations: &[Violation], nodes: &[Strin
         // binds to a slice), each ending on its evidence event's instant (`bp: "e"`: bound
         // to the enclosing slice, which an instant is).
         let name = format!("{} evidence", violation.invariant);
-        out.push(json!({
+        self.out.push(json!({
             "ph": "X", "pid": pid, "tid": pid, "cat": "violation",
             "name": format!("{} violated", violation.invariant),
             "ts": micros(violation.t_ns), "dur": 0,
@@ -232,22 +264,50 @@ pub fn perfetto_json(history: &History, violations: &[Violation], nodes: &[Strin
                 continue;
             };
             let id = flow_id(number, k);
-            let to = pid_of(&event.node);
-            out.push(json!({
+            let to = self.pid_of(&event.node);
+            self.out.push(json!({
                 "ph": "s", "pid": pid, "tid": pid, "cat": "violation", "name": name,
                 "id": id, "ts": micros(violation.t_ns),
             }));
-            out.push(json!({
+            self.out.push(json!({
                 "ph": "f", "bp": "e", "pid": to, "tid": to, "cat": "violation", "name": name,
                 "id": id, "ts": micros(event.t_ns),
             }));
         }
     }
+}
 
-    let trace = json!({ "traceEvents": out, "displayTimeUnit": "ms" });
-    let mut text = serde_json::to_string(&trace).expect("the trace serializes");
-    text.push('\n');
-    text
+/// The slice name of a crash (until the node restarts).
+const CRASHED: &str = "down (crashed)";
+
+/// The node, async track, slice name and args of the lease epoch begun by `Granted` event
+/// `grant`. Async tracks are identified per node and scope, so they never collide across nodes.
+fn epoch_slice<'h>(index: &Index<'h>, grant: usize) -> (&'h str, String, String, Value) {
+    let event = &index.events()[grant];
+    let EventKind::Granted {
+        scope,
+        holder,
+        token,
+        ..
+    } = &event.kind
+    else {
+        unreachable!("epochs begin with grants")
+    };
+    (
+        &event.node,
+        format!("{}/lease/{scope}", event.node),
+        format!("{scope}: token {token} \u{2192} {holder}"),
+        json!({ "scope": scope, "token": token, "holder": holder }),
+    )
+}
+
+fn belief_track(node: &str, scope: &str) -> String {
+    format!("{node}/belief/{scope}")
+}
+
+/// The node whose track an async track is on.
+fn track_node(track: &str) -> &str {
+    track.split('/').next().unwrap_or_default()
 }
 
 /// The id of the flow from violation `violation` to its `evidence`-th event: unique in the
@@ -277,44 +337,6 @@ fn track_id(track: &str) -> u64 {
 /// Nanoseconds as microseconds (the trace format's unit), exact to the nanosecond.
 fn micros(t_ns: u64) -> f64 {
     t_ns as f64 / 1_000.0
-}
-
-fn category(kind: &EventKind) -> &'static str {
-    match kind {
-        EventKind::RunStarted { .. } | EventKind::FaultsHealed | EventKind::RunEnded => "run",
-        EventKind::Granted { .. }
-        | EventKind::Renewed { .. }
-        | EventKind::Refused { .. }
-        | EventKind::Denied { .. }
-        | EventKind::Expired { .. }
-        | EventKind::TakenOver { .. }
-        | EventKind::Released { .. }
-        | EventKind::Dropped { .. }
-        | EventKind::Extended { .. }
-        | EventKind::CountersLost => "lease",
-        EventKind::WritePresented { .. }
-        | EventKind::WriteAccepted { .. }
-        | EventKind::WriteRejected { .. }
-        | EventKind::TokenRead { .. }
-        | EventKind::Fence { .. }
-        | EventKind::StorageStateLost => "storage",
-        EventKind::BeliefStarted { .. }
-        | EventKind::BeliefEnded { .. }
-        | EventKind::WriteSent { .. }
-        | EventKind::WriteAbandoned { .. }
-        | EventKind::RenewFailed { .. }
-        | EventKind::SideEffect { .. } => "worker",
-        EventKind::Paused { .. }
-        | EventKind::Resumed { .. }
-        | EventKind::ClockStepped { .. }
-        | EventKind::Crashed
-        | EventKind::Restarted
-        | EventKind::PartitionStarted { .. }
-        | EventKind::PartitionHealed { .. }
-        | EventKind::HoldStarted { .. }
-        | EventKind::HoldReleased { .. }
-        | EventKind::Panicked { .. } => "fault",
-    }
 }
 
 #[cfg(test)]

@@ -1,14 +1,18 @@
 //! The timeline picture of one run (SVG or PNG, drawn with plotters): one lane per node,
-//! lease epochs as the service saw them and as holders believed them, faults as blocks,
-//! writes as markers, violations joined to their evidence, and a legend.
+//! lease epochs as the service saw them (the checker's tenures, `fencesim_check::index`) and
+//! as holders believed them, faults as blocks, writes as markers, violations joined to their
+//! evidence, and a legend.
 //!
 //! Text is drawn with DejaVu Sans Condensed, embedded from `assets/` (Bitstream Vera
 //! licence, see `assets/LICENSE-DejaVu.txt`), so no system font is looked up: a fresh
 //! machine or CI has none.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use fencesim_check::Violation;
+use fencesim_check::{
+    index::{Index, Tenure},
+    Violation,
+};
 use fencesim_model::{
     history::{EventKind, History, PauseKind},
     nodes, Invariant, NS_PER_MS,
@@ -246,436 +250,47 @@ impl Layout {
         plan: Option<&FaultPlan>,
         options: &PictureOptions,
     ) -> Layout {
-        let wanted = |node: &str| {
-            options
-                .nodes
-                .as_ref()
-                .is_none_or(|f| f.iter().any(|n| n == node))
-        };
-        let network_faults = history.events.iter().any(|e| {
-            matches!(
-                e.kind,
-                EventKind::PartitionStarted { .. } | EventKind::HoldStarted { .. }
-            )
-        });
-        let mut lanes: Vec<(String, String)> = Vec::new();
-        for node in node_names {
-            if node == "nemesis" || node == nodes::NET || !wanted(node) {
-                continue;
-            }
-            if lanes.iter().any(|(n, _)| n == node) {
-                continue;
-            }
-            // Configured clock error, shown under the lane's name where it is not zero.
-            let clock = plan
-                .and_then(|p| p.clocks.get(node))
-                .filter(|c| c.offset_ms != 0.0 || c.drift_ppm != 0.0)
-                .map(|c| format!("clock {:+.0} ms, {:+.0} ppm", c.offset_ms, c.drift_ppm))
-                .unwrap_or_default();
-            lanes.push((node.clone(), clock));
+        let index = Index::new(history);
+        let rows = Rows::new(&index);
+        let lanes = lanes(history, node_names, plan, options, &rows);
+        let mut shapes = Shapes::new(&index, &lanes, &rows);
+        for k in 0..history.events.len() {
+            shapes.event(k);
         }
-        if network_faults && wanted(nodes::NET) {
-            lanes.push((nodes::NET.to_string(), "partitions, holds".to_string()));
-        }
-        // Several scopes share the coordinator's lane, one row each: name them.
-        let mut scope_names: Vec<&str> = Vec::new();
-        for event in &history.events {
-            if let EventKind::Granted { scope, .. } = &event.kind {
-                if !scope_names.contains(&scope.as_str()) {
-                    scope_names.push(scope);
-                }
-            }
-        }
-        scope_names.sort_unstable();
-        if scope_names.len() > 1 {
-            if let Some(lane) = lanes.iter_mut().find(|(n, _)| n == nodes::COORDINATOR) {
-                lane.1 = format!("rows: {}", scope_names.join(", "));
-            }
-        }
-        let mut resource_names: Vec<&str> = Vec::new();
-        for event in &history.events {
-            if let EventKind::WriteAccepted { resource, .. }
-            | EventKind::WriteRejected { resource, .. } = &event.kind
-            {
-                if !resource_names.contains(&resource.as_str()) {
-                    resource_names.push(resource);
-                }
-            }
-        }
-        resource_names.sort_unstable();
-        if resource_names.len() > 1 {
-            if let Some(lane) = lanes.iter_mut().find(|(n, _)| n == nodes::STORAGE) {
-                lane.1 = format!("rows: {}", resource_names.join(", "));
-            }
-        }
-        let lane_of = |node: &str| lanes.iter().position(|(n, _)| n == node);
-        let net_lane = lane_of(nodes::NET);
-        // Writes are drawn on the storage's lane, whichever node recorded the verdict (with
-        // same-store-txn the coordinator does): that lane is the protected resource.
-        let storage_lane = lane_of(nodes::STORAGE);
-        let run_end_ns = history.events.last().map_or(0, |e| e.t_ns);
-
-        // Scopes get sub-rows in the coordinator's lane, in order of first grant.
-        let mut scopes: Vec<String> = Vec::new();
-        for event in &history.events {
-            if let EventKind::Granted { scope, .. } = &event.kind {
-                if !scopes.contains(scope) {
-                    scopes.push(scope.clone());
-                }
-            }
-        }
-        // Sorted, like the lane's note.
-        scopes.sort();
-        let scope_rows = scopes.len().max(1) as f64;
-        // Storage: one row of write marks per resource, sorted.
-        let mut resources: Vec<String> = Vec::new();
-        for event in &history.events {
-            if let EventKind::WriteAccepted { resource, .. }
-            | EventKind::WriteRejected { resource, .. } = &event.kind
-            {
-                if !resources.contains(resource) {
-                    resources.push(resource.clone());
-                }
-            }
-        }
-        resources.sort();
-        let resource_y = |resource: &str| {
-            let row = resources.iter().position(|r| r == resource).unwrap_or(0) as f64;
-            let height = 0.8 / resources.len().max(1) as f64;
-            0.15 + (row + 0.62) * height
-        };
-        let scope_band = |scope: &str| {
-            let row = scopes.iter().position(|s| s == scope).unwrap_or(0) as f64;
-            let height = 0.76 / scope_rows;
-            (0.12 + row * height, 0.12 + (row + 0.85) * height)
-        };
-        let multi_scope = scopes.len() > 1;
-
-        let mut bars = Vec::new();
-        let mut marks = Vec::new();
-        // Open intervals, closed by their ending event (or the run's end).
-        let mut epochs: BTreeMap<(String, u64), (u64, String)> = BTreeMap::new();
-        let mut beliefs: BTreeMap<(String, String, u64), u64> = BTreeMap::new();
-        let mut pauses: BTreeMap<String, (u64, PauseKind)> = BTreeMap::new();
-        let mut crashes: BTreeMap<String, u64> = BTreeMap::new();
-        let mut partitions: Vec<(u64, Vec<String>, Vec<String>, bool)> = Vec::new();
-        let mut holds: BTreeMap<(String, String), u64> = BTreeMap::new();
-        // Where each event is drawn, for joining violations to their evidence.
-        let mut anchor: Vec<Option<(usize, f64)>> = vec![None; history.events.len()];
-
-        let epoch_bar = |scope: &str, token: u64, holder: &str, start: u64, end: u64, how: &str| {
-            let (y0, y1) = scope_band(scope);
-            let scope_text = if multi_scope {
-                format!("{scope} ")
-            } else {
-                String::new()
-            };
-            Bar {
-                lane: 0,
-                start_ns: start,
-                end_ns: end,
-                y0,
-                y1,
-                fill: token_colour(token),
-                solid: true,
-                label: format!("{scope_text}token {token} \u{2192} {holder}{how}"),
-                short_label: format!("{token} \u{2192} {}", short_node(holder)),
-                token: Some(token),
-            }
-        };
-
-        for (index, event) in history.events.iter().enumerate() {
-            let t = event.t_ns;
-            let lane = lane_of(&event.node);
-            match &event.kind {
-                EventKind::Granted {
-                    scope,
-                    holder,
-                    token,
-                    ..
-                } => {
-                    epochs.insert((scope.clone(), *token), (t, holder.clone()));
-                    anchor[index] = lane.map(|l| (l, low(scope_band(scope))));
-                }
-                EventKind::Expired { scope, token, .. }
-                | EventKind::TakenOver { scope, token, .. }
-                | EventKind::Released { scope, token, .. }
-                | EventKind::Dropped { scope, token, .. } => {
-                    let how = match &event.kind {
-                        EventKind::Expired { .. } => " (expired)",
-                        EventKind::TakenOver { .. } => " (taken over)",
-                        EventKind::Released { .. } => " (released)",
-                        _ => " (dropped)",
-                    };
-                    if let (Some(l), Some((start, holder))) =
-                        (lane, epochs.remove(&(scope.clone(), *token)))
-                    {
-                        let mut bar = epoch_bar(scope, *token, &holder, start, t, how);
-                        bar.lane = l;
-                        bars.push(bar);
-                    }
-                    anchor[index] = lane.map(|l| (l, mid(scope_band(scope))));
-                }
-                EventKind::Renewed { scope, .. } | EventKind::Extended { scope, .. } => {
-                    anchor[index] = lane.map(|l| (l, mid(scope_band(scope))));
-                }
-                EventKind::BeliefStarted { scope, token, .. } => {
-                    beliefs.insert((event.node.clone(), scope.clone(), *token), t);
-                    anchor[index] = lane.map(|l| (l, 0.3));
-                }
-                EventKind::BeliefEnded { scope, token, .. } => {
-                    let key = (event.node.clone(), scope.clone(), *token);
-                    if let (Some(l), Some(start)) = (lane, beliefs.remove(&key)) {
-                        bars.push(belief_bar(l, scope, *token, start, t, multi_scope));
-                    }
-                    anchor[index] = lane.map(|l| (l, 0.3));
-                }
-                EventKind::Paused { kind, .. } => {
-                    pauses.insert(event.node.clone(), (t, *kind));
-                    anchor[index] = lane.map(|l| (l, 0.72));
-                }
-                EventKind::Resumed { .. } => {
-                    if let (Some(l), Some((start, kind))) = (lane, pauses.remove(&event.node)) {
-                        bars.push(pause_bar(l, start, t, kind));
-                    }
-                    anchor[index] = lane.map(|l| (l, 0.72));
-                }
-                EventKind::Crashed => {
-                    crashes.insert(event.node.clone(), t);
-                    if let Some((start, kind)) = pauses.remove(&event.node) {
-                        if let Some(l) = lane {
-                            bars.push(pause_bar(l, start, t, kind));
-                        }
-                    }
-                    anchor[index] = lane.map(|l| (l, 0.72));
-                }
-                EventKind::Restarted => {
-                    if let (Some(l), Some(start)) = (lane, crashes.remove(&event.node)) {
-                        bars.push(Bar {
-                            lane: l,
-                            start_ns: start,
-                            end_ns: t,
-                            y0: 0.58,
-                            y1: 0.86,
-                            fill: CRASH_BLACK,
-                            solid: true,
-                            label: "down (crashed)".to_string(),
-                            short_label: "down".to_string(),
-                            token: None,
-                        });
-                    }
-                    anchor[index] = lane.map(|l| (l, 0.72));
-                }
-                EventKind::ClockStepped { delta_ms, .. } => {
-                    if let Some(l) = lane {
-                        marks.push(Mark {
-                            event: index,
-                            evidence: false,
-                            lane: l,
-                            t_ns: t,
-                            y: 0.72,
-                            shape: Shape::ClockStep,
-                            colour: CLOCK_TEAL,
-                            label: format!("clock {delta_ms:+.0} ms"),
-                        });
-                    }
-                    anchor[index] = lane.map(|l| (l, 0.72));
-                }
-                EventKind::PartitionStarted { from, to, one_way } => {
-                    partitions.push((t, from.clone(), to.clone(), *one_way));
-                    anchor[index] = net_lane.map(|l| (l, 0.3));
-                }
-                EventKind::PartitionHealed { from, to, one_way } => {
-                    if let Some(position) = partitions
-                        .iter()
-                        .position(|(_, f, p, o)| f == from && p == to && o == one_way)
-                    {
-                        let (start, from, to, one_way) = partitions.remove(position);
-                        push_partition(
-                            &mut bars, &lane_of, net_lane, start, t, &from, &to, one_way,
-                        );
-                    }
-                    anchor[index] = net_lane.map(|l| (l, 0.3));
-                }
-                EventKind::HoldStarted { from, to } => {
-                    holds.insert((from.clone(), to.clone()), t);
-                    anchor[index] = net_lane.map(|l| (l, 0.72));
-                }
-                EventKind::HoldReleased { from, to, released } => {
-                    if let (Some(l), Some(start)) =
-                        (net_lane, holds.remove(&(from.clone(), to.clone())))
-                    {
-                        bars.push(Bar {
-                            lane: l,
-                            start_ns: start,
-                            end_ns: t,
-                            y0: 0.58,
-                            y1: 0.86,
-                            fill: HOLD_BROWN,
-                            solid: false,
-                            label: format!("hold {from} \u{2192} {to} ({released} released)"),
-                            short_label: "hold".to_string(),
-                            token: None,
-                        });
-                    }
-                    anchor[index] = net_lane.map(|l| (l, 0.72));
-                }
-                EventKind::WriteAccepted {
-                    token,
-                    writer,
-                    resource,
-                    ..
-                }
-                | EventKind::WriteRejected {
-                    token,
-                    writer,
-                    resource,
-                    ..
-                } => {
-                    let (shape, suffix) = match &event.kind {
-                        EventKind::WriteAccepted { .. } => (Shape::Accepted, ""),
-                        _ => (Shape::Rejected, " rejected"),
-                    };
-                    let y = resource_y(resource);
-                    let lane = storage_lane.or(lane);
-                    if let Some(l) = lane {
-                        marks.push(Mark {
-                            event: index,
-                            evidence: false,
-                            lane: l,
-                            t_ns: t,
-                            y,
-                            shape,
-                            colour: token_colour(*token),
-                            label: format!("{token} {}{suffix}", short_node(writer)),
-                        });
-                    }
-                    anchor[index] = lane.map(|l| (l, y));
-                }
-                EventKind::Panicked { .. } => {
-                    if let Some(l) = lane {
-                        marks.push(Mark {
-                            event: index,
-                            evidence: false,
-                            lane: l,
-                            t_ns: t,
-                            y: 0.72,
-                            shape: Shape::Crash,
-                            colour: VIOLATION_RED,
-                            label: "panic".to_string(),
-                        });
-                    }
-                    anchor[index] = lane.map(|l| (l, 0.72));
-                }
-                _ => anchor[index] = lane.map(|l| (l, 0.5)),
-            }
-        }
-        // Whatever is still open lasts to the end of the run.
-        for ((scope, token), (start, holder)) in epochs {
-            if let Some(l) = lane_of(nodes::COORDINATOR) {
-                let mut bar = epoch_bar(&scope, token, &holder, start, run_end_ns, "");
-                bar.lane = l;
-                bars.push(bar);
-            }
-        }
-        for ((node, scope, token), start) in beliefs {
-            if let Some(l) = lane_of(&node) {
-                bars.push(belief_bar(l, &scope, token, start, run_end_ns, multi_scope));
-            }
-        }
-        for (node, (start, kind)) in pauses {
-            if let Some(l) = lane_of(&node) {
-                bars.push(pause_bar(l, start, run_end_ns, kind));
-            }
-        }
-        for (start, from, to, one_way) in partitions {
-            push_partition(
-                &mut bars, &lane_of, net_lane, start, run_end_ns, &from, &to, one_way,
-            );
-        }
+        shapes.finish();
+        let Shapes {
+            bars,
+            mut marks,
+            anchor,
+            ..
+        } = shapes;
 
         let window = picture_window_ns(history, violations, options);
-        let mut marked: Vec<ViolationMark> = Vec::new();
-        for violation in violations {
-            let points: Vec<(usize, u64, f64)> = violation
-                .evidence
-                .iter()
-                .filter_map(|i| {
-                    let (lane, y) = anchor.get(*i).copied().flatten()?;
-                    Some((lane, history.events[*i].t_ns, y))
-                })
-                .collect();
-            marked.push(ViolationMark {
-                points,
+        let marked: Vec<ViolationMark> = violations
+            .iter()
+            .map(|violation| ViolationMark {
+                points: violation
+                    .evidence
+                    .iter()
+                    .filter_map(|i| {
+                        let (lane, y) = anchor.get(*i).copied().flatten()?;
+                        Some((lane, history.events[*i].t_ns, y))
+                    })
+                    .collect(),
                 invariant: violation.invariant,
-            });
-        }
-
-        let title = options
-            .title
-            .clone()
-            .unwrap_or_else(|| "fencesim timeline".to_string());
-        // The violations of the first violating instant, one line each, then a count.
-        let mut subtitle = Vec::new();
-        match violations.iter().map(|v| v.t_ns).min() {
-            Some(first_ns) => {
-                let first: Vec<&Violation> =
-                    violations.iter().filter(|v| v.t_ns == first_ns).collect();
-                // Each on at most two lines, the second cut if need be.
-                for violation in first.iter().take(MAX_SUBTITLE_VIOLATIONS) {
-                    let text = format!("{} violated: {}", violation.invariant, violation.message);
-                    let mut lines = wrap(&text, SUBTITLE_CHARS);
-                    if lines.len() > 2 {
-                        lines[1] = cut(&format!("{} {}", lines[1], lines[2]), SUBTITLE_CHARS);
-                        lines.truncate(2);
-                    }
-                    subtitle.extend(lines);
-                }
-                let later = violations.len() - first.len().min(MAX_SUBTITLE_VIOLATIONS);
-                if later > 0 {
-                    subtitle.push(format!(
-                        "and {later} more violation{} (see the text replay)",
-                        if later > 1 { "s" } else { "" }
-                    ));
-                }
-            }
-            None => subtitle.push("no violation".to_string()),
-        }
+            })
+            .collect();
         // Evidence marks are drawn after every other mark, so the write inside a red circle
         // is the one the circle means, not a neighbour drawn over it.
-        let evidence: std::collections::BTreeSet<usize> = violations
+        let evidence: BTreeSet<usize> = violations
             .iter()
             .flat_map(|v| v.evidence.iter().copied())
             .collect();
         for mark in &mut marks {
             mark.evidence = evidence.contains(&mark.event);
         }
-        let (start, end) = window;
-        let in_window = |from: u64, to: u64| from <= end && to >= start;
-        let mut used = vec![false; lanes.len()];
-        for bar in bars.iter().filter(|b| in_window(b.start_ns, b.end_ns)) {
-            used[bar.lane] = true;
-        }
-        for mark in marks.iter().filter(|m| in_window(m.t_ns, m.t_ns)) {
-            used[mark.lane] = true;
-        }
-        for (lane, t, _) in marked.iter().flat_map(|v| v.points.iter()) {
-            if in_window(*t, *t) {
-                used[*lane] = true;
-            }
-        }
-        let lane_px: Vec<u32> = used
-            .iter()
-            .map(|&used| if used { LANE_PX } else { EMPTY_LANE_PX })
-            .collect();
-        let mut tokens: Vec<u64> = bars
-            .iter()
-            .filter(|b| in_window(b.start_ns, b.end_ns))
-            .filter_map(|b| b.token)
-            .collect();
-        tokens.sort_unstable();
-        tokens.dedup();
-        let tokens_repeat = tokens.len() > TOKEN_COLOURS.len();
+        let subtitle = subtitle(violations);
+        let (lane_px, tokens_repeat) = lane_heights(&lanes, window, &bars, &marks, &marked);
         let header_px = HEADER_PX + SUBTITLE_LINE_PX * subtitle.len() as u32;
         let lanes_px: u32 = if lane_px.is_empty() {
             LANE_PX
@@ -684,7 +299,10 @@ impl Layout {
         };
         let height_px = header_px + lanes_px + AXIS_PX + LEGEND_PX;
         Layout {
-            title,
+            title: options
+                .title
+                .clone()
+                .unwrap_or_else(|| "fencesim timeline".to_string()),
             subtitle,
             header_px,
             lanes,
@@ -698,6 +316,527 @@ impl Layout {
             violations: marked,
         }
     }
+}
+
+/// The rows inside lanes: the coordinator's lane has one per lease scope, the storage's one
+/// per resource written, each sorted.
+struct Rows {
+    /// Every scope ever granted (the index's scopes, sorted).
+    scopes: Vec<String>,
+    /// Every resource with an accepted or rejected write, sorted.
+    resources: Vec<String>,
+}
+
+impl Rows {
+    fn new(index: &Index<'_>) -> Rows {
+        let mut resources: Vec<String> = Vec::new();
+        for event in index.events() {
+            if let EventKind::WriteAccepted { resource, .. }
+            | EventKind::WriteRejected { resource, .. } = &event.kind
+            {
+                if !resources.contains(resource) {
+                    resources.push(resource.clone());
+                }
+            }
+        }
+        resources.sort();
+        Rows {
+            scopes: index.scopes().map(str::to_owned).collect(),
+            resources,
+        }
+    }
+
+    /// Several scopes share the coordinator's lane, one row each: their names are shown.
+    fn multi_scope(&self) -> bool {
+        self.scopes.len() > 1
+    }
+
+    /// The band (`y0`, `y1`, fractions of the lane) of `scope`'s row.
+    fn scope_band(&self, scope: &str) -> (f64, f64) {
+        let row = self.scopes.iter().position(|s| s == scope).unwrap_or(0) as f64;
+        let height = 0.76 / self.scopes.len().max(1) as f64;
+        (0.12 + row * height, 0.12 + (row + 0.85) * height)
+    }
+
+    /// Where `resource`'s write marks sit (a fraction of the storage's lane).
+    fn resource_y(&self, resource: &str) -> f64 {
+        let row = self
+            .resources
+            .iter()
+            .position(|r| r == resource)
+            .unwrap_or(0) as f64;
+        let height = 0.8 / self.resources.len().max(1) as f64;
+        0.15 + (row + 0.62) * height
+    }
+}
+
+/// The lanes shown, in order, each with the note under its name: the nodes asked for (but
+/// the nemesis), each with its configured clock error; the network's lane when it had
+/// partitions or holds; the coordinator's and the storage's rows named when they have several.
+fn lanes(
+    history: &History,
+    node_names: &[String],
+    plan: Option<&FaultPlan>,
+    options: &PictureOptions,
+    rows: &Rows,
+) -> Vec<(String, String)> {
+    let wanted = |node: &str| {
+        options
+            .nodes
+            .as_ref()
+            .is_none_or(|f| f.iter().any(|n| n == node))
+    };
+    let network_faults = history.events.iter().any(|e| {
+        matches!(
+            e.kind,
+            EventKind::PartitionStarted { .. } | EventKind::HoldStarted { .. }
+        )
+    });
+    let mut lanes: Vec<(String, String)> = Vec::new();
+    for node in node_names {
+        if node == "nemesis" || node == nodes::NET || !wanted(node) {
+            continue;
+        }
+        if lanes.iter().any(|(n, _)| n == node) {
+            continue;
+        }
+        // Configured clock error, shown under the lane's name where it is not zero.
+        let clock = plan
+            .and_then(|p| p.clocks.get(node))
+            .filter(|c| c.offset_ms != 0.0 || c.drift_ppm != 0.0)
+            .map(|c| format!("clock {:+.0} ms, {:+.0} ppm", c.offset_ms, c.drift_ppm))
+            .unwrap_or_default();
+        lanes.push((node.clone(), clock));
+    }
+    if network_faults && wanted(nodes::NET) {
+        lanes.push((nodes::NET.to_string(), "partitions, holds".to_string()));
+    }
+    for (node, names) in [
+        (nodes::COORDINATOR, &rows.scopes),
+        (nodes::STORAGE, &rows.resources),
+    ] {
+        if names.len() > 1 {
+            if let Some(lane) = lanes.iter_mut().find(|(n, _)| n == node) {
+                lane.1 = format!("rows: {}", names.join(", "));
+            }
+        }
+    }
+    lanes
+}
+
+/// The bars and marks of a history, built event by event: intervals open at their first
+/// event and become bars at their last (or at the run's end). Lease epochs are the index's
+/// tenures.
+struct Shapes<'a, 'h> {
+    index: &'a Index<'h>,
+    lanes: &'a [(String, String)],
+    rows: &'a Rows,
+    net_lane: Option<usize>,
+    /// Writes are drawn on the storage's lane, whichever node recorded the verdict (with
+    /// same-store-txn the coordinator does): that lane is the protected resource.
+    storage_lane: Option<usize>,
+    bars: Vec<Bar>,
+    marks: Vec<Mark>,
+    /// Where each event is drawn, for joining violations to their evidence.
+    anchor: Vec<Option<(usize, f64)>>,
+    beliefs: BTreeMap<(String, String, u64), u64>,
+    pauses: BTreeMap<String, (u64, PauseKind)>,
+    crashes: BTreeMap<String, u64>,
+    partitions: Vec<(u64, Vec<String>, Vec<String>, bool)>,
+    holds: BTreeMap<(String, String), u64>,
+}
+
+impl<'a, 'h> Shapes<'a, 'h> {
+    fn new(index: &'a Index<'h>, lanes: &'a [(String, String)], rows: &'a Rows) -> Self {
+        let lane_of = |node: &str| lanes.iter().position(|(n, _)| n == node);
+        Shapes {
+            index,
+            lanes,
+            rows,
+            net_lane: lane_of(nodes::NET),
+            storage_lane: lane_of(nodes::STORAGE),
+            bars: Vec::new(),
+            marks: Vec::new(),
+            anchor: vec![None; index.events().len()],
+            beliefs: BTreeMap::new(),
+            pauses: BTreeMap::new(),
+            crashes: BTreeMap::new(),
+            partitions: Vec::new(),
+            holds: BTreeMap::new(),
+        }
+    }
+
+    fn lane_of(&self, node: &str) -> Option<usize> {
+        self.lanes.iter().position(|(n, _)| n == node)
+    }
+
+    /// Event `k`: the shapes it opens or closes, and where it is anchored.
+    fn event(&mut self, k: usize) {
+        let event = &self.index.events()[k];
+        let lane = self.lane_of(&event.node);
+        self.anchor[k] = match &event.kind {
+            EventKind::Granted { .. }
+            | EventKind::Expired { .. }
+            | EventKind::TakenOver { .. }
+            | EventKind::Released { .. }
+            | EventKind::Dropped { .. }
+            | EventKind::Renewed { .. }
+            | EventKind::Extended { .. } => self.lease_event(k, lane),
+            EventKind::BeliefStarted { .. }
+            | EventKind::BeliefEnded { .. }
+            | EventKind::Paused { .. }
+            | EventKind::Resumed { .. }
+            | EventKind::Crashed
+            | EventKind::Restarted => self.node_event(k, lane),
+            EventKind::PartitionStarted { .. }
+            | EventKind::PartitionHealed { .. }
+            | EventKind::HoldStarted { .. }
+            | EventKind::HoldReleased { .. } => self.network_event(k),
+            EventKind::ClockStepped { .. }
+            | EventKind::Panicked { .. }
+            | EventKind::WriteAccepted { .. }
+            | EventKind::WriteRejected { .. } => self.mark_event(k, lane),
+            _ => lane.map(|l| (l, 0.5)),
+        };
+    }
+
+    /// A lease event in the coordinator's lane, in its scope's row; an end of a tenure draws
+    /// the tenure's bar.
+    fn lease_event(&mut self, k: usize, lane: Option<usize>) -> Option<(usize, f64)> {
+        let event = &self.index.events()[k];
+        let (EventKind::Granted { scope, .. }
+        | EventKind::Expired { scope, .. }
+        | EventKind::TakenOver { scope, .. }
+        | EventKind::Released { scope, .. }
+        | EventKind::Dropped { scope, .. }
+        | EventKind::Renewed { scope, .. }
+        | EventKind::Extended { scope, .. }) = &event.kind
+        else {
+            return None;
+        };
+        let band = self.rows.scope_band(scope);
+        let how = match &event.kind {
+            EventKind::Granted { .. } => return lane.map(|l| (l, low(band))),
+            EventKind::Renewed { .. } | EventKind::Extended { .. } => {
+                return lane.map(|l| (l, mid(band)))
+            }
+            EventKind::Expired { .. } => " (expired)",
+            EventKind::TakenOver { .. } => " (taken over)",
+            EventKind::Released { .. } => " (released)",
+            _ => " (dropped)",
+        };
+        if let (Some(l), Some(tenure)) = (lane, self.index.tenure_ended_by(k)) {
+            let bar = self.epoch_bar(l, tenure, event.t_ns, how);
+            self.bars.push(bar);
+        }
+        lane.map(|l| (l, mid(band)))
+    }
+
+    /// The bar of `tenure` in lane `lane`, ending at `end_ns`; `how` it ended.
+    fn epoch_bar(&self, lane: usize, tenure: &Tenure, end_ns: u64, how: &str) -> Bar {
+        let Tenure {
+            scope,
+            holder,
+            token,
+            ..
+        } = tenure;
+        let (y0, y1) = self.rows.scope_band(scope);
+        let scope_text = if self.rows.multi_scope() {
+            format!("{scope} ")
+        } else {
+            String::new()
+        };
+        Bar {
+            lane,
+            start_ns: self.index.events()[tenure.grant].t_ns,
+            end_ns,
+            y0,
+            y1,
+            fill: token_colour(*token),
+            solid: true,
+            label: format!("{scope_text}token {token} \u{2192} {holder}{how}"),
+            short_label: format!("{token} \u{2192} {}", short_node(holder)),
+            token: Some(*token),
+        }
+    }
+
+    /// A belief, pause, crash or restart in its node's lane.
+    fn node_event(&mut self, k: usize, lane: Option<usize>) -> Option<(usize, f64)> {
+        let event = &self.index.events()[k];
+        let (node, t) = (&event.node, event.t_ns);
+        match &event.kind {
+            EventKind::BeliefStarted { scope, token, .. } => {
+                self.beliefs
+                    .insert((node.clone(), scope.clone(), *token), t);
+                return lane.map(|l| (l, 0.3));
+            }
+            EventKind::BeliefEnded { scope, token, .. } => {
+                let key = (node.clone(), scope.clone(), *token);
+                if let (Some(l), Some(start)) = (lane, self.beliefs.remove(&key)) {
+                    let multi_scope = self.rows.multi_scope();
+                    self.bars
+                        .push(belief_bar(l, scope, *token, start, t, multi_scope));
+                }
+                return lane.map(|l| (l, 0.3));
+            }
+            EventKind::Paused { kind, .. } => {
+                self.pauses.insert(node.clone(), (t, *kind));
+            }
+            EventKind::Resumed { .. } => {
+                if let (Some(l), Some((start, kind))) = (lane, self.pauses.remove(node)) {
+                    self.bars.push(pause_bar(l, start, t, kind));
+                }
+            }
+            EventKind::Crashed => {
+                self.crashes.insert(node.clone(), t);
+                if let Some((start, kind)) = self.pauses.remove(node) {
+                    if let Some(l) = lane {
+                        self.bars.push(pause_bar(l, start, t, kind));
+                    }
+                }
+            }
+            EventKind::Restarted => {
+                if let (Some(l), Some(start)) = (lane, self.crashes.remove(node)) {
+                    self.bars.push(Bar {
+                        lane: l,
+                        start_ns: start,
+                        end_ns: t,
+                        y0: 0.58,
+                        y1: 0.86,
+                        fill: CRASH_BLACK,
+                        solid: true,
+                        label: "down (crashed)".to_string(),
+                        short_label: "down".to_string(),
+                        token: None,
+                    });
+                }
+            }
+            _ => {}
+        }
+        lane.map(|l| (l, 0.72))
+    }
+
+    /// A partition or a hold, in the network's lane.
+    fn network_event(&mut self, k: usize) -> Option<(usize, f64)> {
+        let event = &self.index.events()[k];
+        let (net_lane, t) = (self.net_lane, event.t_ns);
+        match &event.kind {
+            EventKind::PartitionStarted { from, to, one_way } => {
+                self.partitions
+                    .push((t, from.clone(), to.clone(), *one_way));
+            }
+            EventKind::PartitionHealed { from, to, one_way } => {
+                if let Some(position) = self
+                    .partitions
+                    .iter()
+                    .position(|(_, f, p, o)| f == from && p == to && o == one_way)
+                {
+                    let (start, from, to, one_way) = self.partitions.remove(position);
+                    let lanes = self.lanes;
+                    let lane_of = |node: &str| lanes.iter().position(|(n, _)| n == node);
+                    push_partition(
+                        &mut self.bars,
+                        &lane_of,
+                        net_lane,
+                        start,
+                        t,
+                        &from,
+                        &to,
+                        one_way,
+                    );
+                }
+            }
+            EventKind::HoldStarted { from, to } => {
+                self.holds.insert((from.clone(), to.clone()), t);
+                return net_lane.map(|l| (l, 0.72));
+            }
+            EventKind::HoldReleased { from, to, released } => {
+                if let (Some(l), Some(start)) =
+                    (net_lane, self.holds.remove(&(from.clone(), to.clone())))
+                {
+                    self.bars.push(Bar {
+                        lane: l,
+                        start_ns: start,
+                        end_ns: t,
+                        y0: 0.58,
+                        y1: 0.86,
+                        fill: HOLD_BROWN,
+                        solid: false,
+                        label: format!("hold {from} \u{2192} {to} ({released} released)"),
+                        short_label: "hold".to_string(),
+                        token: None,
+                    });
+                }
+                return net_lane.map(|l| (l, 0.72));
+            }
+            _ => {}
+        }
+        net_lane.map(|l| (l, 0.3))
+    }
+
+    /// A clock step, a panic or a write's verdict: a point mark.
+    fn mark_event(&mut self, k: usize, lane: Option<usize>) -> Option<(usize, f64)> {
+        let event = &self.index.events()[k];
+        let (lane, y, shape, colour, label) = match &event.kind {
+            EventKind::ClockStepped { delta_ms, .. } => (
+                lane,
+                0.72,
+                Shape::ClockStep,
+                CLOCK_TEAL,
+                format!("clock {delta_ms:+.0} ms"),
+            ),
+            EventKind::Panicked { .. } => {
+                (lane, 0.72, Shape::Crash, VIOLATION_RED, "panic".to_string())
+            }
+            EventKind::WriteAccepted {
+                token,
+                writer,
+                resource,
+                ..
+            }
+            | EventKind::WriteRejected {
+                token,
+                writer,
+                resource,
+                ..
+            } => {
+                let (shape, suffix) = match &event.kind {
+                    EventKind::WriteAccepted { .. } => (Shape::Accepted, ""),
+                    _ => (Shape::Rejected, " rejected"),
+                };
+                (
+                    self.storage_lane.or(lane),
+                    self.rows.resource_y(resource),
+                    shape,
+                    token_colour(*token),
+                    format!("{token} {}{suffix}", short_node(writer)),
+                )
+            }
+            _ => return lane.map(|l| (l, 0.5)),
+        };
+        if let Some(l) = lane {
+            self.marks.push(Mark {
+                event: k,
+                evidence: false,
+                lane: l,
+                t_ns: event.t_ns,
+                y,
+                shape,
+                colour,
+                label,
+            });
+        }
+        lane.map(|l| (l, y))
+    }
+
+    /// Whatever is still open lasts to the end of the run: tenures (in the coordinator's
+    /// lane, by scope and token), beliefs, pauses and partitions.
+    fn finish(&mut self) {
+        let run_end_ns = self.index.events().last().map_or(0, |e| e.t_ns);
+        let mut open: Vec<&Tenure> = self
+            .index
+            .tenures()
+            .iter()
+            .filter(|t| t.end.is_none())
+            .collect();
+        open.sort_by(|a, b| (&a.scope, a.token).cmp(&(&b.scope, b.token)));
+        if let Some(l) = self.lane_of(nodes::COORDINATOR) {
+            for tenure in open {
+                let bar = self.epoch_bar(l, tenure, run_end_ns, "");
+                self.bars.push(bar);
+            }
+        }
+        let multi_scope = self.rows.multi_scope();
+        for ((node, scope, token), start) in std::mem::take(&mut self.beliefs) {
+            if let Some(l) = self.lane_of(&node) {
+                self.bars
+                    .push(belief_bar(l, &scope, token, start, run_end_ns, multi_scope));
+            }
+        }
+        for (node, (start, kind)) in std::mem::take(&mut self.pauses) {
+            if let Some(l) = self.lane_of(&node) {
+                self.bars.push(pause_bar(l, start, run_end_ns, kind));
+            }
+        }
+        let lanes = self.lanes;
+        let lane_of = |node: &str| lanes.iter().position(|(n, _)| n == node);
+        for (start, from, to, one_way) in std::mem::take(&mut self.partitions) {
+            push_partition(
+                &mut self.bars,
+                &lane_of,
+                self.net_lane,
+                start,
+                run_end_ns,
+                &from,
+                &to,
+                one_way,
+            );
+        }
+    }
+}
+
+/// The violations of the first violating instant, one line each (at most two, the second
+/// cut if need be), then a count of the others; or "no violation".
+fn subtitle(violations: &[Violation]) -> Vec<String> {
+    let mut subtitle = Vec::new();
+    let Some(first_ns) = violations.iter().map(|v| v.t_ns).min() else {
+        subtitle.push("no violation".to_string());
+        return subtitle;
+    };
+    let first: Vec<&Violation> = violations.iter().filter(|v| v.t_ns == first_ns).collect();
+    for violation in first.iter().take(MAX_SUBTITLE_VIOLATIONS) {
+        let text = format!("{} violated: {}", violation.invariant, violation.message);
+        let mut lines = wrap(&text, SUBTITLE_CHARS);
+        if lines.len() > 2 {
+            lines[1] = cut(&format!("{} {}", lines[1], lines[2]), SUBTITLE_CHARS);
+            lines.truncate(2);
+        }
+        subtitle.extend(lines);
+    }
+    let later = violations.len() - first.len().min(MAX_SUBTITLE_VIOLATIONS);
+    if later > 0 {
+        subtitle.push(format!(
+            "and {later} more violation{} (see the text replay)",
+            if later > 1 { "s" } else { "" }
+        ));
+    }
+    subtitle
+}
+
+/// Each lane's height ([`LANE_PX`] if anything of it is in `window`, else
+/// [`EMPTY_LANE_PX`]), and whether the window shows more tokens than there are colours.
+fn lane_heights(
+    lanes: &[(String, String)],
+    (start, end): (u64, u64),
+    bars: &[Bar],
+    marks: &[Mark],
+    violations: &[ViolationMark],
+) -> (Vec<u32>, bool) {
+    let in_window = |from: u64, to: u64| from <= end && to >= start;
+    let mut used = vec![false; lanes.len()];
+    for bar in bars.iter().filter(|b| in_window(b.start_ns, b.end_ns)) {
+        used[bar.lane] = true;
+    }
+    for mark in marks.iter().filter(|m| in_window(m.t_ns, m.t_ns)) {
+        used[mark.lane] = true;
+    }
+    for (lane, t, _) in violations.iter().flat_map(|v| v.points.iter()) {
+        if in_window(*t, *t) {
+            used[*lane] = true;
+        }
+    }
+    let lane_px: Vec<u32> = used
+        .iter()
+        .map(|&used| if used { LANE_PX } else { EMPTY_LANE_PX })
+        .collect();
+    let mut tokens: Vec<u64> = bars
+        .iter()
+        .filter(|b| in_window(b.start_ns, b.end_ns))
+        .filter_map(|b| b.token)
+        .collect();
+    tokens.sort_unstable();
+    tokens.dedup();
+    (lane_px, tokens.len() > TOKEN_COLOURS.len())
 }
 
 fn mid((y0, y1): (f64, f64)) -> f64 {
@@ -861,33 +1000,105 @@ type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::Er
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> DrawResult<DB> {
     register_font();
     root.fill(&WHITE)?;
-    let (start_ns, end_ns) = layout.window;
-    let plot_left = NAME_PX as i32;
-    let plot_right = WIDTH_PX as i32 - 24;
-    let plot_top = layout.header_px as i32;
-    // Each lane's top; the last entry is the bottom of the last lane.
-    let mut lane_top = vec![plot_top];
-    for px in &layout.lane_px {
-        lane_top.push(lane_top.last().copied().unwrap_or(plot_top) + *px as i32);
+    let frame = Frame::new(layout);
+    draw_header(root, layout)?;
+    draw_lanes(root, layout, &frame)?;
+    draw_axis(root, &frame)?;
+    draw_bars(root, layout, &frame)?;
+    // Marks other than evidence, then the violations' lines and circles, then the evidence
+    // marks on top of both, then the violations' labels: what a circle means stays visible.
+    let mut marks = MarkLabels::default();
+    for mark in layout
+        .marks
+        .iter()
+        .filter(|m| !m.evidence && frame.visible(m.t_ns))
+    {
+        marks.draw(root, &frame, mark)?;
     }
-    let plot_bottom = if layout.lane_px.is_empty() {
-        plot_top + LANE_PX as i32
-    } else {
-        lane_top[layout.lane_px.len()]
-    };
-    let span_ns = (end_ns - start_ns).max(1) as f64;
-    let px_per_ns = f64::from(plot_right - plot_left) / span_ns;
-    let x_of = |t_ns: u64| -> i32 {
-        let t = t_ns.clamp(start_ns, end_ns);
-        plot_left + ((t - start_ns) as f64 * px_per_ns).round() as i32
-    };
-    let visible = |t_ns: u64| start_ns <= t_ns && t_ns <= end_ns;
-    let lane_height = |lane: usize| layout.lane_px.get(lane).copied().unwrap_or(LANE_PX) as i32;
-    let y_of = |lane: usize, fraction: f64| -> i32 {
-        lane_top[lane] + (fraction * f64::from(lane_height(lane))).round() as i32
-    };
+    let labels = draw_violations(root, layout, &frame)?;
+    for mark in layout
+        .marks
+        .iter()
+        .filter(|m| m.evidence && frame.visible(m.t_ns))
+    {
+        marks.draw(root, &frame, mark)?;
+    }
+    draw_labels(root, &labels, &frame)?;
+    draw_legend(
+        root,
+        frame.plot_left,
+        frame.plot_bottom + 46,
+        layout.tokens_repeat,
+    )
+}
 
-    // Header: title, then the first violation in red ("no violation" in ink: red means one).
+/// Where a layout goes in pixels: the plot's edges, the lanes' tops and the time scale.
+struct Frame {
+    window: (u64, u64),
+    plot_left: i32,
+    plot_right: i32,
+    plot_top: i32,
+    plot_bottom: i32,
+    /// Each lane's top; the last entry is the bottom of the last lane.
+    lane_top: Vec<i32>,
+    lane_px: Vec<u32>,
+    px_per_ns: f64,
+}
+
+impl Frame {
+    fn new(layout: &Layout) -> Frame {
+        let (start_ns, end_ns) = layout.window;
+        let plot_left = NAME_PX as i32;
+        let plot_right = WIDTH_PX as i32 - 24;
+        let plot_top = layout.header_px as i32;
+        let mut lane_top = vec![plot_top];
+        for px in &layout.lane_px {
+            lane_top.push(lane_top.last().copied().unwrap_or(plot_top) + *px as i32);
+        }
+        let plot_bottom = if layout.lane_px.is_empty() {
+            plot_top + LANE_PX as i32
+        } else {
+            lane_top[layout.lane_px.len()]
+        };
+        let span_ns = (end_ns - start_ns).max(1) as f64;
+        Frame {
+            window: layout.window,
+            plot_left,
+            plot_right,
+            plot_top,
+            plot_bottom,
+            lane_top,
+            lane_px: layout.lane_px.clone(),
+            px_per_ns: f64::from(plot_right - plot_left) / span_ns,
+        }
+    }
+
+    /// The x of true time `t_ns`, clamped to the window.
+    fn x_of(&self, t_ns: u64) -> i32 {
+        let (start_ns, end_ns) = self.window;
+        let t = t_ns.clamp(start_ns, end_ns);
+        self.plot_left + ((t - start_ns) as f64 * self.px_per_ns).round() as i32
+    }
+
+    fn visible(&self, t_ns: u64) -> bool {
+        self.window.0 <= t_ns && t_ns <= self.window.1
+    }
+
+    fn lane_height(&self, lane: usize) -> i32 {
+        self.lane_px.get(lane).copied().unwrap_or(LANE_PX) as i32
+    }
+
+    /// The y of `fraction` of `lane`'s height from its top.
+    fn y_of(&self, lane: usize, fraction: f64) -> i32 {
+        self.lane_top[lane] + (fraction * f64::from(self.lane_height(lane))).round() as i32
+    }
+}
+
+/// Header: title, then the first violation in red ("no violation" in ink: red means one).
+fn draw_header<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    layout: &Layout,
+) -> DrawResult<DB> {
     root.draw(&Text::new(layout.title.clone(), (16, 10), font(22.0)))?;
     let subtitle_colour = if layout.violated { VIOLATION_RED } else { INK };
     for (i, line) in layout.subtitle.iter().enumerate() {
@@ -897,11 +1108,19 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
             font(14.0).color(&subtitle_colour),
         ))?;
     }
+    Ok(())
+}
 
-    // Lanes: shaded alternately, names on the left.
+/// Lanes: shaded alternately, names (and notes) on the left, a line under the last.
+fn draw_lanes<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    layout: &Layout,
+    frame: &Frame,
+) -> DrawResult<DB> {
+    let (plot_left, plot_right) = (frame.plot_left, frame.plot_right);
     for (lane, (name, note)) in layout.lanes.iter().enumerate() {
-        let top = y_of(lane, 0.0);
-        let lane_px = lane_height(lane);
+        let top = frame.y_of(lane, 0.0);
+        let lane_px = frame.lane_height(lane);
         if lane % 2 == 0 {
             root.draw(&Rectangle::new(
                 [(plot_left, top), (plot_right, top + lane_px)],
@@ -943,15 +1162,23 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         }
     }
     root.draw(&PathElement::new(
-        vec![(plot_left, plot_bottom), (plot_right, plot_bottom)],
+        vec![
+            (plot_left, frame.plot_bottom),
+            (plot_right, frame.plot_bottom),
+        ],
         INK,
     ))?;
+    Ok(())
+}
 
-    // Time axis: about ten ticks at a round step, labelled in seconds.
+/// Time axis: about ten ticks at a round step, labelled in seconds.
+fn draw_axis<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, frame: &Frame) -> DrawResult<DB> {
+    let (start_ns, end_ns) = frame.window;
+    let (plot_top, plot_bottom) = (frame.plot_top, frame.plot_bottom);
     let step_ns = tick_step_ns(end_ns - start_ns);
     let mut tick = start_ns.div_ceil(step_ns) * step_ns;
     while tick <= end_ns {
-        let x = x_of(tick);
+        let x = frame.x_of(tick);
         root.draw(&PathElement::new(
             vec![(x, plot_top), (x, plot_bottom)],
             GRID,
@@ -973,20 +1200,28 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
             format_seconds(start_ns, 1_000_000),
             format_seconds(end_ns, 1_000_000)
         ),
-        (plot_right, plot_bottom + 24),
+        (frame.plot_right, plot_bottom + 24),
         font(12.0).pos(Pos::new(HPos::Right, VPos::Top)),
     ))?;
+    Ok(())
+}
 
-    // Bars, with their label inside when it fits.
+/// Bars, with their label inside when it fits.
+fn draw_bars<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    layout: &Layout,
+    frame: &Frame,
+) -> DrawResult<DB> {
+    let (start_ns, end_ns) = frame.window;
     for bar in &layout.bars {
         if bar.end_ns < start_ns || bar.start_ns > end_ns {
             continue;
         }
         let (x0, x1) = (
-            x_of(bar.start_ns),
-            x_of(bar.end_ns).max(x_of(bar.start_ns) + 2),
+            frame.x_of(bar.start_ns),
+            frame.x_of(bar.end_ns).max(frame.x_of(bar.start_ns) + 2),
         );
-        let (y0, y1) = (y_of(bar.lane, bar.y0), y_of(bar.lane, bar.y1));
+        let (y0, y1) = (frame.y_of(bar.lane, bar.y0), frame.y_of(bar.lane, bar.y1));
         if bar.solid {
             root.draw(&Rectangle::new([(x0, y0), (x1, y1)], bar.fill.filled()))?;
         } else {
@@ -1026,13 +1261,28 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
             }
         }
     }
+    Ok(())
+}
 
-    // Marks other than evidence, then the violations' lines and circles, then the evidence
-    // marks on top of both, then the violations' labels: what a circle means stays visible.
-    let mut label_end: BTreeMap<(usize, i32), i32> = BTreeMap::new();
-    let mut previous_label: BTreeMap<(usize, i32), String> = BTreeMap::new();
-    let mut draw_mark = |mark: &Mark| -> DrawResult<DB> {
-        let (x, y) = (x_of(mark.t_ns), y_of(mark.lane, mark.y));
+/// Where each row's mark labels stand so far: a label only where it does not run into the
+/// previous one of its row, and not when it repeats it.
+#[derive(Default)]
+struct MarkLabels {
+    /// Per (lane, y): where the last label drawn ends.
+    label_end: BTreeMap<(usize, i32), i32>,
+    /// Per (lane, y): the last label drawn.
+    previous_label: BTreeMap<(usize, i32), String>,
+}
+
+impl MarkLabels {
+    /// Draws `mark`, with its label when there is room for it.
+    fn draw<DB: DrawingBackend>(
+        &mut self,
+        root: &DrawingArea<DB, Shift>,
+        frame: &Frame,
+        mark: &Mark,
+    ) -> DrawResult<DB> {
+        let (x, y) = (frame.x_of(mark.t_ns), frame.y_of(mark.lane, mark.y));
         match mark.shape {
             Shape::Accepted => root.draw(&Circle::new((x, y), 4, mark.colour.filled()))?,
             Shape::Rejected => root.draw(&Cross::new((x, y), 5, mark.colour.stroke_width(3)))?,
@@ -1041,45 +1291,50 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         }
         // Consecutive writes with the same label repeat nothing new; a label only where it
         // does not run into the previous one of its row.
-        if previous_label.get(&(mark.lane, y)) == Some(&mark.label) {
+        if self.previous_label.get(&(mark.lane, y)) == Some(&mark.label) {
             return Ok(());
         }
         let style = font(12.0)
             .color(&INK)
             .pos(Pos::new(HPos::Left, VPos::Bottom));
         let (width, _) = root.estimate_text_size(&mark.label, &style)?;
-        let free_from = label_end.get(&(mark.lane, y)).copied().unwrap_or(-10_000);
-        if f64::from(x - free_from) >= LABEL_GAP_PX && x + width as i32 <= plot_right {
+        let free_from = self
+            .label_end
+            .get(&(mark.lane, y))
+            .copied()
+            .unwrap_or(-10_000);
+        if f64::from(x - free_from) >= LABEL_GAP_PX && x + width as i32 <= frame.plot_right {
             root.draw(&Text::new(mark.label.clone(), (x - 3, y - 7), style))?;
-            label_end.insert((mark.lane, y), x - 3 + width as i32);
-            previous_label.insert((mark.lane, y), mark.label.clone());
+            self.label_end.insert((mark.lane, y), x - 3 + width as i32);
+            self.previous_label
+                .insert((mark.lane, y), mark.label.clone());
         }
         Ok(())
-    };
-    for mark in layout
-        .marks
-        .iter()
-        .filter(|m| !m.evidence && visible(m.t_ns))
-    {
-        draw_mark(mark)?;
     }
+}
 
-    // Violations: evidence circled and joined in red, the invariant named at the last one.
-    let mut labels: Vec<LabelRequest> = Vec::new();
+/// Violations: evidence circled and joined in red. Returns the labels to place, one per
+/// cluster of violating events close together in a lane.
+fn draw_violations<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    layout: &Layout,
+    frame: &Frame,
+) -> Result<Vec<LabelRequest>, DrawingAreaErrorKind<DB::ErrorType>> {
     let mut proven: Vec<(usize, (i32, i32), Invariant)> = Vec::new();
-    let label_style = font(14.0)
-        .color(&VIOLATION_RED)
-        .pos(Pos::new(HPos::Left, VPos::Center));
     for violation in &layout.violations {
         // A violation is drawn where its violating event (the last evidence) is visible.
-        if !violation.points.last().is_some_and(|(_, t, _)| visible(*t)) {
+        if !violation
+            .points
+            .last()
+            .is_some_and(|(_, t, _)| frame.visible(*t))
+        {
             continue;
         }
         let points: Vec<(i32, i32)> = violation
             .points
             .iter()
-            .filter(|(_, t, _)| visible(*t))
-            .map(|(lane, t, y)| (x_of(*t), y_of(*lane, *y)))
+            .filter(|(_, t, _)| frame.visible(*t))
+            .map(|(lane, t, y)| (frame.x_of(*t), frame.y_of(*lane, *y)))
             .collect();
         let Some(last) = points.last().copied() else {
             continue;
@@ -1103,8 +1358,31 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         let lane = violation.points.last().map_or(0, |(lane, _, _)| *lane);
         proven.push((lane, last, violation.invariant));
     }
-    // One label per cluster of violating events close together in a lane (a VM suspend's
-    // stale writes a few pixels apart): "I3 + I4 violated ×3" rather than six labels.
+    let label_style = violation_label_style();
+    let mut labels = Vec::new();
+    for (lane, anchor, points, mut invariants) in clusters(proven) {
+        invariants.sort();
+        let text = violation_label(&invariants, points.len());
+        let (width, height) = root.estimate_text_size(&text, &label_style)?;
+        let top = frame.y_of(lane, 0.0);
+        labels.push(LabelRequest {
+            anchor,
+            width: width as i32,
+            height: height as i32,
+            band: (top, top + frame.lane_height(lane)),
+            text,
+        });
+    }
+    Ok(labels)
+}
+
+/// One label per cluster of violating events close together in a lane (a VM suspend's
+/// stale writes a few pixels apart): "I3 + I4 violated ×3" rather than six labels. Each
+/// cluster: its lane, its anchor (the last point), its distinct points and invariants.
+#[allow(clippy::type_complexity)] // (lane, anchor, points, invariants): local only
+fn clusters(
+    mut proven: Vec<(usize, (i32, i32), Invariant)>,
+) -> Vec<(usize, (i32, i32), Vec<(i32, i32)>, Vec<Invariant>)> {
     proven.sort_by_key(|(lane, (x, y), _)| (*lane, *x, *y));
     #[allow(clippy::type_complexity)] // (lane, anchor, first x, points, invariants): local only
     let mut clusters: Vec<(usize, (i32, i32), i32, Vec<(i32, i32)>, Vec<Invariant>)> = Vec::new();
@@ -1124,26 +1402,26 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
             _ => clusters.push((lane, point, point.0, vec![point], vec![invariant])),
         }
     }
-    for (lane, anchor, _, points, mut invariants) in clusters {
-        invariants.sort();
-        let text = violation_label(&invariants, points.len());
-        let (width, height) = root.estimate_text_size(&text, &label_style)?;
-        labels.push(LabelRequest {
-            anchor,
-            width: width as i32,
-            height: height as i32,
-            band: (y_of(lane, 0.0), y_of(lane, 0.0) + lane_height(lane)),
-            text,
-        });
-    }
-    for mark in layout
-        .marks
-        .iter()
-        .filter(|m| m.evidence && visible(m.t_ns))
-    {
-        draw_mark(mark)?;
-    }
-    let placed = place_labels(&labels, (plot_left, plot_right));
+    clusters
+        .into_iter()
+        .map(|(lane, anchor, _, points, invariants)| (lane, anchor, points, invariants))
+        .collect()
+}
+
+fn violation_label_style() -> TextStyle<'static> {
+    font(14.0)
+        .color(&VIOLATION_RED)
+        .pos(Pos::new(HPos::Left, VPos::Center))
+}
+
+/// The violations' labels, placed clear of each other, on a light backing.
+fn draw_labels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    labels: &[LabelRequest],
+    frame: &Frame,
+) -> DrawResult<DB> {
+    let label_style = violation_label_style();
+    let placed = place_labels(labels, (frame.plot_left, frame.plot_right));
     for (label, (x, y)) in labels.iter().zip(placed) {
         root.draw(&Rectangle::new(
             [
@@ -1154,8 +1432,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, layout: &Layout) -> D
         ))?;
         root.draw(&Text::new(label.text.clone(), (x, y), label_style.clone()))?;
     }
-
-    draw_legend(root, plot_left, plot_bottom + 46, layout.tokens_repeat)
+    Ok(())
 }
 
 /// Violating events closer than this (in pixels) in one lane share one label.

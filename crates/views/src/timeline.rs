@@ -69,7 +69,6 @@ pub fn render_with(
             columns.push(node);
         }
     }
-    let column_of = |node: &str| columns.iter().position(|c| *c == node);
     let evidence: BTreeSet<usize> = violations
         .iter()
         .flat_map(|v| v.evidence.iter().copied())
@@ -96,32 +95,7 @@ pub fn render_with(
     } else {
         visible.iter().map(|v| v.then_some(None)).collect()
     };
-
-    // (column, text) per shown event; `columns.len()` is the "other" column.
-    let cells: Vec<Option<(usize, String)>> = history
-        .events
-        .iter()
-        .zip(&shown)
-        .enumerate()
-        .map(|(index, (event, shown))| {
-            let replacement = shown.as_ref()?;
-            let mut text = String::new();
-            if evidence.contains(&index) {
-                text.push_str(VIOLATION_MARK);
-                text.push(' ');
-            }
-            let column = column_of(&event.node).unwrap_or_else(|| {
-                text.push_str(&event.node);
-                text.push_str(": ");
-                columns.len()
-            });
-            match replacement {
-                Some(run) => text.push_str(run),
-                None => text.push_str(&event_text(&event.kind)),
-            }
-            Some((column, one_line(&text)))
-        })
-        .collect();
+    let cells = cells(history, &columns, &evidence, &shown);
     let shown_cells: Vec<(usize, String)> = cells.iter().flatten().cloned().collect();
 
     let mut headers: Vec<&str> = columns.clone();
@@ -132,26 +106,11 @@ pub fn render_with(
         headers.push(OTHER_COLUMN);
     }
     let layout = Layout::new(&headers, &shown_cells);
-
-    // Violations are listed after their last evidence event shown, or, without one, after
-    // the last event shown at or before their time (`None`: before every event).
-    let mut anchored: BTreeMap<Option<usize>, Vec<&Violation>> = BTreeMap::new();
-    for violation in violations.iter().filter(|v| in_window(v.t_ns)) {
-        let anchor = violation
-            .evidence
-            .iter()
-            .copied()
-            .filter(|index| cells.get(*index).is_some_and(Option::is_some))
-            .max()
-            .or_else(|| {
-                history
-                    .events
-                    .iter()
-                    .zip(&cells)
-                    .rposition(|(event, cell)| cell.is_some() && event.t_ns <= violation.t_ns)
-            });
-        anchored.entry(anchor).or_default().push(violation);
-    }
+    let anchored = anchor_violations(
+        history,
+        violations.iter().filter(|v| in_window(v.t_ns)),
+        &cells,
+    );
 
     let mut out = String::new();
     let header_cells: Vec<(usize, String)> = headers
@@ -167,11 +126,88 @@ pub fn render_with(
     for violation in anchored.get(&None).into_iter().flatten() {
         push_violation(&mut out, violation);
     }
+    push_events(&mut out, history, &columns, &cells, &anchored, &layout);
+    out
+}
 
+/// `(column, text)` per shown event (`shown` as [`collapse`] gives it); `columns.len()` is
+/// the "other" column, whose cells name their node.
+fn cells(
+    history: &History,
+    columns: &[&str],
+    evidence: &BTreeSet<usize>,
+    shown: &[Option<Option<String>>],
+) -> Vec<Option<(usize, String)>> {
+    history
+        .events
+        .iter()
+        .zip(shown)
+        .enumerate()
+        .map(|(index, (event, shown))| {
+            let replacement = shown.as_ref()?;
+            let mut text = String::new();
+            if evidence.contains(&index) {
+                text.push_str(VIOLATION_MARK);
+                text.push(' ');
+            }
+            let column = columns
+                .iter()
+                .position(|c| *c == event.node)
+                .unwrap_or_else(|| {
+                    text.push_str(&event.node);
+                    text.push_str(": ");
+                    columns.len()
+                });
+            match replacement {
+                Some(run) => text.push_str(run),
+                None => text.push_str(&event_text(&event.kind)),
+            }
+            Some((column, one_line(&text)))
+        })
+        .collect()
+}
+
+/// Violations are listed after their last evidence event shown, or, without one, after
+/// the last event shown at or before their time (`None`: before every event).
+fn anchor_violations<'v>(
+    history: &History,
+    violations: impl Iterator<Item = &'v Violation>,
+    cells: &[Option<(usize, String)>],
+) -> BTreeMap<Option<usize>, Vec<&'v Violation>> {
+    let mut anchored: BTreeMap<Option<usize>, Vec<&Violation>> = BTreeMap::new();
+    for violation in violations {
+        let anchor = violation
+            .evidence
+            .iter()
+            .copied()
+            .filter(|index| cells.get(*index).is_some_and(Option::is_some))
+            .max()
+            .or_else(|| {
+                history
+                    .events
+                    .iter()
+                    .zip(cells)
+                    .rposition(|(event, cell)| cell.is_some() && event.t_ns <= violation.t_ns)
+            });
+        anchored.entry(anchor).or_default().push(violation);
+    }
+    anchored
+}
+
+/// One row per shown event, with the pause markers of the other columns, each followed by
+/// the violations anchored to it.
+fn push_events(
+    out: &mut String,
+    history: &History,
+    columns: &[&str],
+    cells: &[Option<(usize, String)>],
+    anchored: &BTreeMap<Option<usize>, Vec<&Violation>>,
+    layout: &Layout,
+) {
     // Pauses are tracked over every event, shown or not, so the markers stay right.
     let mut paused: Vec<Option<PauseKind>> = vec![None; columns.len()];
-    for (index, (event, cell)) in history.events.iter().zip(&cells).enumerate() {
-        let node_column = column_of(&event.node);
+    for (index, (event, cell)) in history.events.iter().zip(cells).enumerate() {
+        let node_column = columns.iter().position(|c| *c == event.node);
         if let (Some(c), EventKind::Resumed { .. } | EventKind::Crashed | EventKind::Restarted) =
             (node_column, &event.kind)
         {
@@ -190,16 +226,15 @@ pub fn render_with(
                 .collect();
             row.push((*column, text.clone()));
             row.sort_by_key(|(c, _)| *c);
-            layout.push_row(&mut out, &format_ns(event.t_ns), &row);
+            layout.push_row(out, &format_ns(event.t_ns), &row);
         }
         if let (Some(c), EventKind::Paused { kind, .. }) = (node_column, &event.kind) {
             paused[c] = Some(*kind);
         }
         for violation in anchored.get(&Some(index)).into_iter().flatten() {
-            push_violation(&mut out, violation);
+            push_violation(out, violation);
         }
     }
-    out
 }
 
 /// What collapsing groups: accepted writes by writer, resource and token; renewals by
@@ -234,8 +269,102 @@ fn collapse(
     evidence: &BTreeSet<usize>,
     visible: &[bool],
 ) -> Vec<Option<Option<String>>> {
-    // An op is routine when it was accepted, nothing else happened to it (a rejection, a
-    // read, a side effect) and none of its events is evidence.
+    let op_key = routine_ops(history, evidence);
+    let routine_op = |kind: &EventKind| -> Option<(u64, RunKey)> {
+        let op = match kind {
+            EventKind::WriteSent { op, .. }
+            | EventKind::WritePresented { op, .. }
+            | EventKind::WriteAccepted { op, .. } => *op,
+            _ => return None,
+        };
+        op_key.get(&op).map(|key| (op, key.clone()))
+    };
+    // A write presented at the very instant of its verdict says nothing the verdict does not.
+    let verdict_at: BTreeSet<(u64, u64)> = history
+        .events
+        .iter()
+        .filter_map(|event| match &event.kind {
+            EventKind::WriteAccepted { op, .. } | EventKind::WriteRejected { op, .. } => {
+                Some((*op, event.t_ns))
+            }
+            _ => None,
+        })
+        .collect();
+
+    let mut shown: Vec<Option<Option<String>>> = vec![None; history.events.len()];
+    let mut runs: Vec<Run> = Vec::new();
+    // Open runs by key, and which run each routine op joined.
+    let mut open: BTreeMap<RunKey, usize> = BTreeMap::new();
+    let mut run_of_op: BTreeMap<u64, usize> = BTreeMap::new();
+    for (index, event) in history.events.iter().enumerate() {
+        if !visible[index] {
+            continue;
+        }
+        let routine = match &event.kind {
+            _ if evidence.contains(&index) => None,
+            EventKind::Renewed {
+                scope,
+                holder,
+                token,
+            } => Some((
+                None,
+                RunKey::Renewals {
+                    holder: holder.clone(),
+                    scope: scope.clone(),
+                    token: *token,
+                },
+            )),
+            kind => routine_op(kind).map(|(op, key)| (Some(op), key)),
+        };
+        let Some((op, key)) = routine else {
+            let implied = match &event.kind {
+                EventKind::WritePresented { op, .. } => {
+                    !evidence.contains(&index) && verdict_at.contains(&(*op, event.t_ns))
+                }
+                _ => false,
+            };
+            if !implied {
+                open.clear();
+                shown[index] = Some(None);
+            }
+            continue;
+        };
+        let joined = op.and_then(|op| run_of_op.get(&op).copied());
+        let run = match joined.or_else(|| open.get(&key).copied()) {
+            Some(run) => run,
+            None => {
+                runs.push(Run {
+                    key: key.clone(),
+                    leader: index,
+                    ops: Vec::new(),
+                    renewals: 0,
+                    last_ns: event.t_ns,
+                });
+                open.insert(key, runs.len() - 1);
+                runs.len() - 1
+            }
+        };
+        let entry = &mut runs[run];
+        entry.last_ns = entry.last_ns.max(event.t_ns);
+        match op {
+            Some(op) => {
+                if run_of_op.insert(op, run).is_none() {
+                    entry.ops.push(op);
+                }
+            }
+            None => entry.renewals += 1,
+        }
+    }
+    for run in &runs {
+        shown[run.leader] = Some(run.text());
+    }
+    shown
+}
+
+/// The routine ops and the run each belongs in: an op is routine when it was accepted,
+/// nothing else happened to it (a rejection, a read, a side effect) and none of its events is
+/// evidence.
+fn routine_ops(history: &History, evidence: &BTreeSet<usize>) -> BTreeMap<u64, RunKey> {
     let mut accepted_as: BTreeMap<u64, RunKey> = BTreeMap::new();
     let mut notable: BTreeSet<u64> = BTreeSet::new();
     for (index, event) in history.events.iter().enumerate() {
@@ -271,100 +400,18 @@ fn collapse(
             notable.insert(op);
         }
     }
-    // A write presented at the very instant of its verdict says nothing the verdict does not.
-    let verdict_at: BTreeSet<(u64, u64)> = history
-        .events
-        .iter()
-        .filter_map(|event| match &event.kind {
-            EventKind::WriteAccepted { op, .. } | EventKind::WriteRejected { op, .. } => {
-                Some((*op, event.t_ns))
-            }
-            _ => None,
-        })
-        .collect();
-    let op_key: BTreeMap<u64, RunKey> = accepted_as
+    accepted_as
         .into_iter()
         .filter(|(op, _)| !notable.contains(op))
-        .collect();
-    let routine_op = |kind: &EventKind| -> Option<(u64, RunKey)> {
-        let op = match kind {
-            EventKind::WriteSent { op, .. }
-            | EventKind::WritePresented { op, .. }
-            | EventKind::WriteAccepted { op, .. } => *op,
-            _ => return None,
-        };
-        op_key.get(&op).map(|key| (op, key.clone()))
-    };
+        .collect()
+}
 
-    let mut shown: Vec<Option<Option<String>>> = vec![None; history.events.len()];
-    let mut runs: Vec<Run> = Vec::new();
-    // Open runs by key, and which run each routine op joined.
-    let mut open: BTreeMap<RunKey, usize> = BTreeMap::new();
-    let mut run_of_op: BTreeMap<u64, usize> = BTreeMap::new();
-    for (index, event) in history.events.iter().enumerate() {
-        if !visible[index] {
-            continue;
-        }
-        let routine = match &event.kind {
-            _ if evidence.contains(&index) => None,
-            EventKind::Renewed {
-                scope,
-                holder,
-                token,
-            } => Some((
-                None,
-                RunKey::Renewals {
-                    holder: holder.clone(),
-                    scope: scope.clone(),
-                    token: *token,
-                },
-            )),
-            kind => routine_op(kind).map(|(op, key)| (Some(op), key)),
-        };
-        let implied = match &event.kind {
-            EventKind::WritePresented { op, .. } => {
-                !evidence.contains(&index) && verdict_at.contains(&(*op, event.t_ns))
-            }
-            _ => false,
-        };
-        let Some((op, key)) = routine else {
-            if implied {
-                continue;
-            }
-            open.clear();
-            shown[index] = Some(None);
-            continue;
-        };
-        let joined = op.and_then(|op| run_of_op.get(&op).copied());
-        let run = match joined.or_else(|| open.get(&key).copied()) {
-            Some(run) => run,
-            None => {
-                runs.push(Run {
-                    key: key.clone(),
-                    leader: index,
-                    ops: Vec::new(),
-                    renewals: 0,
-                    last_ns: event.t_ns,
-                });
-                open.insert(key, runs.len() - 1);
-                runs.len() - 1
-            }
-        };
-        let entry = &mut runs[run];
-        entry.last_ns = entry.last_ns.max(event.t_ns);
-        match op {
-            Some(op) => {
-                if run_of_op.insert(op, run).is_none() {
-                    entry.ops.push(op);
-                }
-            }
-            None => entry.renewals += 1,
-        }
-    }
-    for run in &runs {
-        shown[run.leader] = Some(match (&run.key, run.ops.as_slice()) {
+impl Run {
+    /// The line the run's leader is shown as (`None`: as itself).
+    fn text(&self) -> Option<String> {
+        match (&self.key, self.ops.as_slice()) {
             // A single renewal reads best as itself.
-            (RunKey::Renewals { .. }, _) if run.renewals == 1 => None,
+            (RunKey::Renewals { .. }, _) if self.renewals == 1 => None,
             (
                 RunKey::Renewals {
                     holder,
@@ -374,8 +421,8 @@ fn collapse(
                 _,
             ) => Some(format!(
                 "renew {scope} token={token} ({holder}) x{} to {}",
-                run.renewals,
-                format_ns(run.last_ns)
+                self.renewals,
+                format_ns(self.last_ns)
             )),
             // The writer is the column (or named by the "other" cell); the text stays short
             // enough to read where five workers share the width.
@@ -386,7 +433,7 @@ fn collapse(
                 [op],
             ) => Some(format!(
                 "write op#{op} {resource} token={token} ACCEPTED at {}",
-                format_ns(run.last_ns)
+                format_ns(self.last_ns)
             )),
             (
                 RunKey::Writes {
@@ -398,11 +445,10 @@ fn collapse(
                 ops.first().copied().unwrap_or_default(),
                 ops.last().copied().unwrap_or_default(),
                 ops.len(),
-                format_ns(run.last_ns)
+                format_ns(self.last_ns)
             )),
-        });
+        }
     }
-    shown
 }
 
 /// Where the columns start. Columns share one width so the grid reads like the seeds'
@@ -491,50 +537,193 @@ pub fn render_violation(history: &History, v: &Violation) -> String {
 
 /// The text of one event as it appears in a timeline cell.
 pub fn event_text(kind: &EventKind) -> String {
+    match Category::of(kind) {
+        Category::Run => run_text(kind),
+        Category::Lease => lease_text(kind),
+        Category::Storage => storage_text(kind),
+        Category::Worker => worker_text(kind),
+        Category::Fault => fault_text(kind),
+    }
+}
+
+/// Whose event it is: the run's, the lease service's, the storage's, a worker's or a fault's.
+/// [`event_text`] is written per category, and the Perfetto trace's event categories are these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Category {
+    Run,
+    Lease,
+    Storage,
+    Worker,
+    Fault,
+}
+
+impl Category {
+    /// Every kind named, no wildcard: a new event kind does not compile until it has one (and
+    /// so a text).
+    pub(crate) fn of(kind: &EventKind) -> Category {
+        match kind {
+            EventKind::RunStarted { .. } | EventKind::FaultsHealed | EventKind::RunEnded => {
+                Category::Run
+            }
+            EventKind::Granted { .. }
+            | EventKind::Renewed { .. }
+            | EventKind::Refused { .. }
+            | EventKind::Denied { .. }
+            | EventKind::Expired { .. }
+            | EventKind::TakenOver { .. }
+            | EventKind::Released { .. }
+            | EventKind::Dropped { .. }
+            | EventKind::Extended { .. }
+            | EventKind::CountersLost => Category::Lease,
+            EventKind::WritePresented { .. }
+            | EventKind::WriteAccepted { .. }
+            | EventKind::WriteRejected { .. }
+            | EventKind::TokenRead { .. }
+            | EventKind::Fence { .. }
+            | EventKind::StorageStateLost => Category::Storage,
+            EventKind::BeliefStarted { .. }
+            | EventKind::BeliefEnded { .. }
+            | EventKind::WriteSent { .. }
+            | EventKind::WriteAbandoned { .. }
+            | EventKind::RenewFailed { .. }
+            | EventKind::SideEffect { .. } => Category::Worker,
+            EventKind::Paused { .. }
+            | EventKind::Resumed { .. }
+            | EventKind::ClockStepped { .. }
+            | EventKind::Crashed
+            | EventKind::Restarted
+            | EventKind::PartitionStarted { .. }
+            | EventKind::PartitionHealed { .. }
+            | EventKind::HoldStarted { .. }
+            | EventKind::HoldReleased { .. }
+            | EventKind::Panicked { .. } => Category::Fault,
+        }
+    }
+
+    /// `run`, `lease`, `storage`, `worker` or `fault`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Category::Run => "run",
+            Category::Lease => "lease",
+            Category::Storage => "storage",
+            Category::Worker => "worker",
+            Category::Fault => "fault",
+        }
+    }
+}
+
+/// [`event_text`] of the run's own events (no other kind reaches it).
+fn run_text(kind: &EventKind) -> String {
     match kind {
-        EventKind::RunStarted { seed, liveness_bound_ms } => {
+        EventKind::RunStarted {
+            seed,
+            liveness_bound_ms,
+        } => {
             format!("run started seed={seed}, liveness bound {liveness_bound_ms}ms")
         }
         EventKind::FaultsHealed => "all faults healed".to_string(),
         EventKind::RunEnded => "run ended".to_string(),
-        EventKind::Granted { scope, holder, token, expires_mono_ms } => format!(
+        _ => unreachable!("{kind:?} is not a run event"),
+    }
+}
+
+/// [`event_text`] of a lease service's event (no other kind reaches it).
+fn lease_text(kind: &EventKind) -> String {
+    match kind {
+        EventKind::Granted {
+            scope,
+            holder,
+            token,
+            expires_mono_ms,
+        } => format!(
             "grant {scope} token={token} -> {holder}{}",
             expiry_text(*expires_mono_ms)
         ),
-        EventKind::Renewed { scope, holder, token } => {
+        EventKind::Renewed {
+            scope,
+            holder,
+            token,
+        } => {
             format!("renew {scope} token={token} ({holder})")
         }
-        EventKind::Refused { scope, holder, token, reason } => {
-            format!("refuse {scope} token={} ({holder}): {reason}", optional_token(*token))
+        EventKind::Refused {
+            scope,
+            holder,
+            token,
+            reason,
+        } => {
+            format!(
+                "refuse {scope} token={} ({holder}): {reason}",
+                optional_token(*token)
+            )
         }
-        EventKind::Denied { scope, holder, denial } => match denial {
-            Denial::Held { holder: owner, token } => {
+        EventKind::Denied {
+            scope,
+            holder,
+            denial,
+        } => match denial {
+            Denial::Held {
+                holder: owner,
+                token,
+            } => {
                 format!("deny {scope} to {holder}: held by {owner} token={token}")
             }
             Denial::LockDelay { until_ns } => {
-                format!("deny {scope} to {holder}: lock-delay until {}ms", format_ns(*until_ns))
+                format!(
+                    "deny {scope} to {holder}: lock-delay until {}ms",
+                    format_ns(*until_ns)
+                )
             }
             Denial::Conflict { version } => {
                 format!("deny {scope} to {holder}: record changed (now version {version})")
             }
         },
-        EventKind::Expired { scope, holder, token } => {
+        EventKind::Expired {
+            scope,
+            holder,
+            token,
+        } => {
             format!("lease {scope} token={token} EXPIRED ({holder})")
         }
-        EventKind::TakenOver { scope, holder, token, by } => {
+        EventKind::TakenOver {
+            scope,
+            holder,
+            token,
+            by,
+        } => {
             format!("lease {scope} token={token} TAKEN OVER by {by} ({holder})")
         }
-        EventKind::Released { scope, holder, token } => {
+        EventKind::Released {
+            scope,
+            holder,
+            token,
+        } => {
             format!("release {scope} token={token} ({holder})")
         }
-        EventKind::Dropped { scope, holder, token } => {
+        EventKind::Dropped {
+            scope,
+            holder,
+            token,
+        } => {
             format!("restart dropped {scope} token={token} ({holder})")
         }
-        EventKind::Extended { scope, holder, token, expires_mono_ms } => format!(
+        EventKind::Extended {
+            scope,
+            holder,
+            token,
+            expires_mono_ms,
+        } => format!(
             "restart kept {scope} token={token} ({holder}){}",
             expiry_text(*expires_mono_ms)
         ),
         EventKind::CountersLost => "token counters LOST".to_string(),
+        _ => unreachable!("{kind:?} is not a lease event"),
+    }
+}
+
+/// [`event_text`] of a storage event (no other kind reaches it).
+fn storage_text(kind: &EventKind) -> String {
+    match kind {
         EventKind::WritePresented { op, resource, writer, token, .. } => {
             format!("write op#{op} token={token} presented by {writer} on {resource}")
         }
@@ -559,33 +748,79 @@ pub fn event_text(kind: &EventKind) -> String {
             ),
         },
         EventKind::StorageStateLost => "volatile state LOST".to_string(),
-        EventKind::BeliefStarted { scope, token, local_deadline_mono_ms } => format!(
+        _ => unreachable!("{kind:?} is not a storage event"),
+    }
+}
+
+/// [`event_text`] of a worker's event (no other kind reaches it).
+fn worker_text(kind: &EventKind) -> String {
+    match kind {
+        EventKind::BeliefStarted {
+            scope,
+            token,
+            local_deadline_mono_ms,
+        } => format!(
             "acquire {scope} token={token} (deadline mono {}ms)",
             format_ms(*local_deadline_mono_ms)
         ),
-        EventKind::BeliefEnded { scope, token, why, .. } => {
+        EventKind::BeliefEnded {
+            scope, token, why, ..
+        } => {
             format!("stop {scope} token={token}: {}", belief_end_text(why))
         }
-        EventKind::WriteSent { op, resource, token } => {
+        EventKind::WriteSent {
+            op,
+            resource,
+            token,
+        } => {
             format!("write op#{op} token={token} sent ({resource})")
         }
-        EventKind::WriteAbandoned { op, token, stored, .. } => {
-            format!("write op#{op} token={token} abandoned: stored token={}", optional_token(*stored))
+        EventKind::WriteAbandoned {
+            op, token, stored, ..
+        } => {
+            format!(
+                "write op#{op} token={token} abandoned: stored token={}",
+                optional_token(*stored)
+            )
         }
-        EventKind::RenewFailed { scope, token, reason } => {
+        EventKind::RenewFailed {
+            scope,
+            token,
+            reason,
+        } => {
             format!("renew {scope} token={token} FAILED: {reason}")
         }
-        EventKind::SideEffect { op, resource, worker, token, via, .. } => {
+        EventKind::SideEffect {
+            op,
+            resource,
+            worker,
+            token,
+            via,
+            ..
+        } => {
             let via = match via {
                 EffectVia::Direct => "direct",
                 EffectVia::Outbox => "outbox",
             };
             format!("side effect op#{op} token={token} by {worker} on {resource} ({via})")
         }
-        EventKind::Paused { kind: PauseKind::Gc, planned_ms } => {
+        _ => unreachable!("{kind:?} is not a worker event"),
+    }
+}
+
+/// [`event_text`] of a fault's event (no other kind reaches it).
+fn fault_text(kind: &EventKind) -> String {
+    match kind {
+        EventKind::Paused {
+            kind: PauseKind::Gc,
+            planned_ms,
+        } => {
             format!("GC pause {}ms", format_ms(*planned_ms))
         }
-        EventKind::Paused { kind: PauseKind::VmSuspend, planned_ms } => {
+        EventKind::Paused {
+            kind: PauseKind::VmSuspend,
+            planned_ms,
+        } => {
             format!("VM suspend {}ms", format_ms(*planned_ms))
         }
         EventKind::Resumed { .. } => "resumed".to_string(),
@@ -606,6 +841,7 @@ pub fn event_text(kind: &EventKind) -> String {
             format!("release held {from} -> {to} ({released} messages)")
         }
         EventKind::Panicked { message } => format!("PANIC: {message}"),
+        _ => unreachable!("{kind:?} is not a fault event"),
     }
 }
 

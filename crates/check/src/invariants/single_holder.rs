@@ -12,12 +12,12 @@ use crate::{index::Index, Violation};
 
 pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
     index
-        .double_grants
+        .double_grants()
         .iter()
         .filter(|double| {
             !active(Mutant::CheckI2EqualTokensOnly)
                 || matches!(
-                    (&index.events[double.grant].kind, &index.events[double.open].kind),
+                    (&index.events()[double.grant].kind, &index.events()[double.open].kind),
                     (EventKind::Granted { token: a, .. }, EventKind::Granted { token: b, .. }) if a == b
                 )
         })
@@ -35,8 +35,8 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
                     ..
                 },
             ) = (
-                &index.events[double.grant].kind,
-                &index.events[double.open].kind,
+                &index.events()[double.grant].kind,
+                &index.events()[double.open].kind,
             )
             else {
                 unreachable!("double grants point at grants")
@@ -44,7 +44,7 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
             Violation {
                 invariant: Invariant::I2,
                 scope: scope.clone(),
-                t_ns: index.events[double.grant].t_ns,
+                t_ns: index.events()[double.grant].t_ns,
                 message: format!(
                     "scope {scope}: token {token} granted to {holder} at {} while token \
                      {open_token} of {open_holder} (granted at {}) was still held in the \

@@ -16,7 +16,7 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
     let mut violations = Vec::new();
     // Per resource: the highest token accepted so far and the first accept that set it.
     let mut highest: BTreeMap<&str, (Token, usize)> = BTreeMap::new();
-    for (k, event) in index.events.iter().enumerate() {
+    for (k, event) in index.events().iter().enumerate() {
         let EventKind::WriteAccepted {
             op,
             resource,
@@ -39,7 +39,7 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
                     op: max_op,
                     writer: max_writer,
                     ..
-                } = &index.events[max_accept].kind
+                } = &index.events()[max_accept].kind
                 else {
                     unreachable!("`highest` points at accepts")
                 };

@@ -19,7 +19,7 @@ use crate::{
 
 pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
     let mut violations = Vec::new();
-    for (k, event) in index.events.iter().enumerate() {
+    for (k, event) in index.events().iter().enumerate() {
         let EventKind::WriteAccepted {
             op,
             resource,
@@ -55,7 +55,7 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
                     holder: new_holder,
                     token: new_token,
                     ..
-                } = &index.events[superseded_by].kind
+                } = &index.events()[superseded_by].kind
                 else {
                     unreachable!("epochs point at grants")
                 };
@@ -99,7 +99,7 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
 }
 
 fn granted_token(index: &Index<'_>, grant: usize) -> u64 {
-    match &index.events[grant].kind {
+    match &index.events()[grant].kind {
         EventKind::Granted { token, .. } => *token,
         _ => unreachable!("fence status points at grants"),
     }

@@ -1,10 +1,7 @@
 //! I1: per lease scope, every granted token is above every token granted before it,
-//! service restarts (and lost counters) included.
-
-use std::collections::BTreeMap;
+//! service restarts (and lost counters) included. Read from the index's grants per scope.
 
 use fencesim_model::{
-    history::EventKind,
     mutant::{active, Mutant},
     Invariant, Token,
 };
@@ -14,41 +11,29 @@ use crate::{index::Index, Violation};
 
 pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
     let mut violations = Vec::new();
-    // Per scope: the highest token granted so far and the first grant that issued it.
-    let mut highest: BTreeMap<&str, (Token, usize)> = BTreeMap::new();
-    for (k, event) in index.events.iter().enumerate() {
-        let EventKind::Granted {
-            scope,
-            holder,
-            token,
-            ..
-        } = &event.kind
-        else {
-            continue;
-        };
-        match highest.get(scope.as_str()) {
-            Some(&(max, max_grant))
-                if *token < max || (*token == max && !active(Mutant::CheckI1EqualTokensPass)) =>
-            {
-                let previous_holder = match &index.events[max_grant].kind {
-                    EventKind::Granted { holder, .. } => holder.as_str(),
-                    _ => unreachable!("`highest` points at grants"),
-                };
-                violations.push(Violation {
-                    invariant: Invariant::I1,
-                    scope: scope.clone(),
-                    t_ns: event.t_ns,
-                    message: format!(
-                        "scope {scope}: token {token} granted to {holder} at {} is not above \
-                         token {max} granted to {previous_holder} at {}",
-                        ms(index, k),
-                        ms(index, max_grant),
-                    ),
-                    evidence: vec![max_grant, k],
-                });
-            }
-            _ => {
-                highest.insert(scope, (*token, k));
+    for scope in index.scopes() {
+        // The highest token granted so far and the first grant that issued it.
+        let mut highest: Option<(Token, usize, &str)> = None;
+        for grant in index.grants(scope) {
+            let (token, holder, k) = (grant.token, grant.holder.as_str(), grant.index);
+            match highest {
+                Some((max, max_grant, previous_holder))
+                    if token < max || (token == max && !active(Mutant::CheckI1EqualTokensPass)) =>
+                {
+                    violations.push(Violation {
+                        invariant: Invariant::I1,
+                        scope: scope.to_owned(),
+                        t_ns: index.events()[k].t_ns,
+                        message: format!(
+                            "scope {scope}: token {token} granted to {holder} at {} is not \
+                             above token {max} granted to {previous_holder} at {}",
+                            ms(index, k),
+                            ms(index, max_grant),
+                        ),
+                        evidence: vec![max_grant, k],
+                    });
+                }
+                _ => highest = Some((token, k, holder)),
             }
         }
     }

@@ -9,6 +9,7 @@ use fencesim_model::{
 use crate::{Checked, Metrics};
 
 mod coverage;
+mod index;
 mod invariants;
 mod metrics;
 mod outage;

@@ -148,3 +148,68 @@ fn flow_arrows_go_from_each_violation_to_each_of_its_evidence_events() {
         }
     }
 }
+
+#[test]
+fn a_double_grant_ends_the_open_epoch_so_slices_stay_nested() {
+    use fencesim_model::history::EventKind;
+    let lease = |scope: &str, holder: &str, token| (scope.to_string(), holder.to_string(), token);
+    let mut history = History::default();
+    for (t_ns, kind) in [
+        (0, "grant", lease("job", "w0", 1)),
+        (10, "grant", lease("job", "w1", 2)),
+        (20, "expire", lease("job", "w0", 1)),
+        (30, "expire", lease("job", "w1", 2)),
+    ]
+    .map(|(t, what, (scope, holder, token))| {
+        let kind = match what {
+            "grant" => EventKind::Granted {
+                scope,
+                holder,
+                token,
+                expires_mono_ms: 0.0,
+            },
+            _ => EventKind::Expired {
+                scope,
+                holder,
+                token,
+            },
+        };
+        (t * 1_000, kind)
+    }) {
+        history.push(t_ns, "coordinator", kind);
+    }
+    let json = perfetto_json(&history, &[], &["coordinator".to_string()]);
+    let value: Value = serde_json::from_str(&json).expect("valid JSON");
+    let slices: Vec<(String, String, f64)> = value["traceEvents"]
+        .as_array()
+        .expect("traceEvents")
+        .iter()
+        .filter(|e| e["cat"] == "lease" && (e["ph"] == "b" || e["ph"] == "e"))
+        .map(|e| {
+            let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+            (
+                text(&e["ph"]),
+                text(&e["name"]),
+                e["ts"].as_f64().unwrap_or(-1.0),
+            )
+        })
+        .collect();
+    let slice = |ph: &str, token: u64, holder: &str, ts: f64| {
+        (
+            ph.to_string(),
+            format!("job: token {token} \u{2192} {holder}"),
+            ts,
+        )
+    };
+    // Token 1's epoch ends at the second grant (its tenure only at 20 µs); token 2's at its
+    // own expiry, not at token 1's: begin and end alternate on the scope's track.
+    assert_eq!(
+        slices,
+        [
+            slice("b", 1, "w0", 0.0),
+            slice("e", 1, "w0", 10.0),
+            slice("b", 2, "w1", 10.0),
+            slice("e", 2, "w1", 30.0),
+        ]
+    );
+}
