@@ -1,9 +1,7 @@
 //! Coverage conditions ("sometimes" assertions, [`Coverage`]) computed from a seed's metrics.
 
-use fencesim_model::{
-    mutant::{active, Mutant},
-    Coverage,
-};
+use fencesim_model::Coverage;
+use fencesim_planted::{active, Mutant};
 
 use crate::Metrics;
 

@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use fencesim_model::{
     history::{BeliefEnd, Event, EventKind, History, PauseKind},
-    mutant::{active, Mutant},
     nodes,
 };
+use fencesim_planted::{active, Mutant};
 use serde::{Deserialize, Serialize};
 
 use crate::{

@@ -537,9 +537,8 @@ impl Shrinker<'_> {
         let mut checks = Vec::new();
         let last = current.faults.schedule.len();
         // Planted bug (`.ci/mutants`): the last fault's removal goes unchecked.
-        let skip_last = fencesim_model::mutant::active(
-            fencesim_model::mutant::Mutant::ShrinkVerifySkipsLastFault,
-        );
+        let skip_last =
+            fencesim_planted::active(fencesim_planted::Mutant::ShrinkVerifySkipsLastFault);
         for (index, timed) in current.faults.schedule.iter().enumerate() {
             if skip_last && index + 1 == last {
                 break;

@@ -426,7 +426,7 @@ pub fn judge_history(history: &History) -> Judged {
         (Some(bound), Some(healed))
             if end_ns < healed.saturating_add(bound.saturating_mul(fencesim_model::NS_PER_MS))
                 // Planted bug (`.ci/mutants`): a history too short for I5 is judged anyway.
-                && !fencesim_model::mutant::active(fencesim_model::mutant::Mutant::CheckHistoryI5JudgedTooShort) =>
+                && !fencesim_planted::active(fencesim_planted::Mutant::CheckHistoryI5JudgedTooShort) =>
         {
             Some(format!(
                 "a history lasting {bound} ms (the bound) past `faults-healed`"

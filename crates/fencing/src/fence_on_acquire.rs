@@ -4,9 +4,9 @@
 use fencesim_model::{
     fence::{ClientProtocol, CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
-    mutant::{active, Mutant},
     Token,
 };
+use fencesim_planted::{active, Mutant};
 
 use crate::max_token::HighestTokens;
 

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use fencesim_model::{
     fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
-    mutant::{active, Mutant},
     Scope, Token,
 };
+use fencesim_planted::{active, Mutant};
 
 /// The key every resource maps to under a global compare. No per-resource key is consulted
 /// in that mode, so a resource literally named `*` cannot collide with it.

@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use fencesim_model::{
     fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
-    mutant::{active, Mutant},
     NodeName, Scope, Token,
 };
+use fencesim_planted::{active, Mutant};
 
 use crate::max_token::HighestTokens;
 

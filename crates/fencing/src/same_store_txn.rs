@@ -4,8 +4,8 @@
 use fencesim_model::{
     fence::{Fence, Verdict, WriteRequest},
     lease::LeaseView,
-    mutant::{active, Mutant},
 };
+use fencesim_planted::{active, Mutant};
 
 /// Accepts a write iff its token is the current holder's token for its lease scope at the
 /// instant of the write, which closes the superseded-accept window (I4) entirely.

@@ -4,9 +4,9 @@
 use fencesim_model::{
     fence::{CompareScope, Durability, Fence, Verdict, WriteRequest},
     lease::LeaseView,
-    mutant::{active, Mutant},
     Token,
 };
+use fencesim_planted::{active, Mutant};
 use rusqlite::{params, Connection, OptionalExtension as _};
 
 /// The seeds' statement with `<=`: the same token may write again (`sql`, `sql-ignore-rows`).

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::mutant::{active, Mutant};
+use fencesim_planted::{active, Mutant};
 
 /// Wall-clock value every node starts near (2026-01-01T00:00:00Z in Unix ms): fixed, so no
 /// real clock is ever read.

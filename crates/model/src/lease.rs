@@ -14,8 +14,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use crate::tokens::TokenSource;
+use fencesim_planted::{active, Mutant};
+
 use crate::{
-    mutant::{active, Mutant},
     rng::Rng,
     tokens::{BuiltinTokens, TokenIssuer, TokenRequest},
     NodeName, Scope, Token,

@@ -14,7 +14,6 @@ pub mod fence;
 pub mod fnv;
 pub mod history;
 pub mod lease;
-pub mod mutant;
 pub mod policy;
 pub mod rng;
 pub mod tokens;

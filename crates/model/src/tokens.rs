@@ -38,14 +38,11 @@
 
 use std::collections::BTreeMap;
 
+use fencesim_planted::{active, Mutant};
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    mutant::{active, Mutant},
-    rng::Rng,
-    Token,
-};
+use crate::{rng::Rng, Token};
 
 /// Where fencing tokens come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

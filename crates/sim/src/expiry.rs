@@ -2,11 +2,8 @@
 //! the coordinator answers, by its expiry timer, and before a store that lives with the lease
 //! service (and checks its state) judges a write.
 
-use fencesim_model::{
-    history::EventKind,
-    mutant::{active, Mutant},
-    nodes::COORDINATOR,
-};
+use fencesim_model::{history::EventKind, nodes::COORDINATOR};
+use fencesim_planted::{active, Mutant};
 
 use crate::{wait::lock, world::World};
 

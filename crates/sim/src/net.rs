@@ -19,11 +19,8 @@ use std::{
     time::Duration,
 };
 
-use fencesim_model::{
-    ms_to_ns,
-    mutant::{active, Mutant},
-    rng::Rng,
-};
+use fencesim_model::{ms_to_ns, rng::Rng};
+use fencesim_planted::{active, Mutant};
 use fencesim_scenario::{NetworkSpec, Scenario};
 use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
 use madsim::runtime::NodeHandle;

@@ -21,6 +21,7 @@ pub mod recommend;
 pub mod report;
 pub mod stats;
 
+use fencesim_planted::{active, Mutant};
 use std::sync::{
     atomic::{AtomicUsize, Ordering},
     Arc, Mutex,
@@ -31,10 +32,7 @@ use crate::report::{
     Takeovers, Targets, TuneReport,
 };
 use fencesim_check::{Metrics, SeedOutcome};
-use fencesim_model::{
-    mutant::{active, Mutant},
-    Invariant,
-};
+use fencesim_model::Invariant;
 use fencesim_scenario::{
     fault::Fault, parse_str_with, plan::plan, Override, Scenario, ScenarioError, SeedRange,
 };

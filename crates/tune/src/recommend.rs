@@ -27,7 +27,7 @@ use crate::report::{
     round, DecideRule, Decision, Margin, Pick, Ranking, Rate, RuleCheck, SettingResult, TuneReport,
     TIE_BREAK,
 };
-use fencesim_model::mutant::{active, Mutant};
+use fencesim_planted::{active, Mutant};
 use fencesim_scenario::Scenario;
 
 /// The unsafe share a safe verdict should exclude at 95 % before it is trusted.

@@ -521,9 +521,7 @@ fn check_seeds_counted_once(
             let (word, bit) = ((offset / 64) as usize, 1u64 << (offset % 64));
             // Planted bug (`.ci/mutants`): a seed two shards counted goes unnoticed.
             if seen[word] & bit != 0
-                && !fencesim_model::mutant::active(
-                    fencesim_model::mutant::Mutant::MergeAcceptsRepeatedSeed,
-                )
+                && !fencesim_planted::active(fencesim_planted::Mutant::MergeAcceptsRepeatedSeed)
             {
                 return Err(format!(
                     "{file}: seed {seed} appears twice in the reports to merge (are two shards \

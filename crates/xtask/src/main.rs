@@ -15,6 +15,7 @@ use std::{path::PathBuf, process::ExitCode};
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod planted;
 mod sensitivity;
 
 /// Wall time for the tools' own timings (never inside a simulation or a deterministic report).
@@ -79,10 +80,15 @@ enum Command {
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Mutants => {
-            for info in fencesim_model::mutant::Mutant::ALL {
+            for info in planted::ALL {
                 println!(
                     "{}\t{}\t{}\t{}\t{}\t{}",
-                    info.name, info.area, info.site, info.scenario, info.test.0, info.test.1
+                    info.name(),
+                    info.area,
+                    info.site,
+                    info.scenario,
+                    info.test.0,
+                    info.test.1
                 );
             }
             Ok(true)

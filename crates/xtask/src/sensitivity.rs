@@ -6,7 +6,7 @@
 //! 2. For every safe scenario: false positives (seeds with any violation, panic or runaway)
 //!    over `--safe-seeds` seeds from the start of its range.
 //! 3. With the `mutants` feature: the whole catalogue under each planted bug
-//!    (`fencesim_model::mutant`); every mutant must turn its declared scenario NOT MET.
+//!    (`fencesim-planted`, catalogued in `crates/xtask/src/planted.rs`); every mutant must turn its declared scenario NOT MET.
 //!
 //! Exit 0 when every unsafe scenario was detected, there is no false positive and every
 //! mutant was caught by its scenario; 1 otherwise.
@@ -17,8 +17,8 @@ use std::{
     sync::Arc,
 };
 
+use crate::planted::{self, MutantInfo};
 use fencesim::{builtin_store, StoreFactory};
-use fencesim_model::mutant::{self, Mutant};
 use fencesim_scenario::{Outcome, Scenario};
 
 use crate::InputError;
@@ -162,7 +162,7 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
             args.detect_max
         )));
     }
-    if !args.skip_mutants && !mutant::ENABLED {
+    if !args.skip_mutants && !fencesim_planted::ENABLED {
         return Err(InputError(
             "the mutation table needs a build with `--features mutants` \
              (cargo run --release -p fencesim-xtask --features mutants -- sensitivity ...), \
@@ -181,7 +181,7 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
         scenarios.push((file.clone(), Arc::new(fencesim_scenario::load(file)?)));
     }
     let factory: StoreFactory = Arc::new(builtin_store);
-    mutant::select(None);
+    fencesim_planted::select(None);
     let started = crate::wall_now();
 
     let mut detections = Vec::new();
@@ -227,11 +227,15 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
         }
         // Planted bugs in code the catalogue never runs (tune, shrink, check-history, merge,
         // percentiles): `.ci/mutants` holds them to their named tests instead.
-        for info in Mutant::ALL.iter().filter(|info| info.catalogue_runs_it()) {
-            mutant::select(Some(info.mutant));
+        for info in planted::ALL.iter().filter(|info| info.catalogue_runs_it()) {
+            fencesim_planted::select(Some(info.mutant));
             let not_met = catalogue(&scenarios, args.jobs, &factory);
-            mutant::select(None);
-            eprintln!("mutant {}: {} scenarios NOT MET", info.name, not_met.len());
+            fencesim_planted::select(None);
+            eprintln!(
+                "mutant {}: {} scenarios NOT MET",
+                info.name(),
+                not_met.len()
+            );
             mutants.push((info, not_met));
         }
     }
@@ -248,7 +252,7 @@ fn render(
     args: &Args<'_>,
     detections: &[Detection],
     fps: &[FalsePositives],
-    mutants: &[(&fencesim_model::mutant::MutantInfo, Vec<(String, String)>)],
+    mutants: &[(&MutantInfo, Vec<(String, String)>)],
     total_seconds: f64,
 ) -> (String, bool) {
     let mut s = String::new();
@@ -359,10 +363,7 @@ fn render_false_positives(s: &mut String, args: &Args<'_>, fps: &[FalsePositives
 }
 
 /// The mutation table; false when a mutant survived its named scenario.
-fn render_mutants(
-    s: &mut String,
-    mutants: &[(&fencesim_model::mutant::MutantInfo, Vec<(String, String)>)],
-) -> bool {
+fn render_mutants(s: &mut String, mutants: &[(&MutantInfo, Vec<(String, String)>)]) -> bool {
     let mut ok = true;
     let caught = mutants
         .iter()
@@ -370,9 +371,9 @@ fn render_mutants(
         .count();
     let _ = writeln!(
         s,
-        "\n## Mutation table\n\n{} planted bugs (`crates/model/src/mutant.rs`, compiled only \
-         with `--features mutants`), each applied alone to the whole catalogue (every \
-         scenario over its own seed range). {caught} of {} are caught by their named \
+        "\n## Mutation table\n\n{} planted bugs (`crates/planted`, catalogued in \
+         `crates/xtask/src/planted.rs`, compiled only with `--features mutants`), each applied \
+         alone to the whole catalogue (every scenario over its own seed range). {caught} of {} are caught by their named \
          scenario. \"Caught by test\" names the test that fails under the mutant: \
          `.ci/mutants` runs each one with `FENCESIM_MUTANT=<name>` and fails unless it fails \
          (and the plain `cargo test` run shows it passes without).\n\n\
@@ -393,7 +394,7 @@ fn render_mutants(
         let _ = writeln!(
             s,
             "| `{}` | {} | {} | {} | {} ({}) | `cargo test {} -- {}` |",
-            info.name,
+            info.name(),
             info.area,
             info.site,
             by_scenario,
@@ -458,7 +459,7 @@ mod tests {
     #[test]
     fn the_report_names_every_miss_false_positive_and_survivor() {
         let paths = [PathBuf::from("scenarios")];
-        let infos = Mutant::ALL;
+        let infos = planted::ALL;
         let mutants = vec![
             (
                 &infos[0],
@@ -485,14 +486,14 @@ mod tests {
             format_args!(
                 "| `{}` | {} | {} | {}: expected safe \\| got I4 | 1 ({}) | `cargo test {} -- {}` |\n\
                  | `{}` | {} | {} | **SURVIVED** {} (met) | 1 (other) | `cargo test {} -- {}` |\n",
-                infos[0].name,
+                infos[0].name(),
                 infos[0].area,
                 infos[0].site,
                 infos[0].scenario,
                 infos[0].scenario,
                 infos[0].test.0,
                 infos[0].test.1,
-                infos[1].name,
+                infos[1].name(),
                 infos[1].area,
                 infos[1].site,
                 infos[1].scenario,
@@ -529,6 +530,6 @@ This is below the target of 20000 seeds per scenario; the full sweep (`.ci/sensi
 | gc-pause-textbook-sql | 1000 | 0 | 4.0 | 250 |\n\
 | noisy | 1000 | **7** (seeds 10, 11, 12, 13, 14) | 6.0 | 167 |\n";
 
-    const EXPECTED_MUTANTS_HEAD: &str = "\n## Mutation table\n\n2 planted bugs (`crates/model/src/mutant.rs`, compiled only with `--features mutants`), each applied alone to the whole catalogue (every scenario over its own seed range). 1 of 2 are caught by their named scenario. \"Caught by test\" names the test that fails under the mutant: `.ci/mutants` runs each one with `FENCESIM_MUTANT=<name>` and fails unless it fails (and the plain `cargo test` run shows it passes without).\n\n\
+    const EXPECTED_MUTANTS_HEAD: &str = "\n## Mutation table\n\n2 planted bugs (`crates/planted`, catalogued in `crates/xtask/src/planted.rs`, compiled only with `--features mutants`), each applied alone to the whole catalogue (every scenario over its own seed range). 1 of 2 are caught by their named scenario. \"Caught by test\" names the test that fails under the mutant: `.ci/mutants` runs each one with `FENCESIM_MUTANT=<name>` and fails unless it fails (and the plain `cargo test` run shows it passes without).\n\n\
 | mutant | area | where | caught by scenario (expectation NOT MET) | scenarios NOT MET | caught by test |\n|---|---|---|---|---|---|\n";
 }

@@ -12,13 +12,11 @@
 
 use std::collections::BTreeMap;
 
-use fencesim_model::{
-    history::EventKind,
-    mutant::{active, Mutant},
-    Invariant, NS_PER_MS,
-};
+use fencesim_model::{history::EventKind, Invariant, NS_PER_MS};
 
 use super::ms;
+use fencesim_planted::{active, Mutant};
+
 use crate::{index::Index, Violation};
 
 pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {

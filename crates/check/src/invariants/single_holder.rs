@@ -1,13 +1,11 @@
 //! I2: the lease service's own state never has two open tenures on one scope: a `Granted`
 //! must come after the previous tenure's `Expired` / `TakenOver` / `Released` / `Dropped`.
 
-use fencesim_model::{
-    history::EventKind,
-    mutant::{active, Mutant},
-    Invariant,
-};
+use fencesim_model::{history::EventKind, Invariant};
 
 use super::ms;
+use fencesim_planted::{active, Mutant};
+
 use crate::{index::Index, Violation};
 
 pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {

@@ -3,13 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use fencesim_model::{
-    history::EventKind,
-    mutant::{active, Mutant},
-    Invariant, Token,
-};
+use fencesim_model::{history::EventKind, Invariant, Token};
 
 use super::ms;
+use fencesim_planted::{active, Mutant};
+
 use crate::{index::Index, Violation};
 
 pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {

@@ -5,13 +5,11 @@
 //! scope. Any later grant on that scope, to anyone (the same writer re-granted included),
 //! ends the epoch; a renewal does not.
 
-use fencesim_model::{
-    history::EventKind,
-    mutant::{active, Mutant},
-    Invariant,
-};
+use fencesim_model::{history::EventKind, Invariant};
 
 use super::ms;
+use fencesim_planted::{active, Mutant};
+
 use crate::{
     index::{Epoch, FenceStatus, Index},
     Violation,

@@ -1,12 +1,11 @@
 //! I1: per lease scope, every granted token is above every token granted before it,
 //! service restarts (and lost counters) included. Read from the index's grants per scope.
 
-use fencesim_model::{
-    mutant::{active, Mutant},
-    Invariant, Token,
-};
+use fencesim_model::{Invariant, Token};
 
 use super::ms;
+use fencesim_planted::{active, Mutant};
+
 use crate::{index::Index, Violation};
 
 pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {

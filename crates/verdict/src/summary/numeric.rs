@@ -103,14 +103,13 @@ impl Histogram {
         }
         let scaled = u128::from(percent) * u128::from(count);
         // Planted bug (`.ci/mutants`): the nearest rank rounded down.
-        let rank = if fencesim_model::mutant::active(
-            fencesim_model::mutant::Mutant::PercentileRankRoundsDown,
-        ) {
-            scaled / 100
-        } else {
-            scaled.div_ceil(100)
-        }
-        .max(1);
+        let rank =
+            if fencesim_planted::active(fencesim_planted::Mutant::PercentileRankRoundsDown) {
+                scaled / 100
+            } else {
+                scaled.div_ceil(100)
+            }
+            .max(1);
         let mut seen: u128 = 0;
         for bucket in self.buckets.values() {
             seen += u128::from(bucket.count);
