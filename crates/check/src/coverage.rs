@@ -12,9 +12,11 @@ pub fn hit(condition: Coverage, m: &Metrics) -> bool {
         Coverage::StaleWriteRejected => m.stale_write_rejections > 0,
         Coverage::WriteAbandoned => m.writes_abandoned > 0,
         Coverage::LeaseExpiredWhilePaused => m.paused_expiries > 0,
-        Coverage::FalseExpiry => {
-            m.false_expiries > 0 || (active(Mutant::CoverageFalseExpiryAnyExpiry) && m.expiries > 0)
+        // The planted bug: any expiry, a crashed holder's included, counts as a false one.
+        Coverage::FalseExpiry if active(Mutant::CoverageFalseExpiryAnyExpiry) => {
+            m.false_expiries > 0 || m.expiries > 0
         }
+        Coverage::FalseExpiry => m.false_expiries > 0,
         Coverage::Takeover => m.takeovers > 0,
         Coverage::TakeoverAfterCrash => m.takeovers_after_crash > 0,
         Coverage::RenewalFailed => m.renewal_failures > 0,

@@ -352,7 +352,10 @@ impl<'h> NodeStates<'h> {
                 m.outage_false_expiries += 1;
             }
         }
-        if self.paused.contains(holder.as_str()) || active(Mutant::MetricPausedExpiryAnyExpiry) {
+        if active(Mutant::MetricPausedExpiryAnyExpiry) {
+            // The planted bug: every expiry counts as an expiry while paused.
+            m.paused_expiries += 1;
+        } else if self.paused.contains(holder.as_str()) {
             m.paused_expiries += 1;
         }
     }
@@ -414,7 +417,9 @@ fn count_write(index: &Index<'_>, causes: &Causes<'_>, k: usize, m: &mut Metrics
                 Epoch::Current { grant } => index.held_before(grant, k),
                 _ => false,
             };
-            if held || active(Mutant::MetricCurrentRejectionCountsAll) {
+            // The planted bug counts every rejection as a rejection of a current write.
+            let held = held || active(Mutant::MetricCurrentRejectionCountsAll);
+            if held {
                 m.current_write_rejections += 1;
                 if causes.caused(writer, lease_scope, *token, k, k) {
                     m.outage_current_write_rejections += 1;

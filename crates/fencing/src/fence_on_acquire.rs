@@ -49,10 +49,12 @@ impl Fence for FenceOnAcquire {
                     self.epochs.suffix()
                 ),
             },
+            previous if active(Mutant::FenceNotRaised) => {
+                // The planted bug: the fence is acknowledged but the epoch is not raised.
+                Verdict::Accepted { previous }
+            }
             previous => {
-                if !active(Mutant::FenceNotRaised) {
-                    self.epochs.set(resource, token);
-                }
+                self.epochs.set(resource, token);
                 Verdict::Accepted { previous }
             }
         }

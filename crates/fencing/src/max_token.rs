@@ -53,17 +53,23 @@ impl HighestTokens {
     /// The compare-and-set: accepts iff `token >= highest`, then raises `highest` to it.
     /// `noun` names what the store compares against in the reason ("accepted", "epoch").
     pub(crate) fn admit(&mut self, resource: &str, token: Token, noun: &str) -> Verdict {
-        match self.get(resource) {
-            Some(highest)
-                if token < highest
-                    && !(active(Mutant::MaxTokenOffByOne)
-                        && token.saturating_add(1) == highest) =>
-            {
-                Verdict::Rejected {
-                    accepted: Some(highest),
-                    reason: format!("stale token {token} < {noun} {highest}{}", self.suffix()),
+        if active(Mutant::MaxTokenOffByOne) {
+            // The planted bug: `token + 1 < highest`, so a token one below the highest is
+            // accepted (and lowers it).
+            if let Some(highest) = self.get(resource) {
+                if token.saturating_add(1) == highest {
+                    self.set(resource, token);
+                    return Verdict::Accepted {
+                        previous: Some(highest),
+                    };
                 }
             }
+        }
+        match self.get(resource) {
+            Some(highest) if token < highest => Verdict::Rejected {
+                accepted: Some(highest),
+                reason: format!("stale token {token} < {noun} {highest}{}", self.suffix()),
+            },
             previous => {
                 // Here `token >= highest`, so this raises (or keeps) the highest.
                 self.set(resource, token);
@@ -82,7 +88,12 @@ impl HighestTokens {
     }
 
     pub(crate) fn restart(&mut self) {
-        if !self.durable || active(Mutant::MaxTokenForgetsDurable) {
+        if active(Mutant::MaxTokenForgetsDurable) {
+            // The planted bug: a durable store forgets its highest tokens too.
+            self.highest.clear();
+            return;
+        }
+        if !self.durable {
             self.highest.clear();
         }
     }

@@ -150,12 +150,15 @@ impl SqlFence {
         );
 
         let previous = from_sql_token(stored);
+        if active(Mutant::SqlIgnoresRowsAffected) && self.variant == SqlVariant::Le {
+            // The planted bug: `sql` does not check rows affected (as `sql-ignore-rows`).
+            return Verdict::Accepted { previous };
+        }
         if rows_affected == 1
             || matches!(
                 self.variant,
                 SqlVariant::LeIgnoreRows | SqlVariant::Unfenced
             )
-            || (active(Mutant::SqlIgnoresRowsAffected) && self.variant == SqlVariant::Le)
         {
             return Verdict::Accepted { previous };
         }
@@ -189,7 +192,11 @@ impl Fence for SqlFence {
     }
 
     fn restart(&mut self) {
-        if !self.durable && !active(Mutant::SqlVolatileKeepsTable) {
+        if active(Mutant::SqlVolatileKeepsTable) {
+            // The planted bug: a volatile database survives the crash.
+            return;
+        }
+        if !self.durable {
             sqlite(self.connection.execute(DROP_TABLE, []), DROP_TABLE);
             sqlite(self.connection.execute(CREATE_TABLE, []), CREATE_TABLE);
         }

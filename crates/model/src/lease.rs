@@ -460,7 +460,9 @@ impl LeaseService {
             return Acquire::TookOver { previous, lease };
         }
         if let Some(&until_ns) = self.lock_delay_until.get(scope) {
-            if now < until_ns && !active(Mutant::LeaseLockDelayIgnored) {
+            // The planted bug ignores the lock-delay.
+            let ignored = active(Mutant::LeaseLockDelayIgnored);
+            if now < until_ns && !ignored {
                 return Acquire::Denied(Denial::LockDelay { until_ns });
             }
             self.lock_delay_until.remove(scope);
@@ -513,6 +515,7 @@ impl LeaseService {
             // returns "lease not found" for it); client-go's record has no server expiry.
             Some(lease) if !candidate && lease.expires_ns <= now => Err(RenewRefusal::NoLease),
             Some(lease) if lease.holder == holder && lease.token == token => {
+                // The planted bug answers OK without moving the expiry.
                 if !active(Mutant::LeaseRenewDoesNotExtend) {
                     lease.expires_ns = now + self.config.ttl_ns;
                 }

@@ -12,6 +12,7 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
     index
         .double_grants()
         .iter()
+        // The planted bug judges overlapping holders only when their tokens are equal.
         .filter(|double| {
             !active(Mutant::CheckI2EqualTokensOnly)
                 || matches!(
