@@ -66,3 +66,54 @@ fn a_double_grant_cuts_the_open_epoch_but_not_its_tenure() {
         }
     );
 }
+
+/// The queries' bounds, which the index's users rely on: "before event k" excludes k itself,
+/// "after event k" excludes k, "between" excludes both ends.
+#[test]
+fn before_after_and_between_exclude_the_event_named() {
+    let history = h()
+        .at(0)
+        .grant("job", "w0", 1) // 0
+        .at(1)
+        .fence("job", "w0", 1) // 1
+        .at(2)
+        .expire("job", "w0", 1) // 2
+        .grant("job", "w1", 2) // 3
+        .at(3)
+        .grant("job", "w2", 3) // 4
+        .build();
+    let index = Index::new(&history);
+    let first = &index.tenures()[0];
+    assert!(!first.open_before(0), "not held before its own grant");
+    assert!(first.open_before(1));
+    assert!(first.open_before(2), "held until its end event");
+    assert!(!first.open_before(3));
+
+    assert_eq!(
+        index.epoch("job", "w1", 2, 3),
+        Epoch::NeverGranted,
+        "a grant is not issued before itself"
+    );
+    assert_eq!(index.epoch("job", "w1", 2, 4), Epoch::Current { grant: 3 });
+    assert_eq!(
+        index.epoch("job", "w1", 2, 5),
+        Epoch::Superseded {
+            grant: 3,
+            superseded_by: 4
+        }
+    );
+
+    let between = |after, before| -> Vec<usize> {
+        index
+            .grants_between("job", after, before)
+            .iter()
+            .map(|g| g.index)
+            .collect()
+    };
+    assert_eq!(between(0, 4), [3], "neither end is between");
+    assert_eq!(between(3, 4), Vec::<usize>::new());
+    assert_eq!(between(2, 5), [3, 4]);
+
+    assert_eq!(index.first_fence_by("w0", 1, 0), Some(1));
+    assert_eq!(index.first_fence_by("w0", 1, 1), None, "not after itself");
+}

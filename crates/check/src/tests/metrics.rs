@@ -1,5 +1,7 @@
 //! One case per metric (or per small family of counters).
 
+use fencesim_model::history::{EventKind, PauseKind};
+
 use super::{h, metrics};
 use crate::Metrics;
 
@@ -381,12 +383,33 @@ fn renewal_load_counts_requests_that_reached_the_service() {
             .renew("job", "w0", 1)
             .at(2_000)
             .renew("job", "w0", 1)
+            .at(2_500)
+            // A renewal the service refused reached it too; a refused acquire (no token) is
+            // not a renewal.
+            .push(
+                "coordinator",
+                EventKind::Refused {
+                    scope: "job".into(),
+                    holder: "w1".into(),
+                    token: Some(7),
+                    reason: "held by w0 with token 1".into(),
+                },
+            )
+            .push(
+                "coordinator",
+                EventKind::Refused {
+                    scope: "job".into(),
+                    holder: "w1".into(),
+                    token: None,
+                    reason: "held by w0 with token 1".into(),
+                },
+            )
             .at(3_000)
             .expire("job", "w0", 1)
             .at(4_000)
             .run_ended(),
     );
-    assert_eq!(m.renew_requests, 2);
+    assert_eq!(m.renew_requests, 3);
     assert_eq!(m.lease_held_ms, 3_000.0);
 }
 
@@ -485,4 +508,79 @@ fn an_expiry_after_the_holder_restarted_without_its_lease_is_not_false() {
     assert_eq!(m.expiries, 2);
     assert_eq!(m.false_expiries, 1);
     assert_eq!(m.paused_expiries, 1);
+}
+
+#[test]
+fn faults_begun_counts_each_kind_by_the_event_that_shows_it_began() {
+    let paused = |kind| EventKind::Paused {
+        kind,
+        planned_ms: 10.0,
+    };
+    let m = metrics(
+        h().at(0)
+            .push("worker-0", paused(PauseKind::Gc))
+            .push("worker-1", paused(PauseKind::VmSuspend))
+            .push("worker-1", paused(PauseKind::VmSuspend))
+            .push(
+                "worker-0",
+                EventKind::ClockStepped {
+                    delta_ms: -5.0,
+                    wall_ms: 0.0,
+                    mono_ms: 0.0,
+                },
+            )
+            .partition(&["worker-0"], &[], false)
+            .hold("worker-1", "storage")
+            .hold("worker-0", "storage")
+            .crash("coordinator")
+            .crash("storage")
+            .crash("storage")
+            .crash("worker-0")
+            .crash("worker-1")
+            .crash("worker-2")
+            .push(
+                "worker-0",
+                EventKind::Panicked {
+                    message: "boom".into(),
+                },
+            )
+            .push(
+                "worker-1",
+                EventKind::Panicked {
+                    message: "boom".into(),
+                },
+            )
+            .push(
+                "worker-2",
+                EventKind::Panicked {
+                    message: "boom".into(),
+                },
+            )
+            .push(
+                "worker-2",
+                EventKind::Panicked {
+                    message: "boom".into(),
+                },
+            )
+            .at(1)
+            .run_ended(),
+    );
+    let begun = &m.faults_begun;
+    // Distinct counts per kind, so a kind read from another's counter is seen.
+    let expected = [
+        ("gc-pause", 1),
+        ("vm-suspend", 2),
+        ("clock-step", 1),
+        ("partition", 1),
+        ("holder-link-cut", 1),
+        ("hold-release", 2),
+        ("coordinator-restart", 1),
+        ("storage-restart", 2),
+        ("worker-crash", 3),
+        ("panic", 4),
+    ];
+    for (kind, count) in expected {
+        assert_eq!(begun.get(kind), Some(count), "{kind}");
+    }
+    assert_eq!(begun.get("isolate"), None, "an unknown kind has no count");
 }
