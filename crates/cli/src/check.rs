@@ -13,7 +13,9 @@ use std::{
 
 use fencesim::{summarized::sweep_in_seed_order, Components};
 use fencesim_scenario::Scenario;
-use fencesim_verdict::{definitely_failed, CheckReport, ScenarioResult, ScenarioResultBuilder};
+use fencesim_verdict::{
+    definitely_failed, CheckReport, ScenarioResult, ScenarioResultBuilder, Shard,
+};
 
 use fencesim::outputs::Output;
 
@@ -22,6 +24,69 @@ use crate::{
     progress::{scenario_message, Plain, Progress},
     InputError,
 };
+
+/// `fencesim check PATH...`.
+#[derive(clap::Args)]
+pub(crate) struct CheckArgs {
+    /// Scenario files, or directories whose `*.toml` files are scenarios (in name order).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    #[command(flatten)]
+    jobs: crate::args::JobsArgs,
+    /// Write JUnit XML (one testcase per scenario) to FILE.
+    #[arg(long)]
+    junit: Option<PathBuf>,
+    /// Write the JSON report (every scenario, summary and per-seed outcome) to FILE.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write the safety matrix to DIR/matrix.md and DIR/matrix.json.
+    #[arg(long)]
+    matrix: Option<PathBuf>,
+    /// Run only slice K of N of every scenario's seeds (seed offset mod N == K-1);
+    /// combine the slices' JSON reports with `fencesim merge`. `auto` reads K and N from
+    /// the engine running the copies: FENCESIM_SHARD_INDEX/_TOTAL (1-based),
+    /// JOB_COMPLETION_INDEX + JOB_COMPLETIONS (Kubernetes Indexed Job), CI_NODE_INDEX/_TOTAL
+    /// (GitLab), CIRCLE_NODE_INDEX/_TOTAL, BUILDKITE_PARALLEL_JOB/_COUNT.
+    #[arg(long)]
+    shard: Option<String>,
+    #[command(flatten)]
+    set: crate::args::SetArgs,
+    /// Run only the scenarios whose name or file path contains PATTERN (exit 2 if none
+    /// does).
+    #[arg(short = 'k', long = "filter", value_name = "PATTERN")]
+    filter: Option<String>,
+    /// Stop after the first scenario whose expectation fails; the rest are not run (and
+    /// not in the reports).
+    #[arg(long)]
+    fail_fast: bool,
+    /// Record every seed that contradicts its scenario's expectation in the scenario's
+    /// regressions file (`NAME.regressions` next to `NAME.toml`; run first by the next
+    /// `check`). Not with `--shard`.
+    #[arg(long)]
+    record_failures: bool,
+}
+
+impl CheckArgs {
+    pub(crate) fn run(self) -> Result<bool, InputError> {
+        let set = self.set.overrides()?;
+        check(
+            &self.paths,
+            &set,
+            self.jobs.get()?,
+            self.shard.as_deref(),
+            &Select {
+                filter: self.filter.as_deref(),
+                fail_fast: self.fail_fast,
+                record_failures: self.record_failures,
+            },
+            &Outputs {
+                json: self.json,
+                junit: self.junit,
+                matrix: self.matrix,
+            },
+        )
+    }
+}
 
 /// Where `check` and `merge` write their files (all optional, all written atomically).
 pub(crate) struct Outputs {
@@ -300,6 +365,141 @@ pub(crate) fn check(
     outputs: &Outputs,
 ) -> Result<bool, InputError> {
     crate::env_seed::refuse_for_check(crate::env_seed::from_process()?)?;
+    let shard = resolve_shard(shard, select, outputs)?;
+    let scenarios = load_catalogue(paths, set, select, outputs)?;
+    let components = Components::default();
+    let progress = Progress::new("seeds", Plain::Nothing);
+    let colour = colour::enabled();
+    refuse_duplicate_names(&scenarios)?;
+    let set_args: Vec<String> = set.iter().map(|o| o.to_arg()).collect();
+    let recorded = recorded_seeds(&scenarios, &set_args)?;
+    let mut still_failing = 0usize;
+    println!("{HEADER}");
+    *record() = Some(Record {
+        total: scenarios.len(),
+        ..Record::default()
+    });
+    let mut results = Vec::with_capacity(scenarios.len());
+    let mut wall_seconds = BTreeMap::new();
+    let mut not_run = 0;
+    for (position, (file, scenario)) in scenarios.iter().enumerate() {
+        let total = match shard {
+            Some(shard) => shard.seeds(scenario.seeds).count() as u64,
+            None => scenario.seeds.end - scenario.seeds.start,
+        };
+        RUNNING_DONE.store(0, Ordering::Relaxed);
+        if let Some(record) = record().as_mut() {
+            record.running = Some((scenario.name.clone(), total));
+        }
+        // Recorded seeds first (an unsharded check, or shard 1 of N, runs them).
+        if shard.is_none_or(|s| s.k == 1) {
+            still_failing += rerun_recorded(file, scenario, &recorded[position], &components);
+        }
+        progress.start(
+            total,
+            scenario_message(position, scenarios.len(), &scenario.name),
+        );
+        let started = crate::wall_now();
+        let builder = sweep(scenario, shard, jobs, &components, &progress);
+        let wall = started.elapsed().as_secs_f64();
+        progress.clear();
+        let mut result = builder.finish(&file.display().to_string(), scenario);
+        result.overrides = set.iter().map(|o| o.to_arg()).collect();
+        print_row(&result, &scenario.name, shard, wall, colour);
+        // One line per contained panic; the full message is in `replay`.
+        for (seed, panic) in result.state.panicked() {
+            println!(
+                "    seed {seed}: panicked: {} (replay: {})",
+                crate::first_line(panic),
+                result.replay_command(*seed),
+            );
+        }
+        if select.record_failures {
+            record_contradicting(file, scenario, &result, &set_args)?;
+        }
+        wall_seconds.insert(scenario.name.clone(), wall);
+        let failed = match shard {
+            Some(_) => definitely_failed(&result),
+            None => !result.summary.expectation_met,
+        };
+        results.push(result);
+        if select.fail_fast && failed {
+            not_run = scenarios.len() - position - 1;
+            if not_run > 0 {
+                println!("--fail-fast: stopped at the first failure; {not_run} scenarios not run");
+            }
+            break;
+        }
+    }
+    conclude(
+        shard,
+        results,
+        &wall_seconds,
+        outputs,
+        still_failing,
+        not_run,
+    )
+}
+
+/// The report of the scenarios run: written to every output, each failure printed with its
+/// replay command, then the counts. True when nothing failed.
+fn conclude(
+    shard: Option<Shard>,
+    results: Vec<ScenarioResult>,
+    wall_seconds: &BTreeMap<String, f64>,
+    outputs: &Outputs,
+    still_failing: usize,
+    not_run: usize,
+) -> Result<bool, InputError> {
+    let shard_label = shard.map(|shard| shard.to_string());
+    let report = fencesim_verdict::check_report(shard_label.clone(), results);
+    write_outputs(&report, wall_seconds, outputs)?;
+    let failed: Vec<&ScenarioResult> = match shard {
+        Some(_) => report
+            .scenarios
+            .iter()
+            .filter(|r| definitely_failed(r))
+            .collect(),
+        None => report
+            .scenarios
+            .iter()
+            .filter(|r| !r.summary.expectation_met)
+            .collect(),
+    };
+    print_failures(&failed);
+    if still_failing > 0 {
+        println!(
+            "{still_failing} recorded seed(s) still contradict their scenario's expectation \
+             (the regressions files above)"
+        );
+    }
+    match shard_label {
+        Some(label) => println!(
+            "shard {label}: {} scenarios, {} failed for certain (expectations are decided by `fencesim merge`)",
+            report.scenarios.len(),
+            failed.len()
+        ),
+        None => println!(
+            "{} scenarios, {} failed{}",
+            report.scenarios.len(),
+            failed.len(),
+            if not_run > 0 {
+                format!(", {not_run} not run (--fail-fast)")
+            } else {
+                String::new()
+            }
+        ),
+    }
+    Ok(failed.is_empty() && still_failing == 0)
+}
+
+/// `--shard K/N` or `auto` (saying where `auto` found it), refused with the options that
+/// need every seed in one run.
+fn resolve_shard(
+    shard: Option<&str>,
+    select: &Select<'_>,
+    outputs: &Outputs,
+) -> Result<Option<Shard>, InputError> {
     let shard = match shard {
         None => None,
         Some(text) => {
@@ -324,6 +524,17 @@ pub(crate) fn check(
                 .into(),
         ));
     }
+    Ok(shard)
+}
+
+/// Every scenario file under `paths`, loaded with `set` and chosen by `-k`, once every
+/// output (and, with `--record-failures`, every regressions file) is known to be writable.
+fn load_catalogue(
+    paths: &[PathBuf],
+    set: &[fencesim_scenario::Override],
+    select: &Select<'_>,
+    outputs: &Outputs,
+) -> Result<Vec<(PathBuf, Arc<Scenario>)>, InputError> {
     // Validate everything before running anything: bad input fails fast with exit 2.
     let files = fencesim_scenario::input::scenario_files(paths)?;
     refuse_outputs_in_catalogue(outputs, paths)?;
@@ -362,10 +573,11 @@ pub(crate) fn check(
             scenarios.len()
         );
     }
-    let components = Components::default();
-    let progress = Progress::new("seeds", Plain::Nothing);
-    let colour = colour::enabled();
-    // Two files with one scenario name would give duplicate JUnit cases and matrix rows.
+    Ok(scenarios)
+}
+
+/// Two files with one scenario name would give duplicate JUnit cases and matrix rows.
+fn refuse_duplicate_names(scenarios: &[(PathBuf, Arc<Scenario>)]) -> Result<(), InputError> {
     for (index, (file, scenario)) in scenarios.iter().enumerate() {
         if let Some((first, _)) = scenarios[..index]
             .iter()
@@ -379,10 +591,17 @@ pub(crate) fn check(
             )));
         }
     }
-    // Each scenario's recorded seeds (its regressions file), read before anything runs.
-    let set_args: Vec<String> = set.iter().map(|o| o.to_arg()).collect();
+    Ok(())
+}
+
+/// Each scenario's recorded seeds (its regressions file, those recorded with the same `--set`
+/// arguments), read before anything runs.
+fn recorded_seeds(
+    scenarios: &[(PathBuf, Arc<Scenario>)],
+    set_args: &[String],
+) -> Result<Vec<Vec<fencesim::regressions::Entry>>, InputError> {
     let mut recorded = Vec::with_capacity(scenarios.len());
-    for (file, _) in &scenarios {
+    for (file, _) in scenarios {
         let entries = fencesim::regressions::load(&fencesim::regressions::path_for(file))
             .map_err(InputError)?;
         recorded.push(
@@ -392,151 +611,68 @@ pub(crate) fn check(
                 .collect::<Vec<_>>(),
         );
     }
-    let mut still_failing = 0usize;
-    println!("{HEADER}");
-    *record() = Some(Record {
-        total: scenarios.len(),
-        ..Record::default()
-    });
-    let mut results = Vec::with_capacity(scenarios.len());
-    let mut wall_seconds = BTreeMap::new();
-    let mut not_run = 0;
-    for (position, (file, scenario)) in scenarios.iter().enumerate() {
-        let total = match shard {
-            Some(shard) => shard.seeds(scenario.seeds).count() as u64,
-            None => scenario.seeds.end - scenario.seeds.start,
-        };
-        RUNNING_DONE.store(0, Ordering::Relaxed);
-        if let Some(record) = record().as_mut() {
-            record.running = Some((scenario.name.clone(), total));
-        }
-        // Recorded seeds first (an unsharded check, or shard 1 of N, runs them).
-        if shard.is_none_or(|s| s.k == 1) {
-            still_failing += rerun_recorded(file, scenario, &recorded[position], &components);
-        }
-        progress.start(
-            total,
-            scenario_message(position, scenarios.len(), &scenario.name),
-        );
-        let started = crate::wall_now();
-        // Streamed: each outcome is counted as its turn in seed order comes and dropped,
-        // unless the result keeps it in full (a failure); memory does not grow with seeds.
-        let mut builder = ScenarioResultBuilder::new(scenario);
-        let on_done = |_: &fencesim::SeedOutcome| {
-            RUNNING_DONE.store(progress.inc(), Ordering::Relaxed);
-        };
-        let consume = |outcome| builder.push(outcome);
-        match shard {
-            Some(shard) => sweep_in_seed_order(
-                scenario,
-                shard.seeds(scenario.seeds),
-                jobs,
-                &components,
-                &on_done,
-                consume,
-            ),
-            None => sweep_in_seed_order(
-                scenario,
-                scenario.seeds.iter(),
-                jobs,
-                &components,
-                &on_done,
-                consume,
-            ),
-        }
-        let wall = started.elapsed().as_secs_f64();
-        progress.clear();
-        let mut result = builder.finish(&file.display().to_string(), scenario);
-        result.overrides = set.iter().map(|o| o.to_arg()).collect();
-        let shown = match shard {
-            Some(_) if definitely_failed(&result) => "FAILED",
-            Some(_) => "partial",
-            None => result.summary.verdict().table_label(),
-        };
-        let failed = match shard {
-            Some(_) if shown == "partial" => None,
-            Some(_) => Some(definitely_failed(&result)),
-            None => Some(!result.summary.expectation_met),
-        };
-        {
-            // The row is printed and recorded under the record's lock: an interrupt's table
-            // comes after it, never between the two.
-            let mut record = record();
-            println!("{}", row(&result, shown, Some(wall), colour));
-            if let Some(record) = record.as_mut() {
-                record.running = None;
-                record.finished.push(Finished {
-                    name: scenario.name.clone(),
-                    label: shown,
-                    failed,
-                });
-            }
-        }
-        // One line per contained panic; the full message is in `replay`.
-        for (seed, panic) in result.state.panicked() {
-            println!(
-                "    seed {seed}: panicked: {} (replay: {})",
-                crate::first_line(panic),
-                result.replay_command(*seed),
-            );
-        }
-        if select.record_failures {
-            record_contradicting(file, scenario, &result, &set_args)?;
-        }
-        wall_seconds.insert(scenario.name.clone(), wall);
-        let failed = match shard {
-            Some(_) => definitely_failed(&result),
-            None => !result.summary.expectation_met,
-        };
-        results.push(result);
-        if select.fail_fast && failed {
-            not_run = scenarios.len() - position - 1;
-            if not_run > 0 {
-                println!("--fail-fast: stopped at the first failure; {not_run} scenarios not run");
-            }
-            break;
-        }
-    }
-    let shard_label = shard.map(|shard| shard.to_string());
-    let report = fencesim_verdict::check_report(shard_label.clone(), results);
-    write_outputs(&report, &wall_seconds, outputs)?;
-    let failed: Vec<&ScenarioResult> = match shard {
-        Some(_) => report
-            .scenarios
-            .iter()
-            .filter(|r| definitely_failed(r))
-            .collect(),
-        None => report
-            .scenarios
-            .iter()
-            .filter(|r| !r.summary.expectation_met)
-            .collect(),
+    Ok(recorded)
+}
+
+/// Runs this check's seeds of `scenario` (this shard's, or all), streamed: each outcome is
+/// counted as its turn in seed order comes and dropped, unless the result keeps it in full (a
+/// failure); memory does not grow with seeds.
+fn sweep(
+    scenario: &Arc<Scenario>,
+    shard: Option<Shard>,
+    jobs: usize,
+    components: &Components,
+    progress: &Progress,
+) -> ScenarioResultBuilder {
+    let mut builder = ScenarioResultBuilder::new(scenario);
+    let on_done = |_: &fencesim::SeedOutcome| {
+        RUNNING_DONE.store(progress.inc(), Ordering::Relaxed);
     };
-    print_failures(&failed);
-    if still_failing > 0 {
-        println!(
-            "{still_failing} recorded seed(s) still contradict their scenario's expectation \
-             (the regressions files above)"
-        );
-    }
-    match shard_label {
-        Some(label) => println!(
-            "shard {label}: {} scenarios, {} failed for certain (expectations are decided by `fencesim merge`)",
-            report.scenarios.len(),
-            failed.len()
+    let consume = |outcome| builder.push(outcome);
+    match shard {
+        Some(shard) => sweep_in_seed_order(
+            scenario,
+            shard.seeds(scenario.seeds),
+            jobs,
+            components,
+            &on_done,
+            consume,
         ),
-        None => println!(
-            "{} scenarios, {} failed{}",
-            report.scenarios.len(),
-            failed.len(),
-            if not_run > 0 {
-                format!(", {not_run} not run (--fail-fast)")
-            } else {
-                String::new()
-            }
+        None => sweep_in_seed_order(
+            scenario,
+            scenario.seeds.iter(),
+            jobs,
+            components,
+            &on_done,
+            consume,
         ),
     }
-    Ok(failed.is_empty() && still_failing == 0)
+    builder
+}
+
+/// `name`'s table row, printed and recorded under the record's lock: an interrupt's table
+/// comes after it, never between the two.
+fn print_row(result: &ScenarioResult, name: &str, shard: Option<Shard>, wall: f64, colour: bool) {
+    let shown = match shard {
+        Some(_) if definitely_failed(result) => "FAILED",
+        Some(_) => "partial",
+        None => result.summary.verdict().table_label(),
+    };
+    let failed = match shard {
+        Some(_) if shown == "partial" => None,
+        Some(_) => Some(definitely_failed(result)),
+        None => Some(!result.summary.expectation_met),
+    };
+    let mut record = record();
+    println!("{}", row(result, shown, Some(wall), colour));
+    if let Some(record) = record.as_mut() {
+        record.running = None;
+        record.finished.push(Finished {
+            name: name.to_string(),
+            label: shown,
+            failed,
+        });
+    }
 }
 
 /// Runs `scenario`'s recorded seeds and prints how each compares with its record; returns

@@ -19,17 +19,37 @@ use fencesim_scenario::{Outcome, Override, Scenario, SeedRange};
 
 use crate::{shown, InputError};
 
-/// What `fencesim live` was asked.
+/// `fencesim live SCENARIO...`.
+#[derive(clap::Args)]
 pub(crate) struct LiveArgs {
-    pub(crate) scenarios: Vec<PathBuf>,
-    pub(crate) runs: u32,
-    pub(crate) out: Option<PathBuf>,
-    pub(crate) compare: bool,
-    pub(crate) report: PathBuf,
-    pub(crate) sim_seeds: Option<String>,
-    pub(crate) set: Vec<Override>,
-    pub(crate) jobs: usize,
-    pub(crate) from_kept: Option<PathBuf>,
+    /// Scenario files (TOML) with `[lease] preset = "etcd"`.
+    #[arg(required = true)]
+    scenarios: Vec<PathBuf>,
+    /// Live runs per scenario (each lasts the scenario's full length in real time; at
+    /// most 1000). Run k uses the scenario's k-th seed for its fault plan and work draws.
+    #[arg(long, default_value_t = 3)]
+    runs: u32,
+    /// Keep each run's merged history and etcd log in DIR/<scenario>/run-<k>/.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Also simulate each scenario and write the fidelity report (`--report`).
+    #[arg(long)]
+    compare: bool,
+    /// Where `--compare` writes the report.
+    #[arg(long, default_value = "reports/fidelity.md")]
+    report: PathBuf,
+    /// Seeds `--compare` simulates, `A..B` (default 0..200).
+    #[arg(long)]
+    sim_seeds: Option<String>,
+    #[command(flatten)]
+    set: crate::args::SetArgs,
+    /// Live runs at once (1 to 8), each with its own etcd, workers and directory.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Read the histories an earlier `--out DIR` kept instead of running live again (to
+    /// render the report anew).
+    #[arg(long, value_name = "DIR")]
+    from_kept: Option<PathBuf>,
 }
 
 /// Most live runs at once (`--jobs`): each is mostly asleep, but its timings are measured.
@@ -49,8 +69,30 @@ fn expected(scenario: &Scenario) -> String {
 /// Exit 0 when every live run's verdict is the scenario's expected one (and, with
 /// `--compare`, the verdict shares agree and the median windows are within 10 %); 1 otherwise.
 pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
-    // Every input is checked before anything starts: the runs, the simulated seeds, the
-    // report's path, and every live seed's fault plan (each seed draws its own).
+    let set = args.set.overrides()?;
+    let sim_seeds = check_args(args)?;
+    let loaded = load(args, &set)?;
+    let version = service_versions(&loaded)?;
+    let stop = stop_on_signals().map_err(|error| InputError(error.to_string()))?;
+    let exe = std::env::current_exe()?;
+    let mut all_ok = true;
+    let mut comparisons = Vec::new();
+    for (path, scenario) in &loaded {
+        let (ok, comparison) = live_scenario(args, path, scenario, sim_seeds, &exe, &stop)?;
+        all_ok &= ok;
+        comparisons.extend(comparison);
+    }
+    if args.compare {
+        let header = report_header(args, &loaded, sim_seeds, &version);
+        write_report(&args.report, &fidelity::markdown(&header, &comparisons))?;
+        println!("wrote {}", args.report.display());
+    }
+    Ok(all_ok)
+}
+
+/// Every input is checked before anything starts: the runs, the simulated seeds (returned),
+/// the report's path; [`load`] checks every live seed's fault plan (each seed draws its own).
+fn check_args(args: &LiveArgs) -> Result<SeedRange, InputError> {
     if args.runs == 0 || args.runs > MAX_RUNS {
         return Err(InputError(format!(
             "--runs: expected 1..={MAX_RUNS}, got {}",
@@ -77,16 +119,28 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
             &inputs,
         )?;
     }
+    Ok(sim_seeds)
+}
+
+/// The scenarios, each loaded with the `--set` overrides and every live seed's fault plan
+/// checked.
+fn load(args: &LiveArgs, set: &[Override]) -> Result<Vec<(PathBuf, Arc<Scenario>)>, InputError> {
     let mut loaded = Vec::new();
     for path in &args.scenarios {
-        let scenario = fencesim_scenario::load_with(path, &args.set)?;
+        let scenario = fencesim_scenario::load_with(path, set)?;
         let seeds = live_seeds(&scenario, args.runs);
         fencesim_live::check_seeds(&scenario, seeds)
             .map_err(|error| InputError(format!("{}: {error}", shown(path))))?;
         loaded.push((path.clone(), Arc::new(scenario)));
     }
+    Ok(loaded)
+}
+
+/// The version of every service the scenarios run against, each printed once; an error
+/// saying how to install one that cannot be run.
+fn service_versions(loaded: &[(PathBuf, Arc<Scenario>)]) -> Result<String, InputError> {
     let mut versions = Vec::new();
-    for (path, scenario) in &loaded {
+    for (path, scenario) in loaded {
         let kind = fencesim_live::live_plan(scenario, scenario.seeds.start)
             .map_err(|error| InputError(format!("{}: {error}", shown(path))))?
             .kind;
@@ -105,132 +159,148 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
             versions.push(version);
         }
     }
-    let version = versions.join(" and ");
-    let stop = stop_on_signals().map_err(|error| InputError(error.to_string()))?;
-    let exe = std::env::current_exe()?;
-    let mut all_ok = true;
-    let mut comparisons = Vec::new();
-    for (path, scenario) in &loaded {
-        let want = expected(scenario);
-        let first = fencesim_live::live_plan(scenario, scenario.seeds.start)
-            .map_err(|error| InputError(format!("{}: {error}", shown(path))))?;
-        println!(
-            "{}: {} live run(s) of {:.1} s each, expected {want}",
-            scenario.name,
-            args.runs,
-            fencesim_live::run_length_ms(scenario, &first) / 1_000.0
-        );
-        let mut live_side = Side::default();
-        let seeds: Vec<u64> = live_seeds(scenario, args.runs).collect();
-        let results = match &args.from_kept {
-            Some(dir) => read_kept(dir, scenario, &seeds)?,
-            None => run_all(args, scenario, &seeds, &exe, &stop),
+    Ok(versions.join(" and "))
+}
+
+/// One scenario's live runs (read back from `--from-kept`, or run), each printed, its live
+/// verdict against the expected one and, with `--compare`, the comparison with the
+/// simulation. Returns whether it passes, and the comparison.
+fn live_scenario(
+    args: &LiveArgs,
+    path: &Path,
+    scenario: &Arc<Scenario>,
+    sim_seeds: SeedRange,
+    exe: &Path,
+    stop: &Arc<AtomicBool>,
+) -> Result<(bool, Option<Comparison>), InputError> {
+    let want = expected(scenario);
+    let first = fencesim_live::live_plan(scenario, scenario.seeds.start)
+        .map_err(|error| InputError(format!("{}: {error}", shown(path))))?;
+    println!(
+        "{}: {} live run(s) of {:.1} s each, expected {want}",
+        scenario.name,
+        args.runs,
+        fencesim_live::run_length_ms(scenario, &first) / 1_000.0
+    );
+    let mut live_side = Side::default();
+    let seeds: Vec<u64> = live_seeds(scenario, args.runs).collect();
+    let results = match &args.from_kept {
+        Some(dir) => read_kept(dir, scenario, &seeds)?,
+        None => run_all(args, scenario, &seeds, exe, stop),
+    };
+    for (run, (seed, result)) in seeds.iter().zip(results).enumerate() {
+        let result = match result {
+            Ok(result) => result,
+            Err(LiveError::Interrupted) => interrupted(),
+            Err(error) => return Err(InputError(format!("{}: {error}", shown(path)))),
         };
-        for (run, (seed, result)) in seeds.iter().zip(results).enumerate() {
-            let result = match result {
-                Ok(result) => result,
-                Err(LiveError::Interrupted) => interrupted(),
-                Err(error) => return Err(InputError(format!("{}: {error}", shown(path)))),
-            };
-            let checked = fencesim_check::check(&result.history);
-            let before = live_side.takeovers.len();
-            live_side.add(*seed, &result.history, &checked);
-            let verdict = fidelity::verdict_name(&checked);
-            let takeovers: Vec<String> = live_side.takeovers[before..]
-                .iter()
-                .map(|t| {
-                    format!(
-                        "takeover window {:.0} ms (expiry {:.0} ms, token +{})",
-                        t.window_ms, t.expiry_ms, t.token_step
-                    )
-                })
-                .collect();
-            println!(
-                "  run {} (seed {seed}, {}): {verdict} ({} events){}",
-                run + 1,
-                if result.phase_ms.is_nan() {
-                    "kept history".to_string()
-                } else {
-                    format!(
-                        "started {:.0} ms after the service was ready",
-                        result.phase_ms
-                    )
-                },
-                result.history.events.len(),
-                if takeovers.is_empty() {
-                    String::new()
-                } else {
-                    format!(", {}", takeovers.join(", "))
-                }
-            );
-        }
-        let met = live_side.verdict() == want;
-        all_ok &= met;
-        println!(
-            "  live verdict {} (invariants violated in at least one run): {}",
-            live_side.verdict(),
-            if met {
-                "as expected"
-            } else {
-                "NOT the expected verdict"
-            }
-        );
-        let windows = Stats::of(&live_side.windows());
-        println!(
-            "  live takeover window: n={} min {:.0} p50 {:.0} mean {:.0} max {:.0} ms",
-            windows.n, windows.min, windows.p50, windows.mean, windows.max
-        );
-        if args.compare {
-            let comparison = compare(path, scenario, live_side, sim_seeds, &stop)?;
-            let (agree, paired) = comparison.paired_agreement();
-            println!(
-                "  per-run agreement with the same seed's simulation: {agree}/{paired}; verdict shares {}; median window difference {}; KS {}",
-                if comparison.verdicts_agree() { "agree" } else { "DISAGREE" },
-                comparison
-                    .window_difference()
-                    .map_or("-".to_string(), |d| format!("{:+.1} %", d * 100.0)),
-                comparison
-                    .window_test()
-                    .map_or("-".to_string(), |(d, p)| format!("D {d:.2}, p {p:.3}"))
-            );
-            all_ok &= comparison.passes();
-            comparisons.push(comparison);
-        }
+        print_run(run, *seed, &result, &mut live_side);
     }
+    let met = live_side.verdict() == want;
+    println!(
+        "  live verdict {} (invariants violated in at least one run): {}",
+        live_side.verdict(),
+        if met {
+            "as expected"
+        } else {
+            "NOT the expected verdict"
+        }
+    );
+    let windows = Stats::of(&live_side.windows());
+    println!(
+        "  live takeover window: n={} min {:.0} p50 {:.0} mean {:.0} max {:.0} ms",
+        windows.n, windows.min, windows.p50, windows.mean, windows.max
+    );
     if args.compare {
-        let files: Vec<String> = loaded.iter().map(|(p, _)| shown(p)).collect();
-        let header = format!(
-            "Made by `cargo run --release -p fencesim-cli -- live {} --runs {} --jobs {} --compare --sim-seeds {sim_seeds}{}` \
-             against {version} on loopback (etcd: one member, default election timeout; \
-             ZooKeeper: standalone, tickTime = `expiry_check_ms`; {} run(s) at once, each with \
-             its own service), real worker processes (SIGSTOP/SIGCONT for pauses) and a real \
-             SQLite file. Live run k uses seed k's fault plan and work draws and starts at a \
-             drawn offset within one expiry-check period (etcd 500 ms, ZooKeeper one tick) after \
-             its service is ready. Live figures vary from run to run; the simulated ones are \
-             deterministic.",
-            files.join(" "),
-            args.runs,
-            args.jobs,
-            if args.report == Path::new("reports/fidelity.md") {
-                String::new()
-            } else {
-                format!(" --report {}", args.report.display())
-            },
-            args.jobs
+        let comparison = compare(path, scenario, live_side, sim_seeds, stop)?;
+        let (agree, paired) = comparison.paired_agreement();
+        println!(
+            "  per-run agreement with the same seed's simulation: {agree}/{paired}; verdict shares {}; median window difference {}; KS {}",
+            if comparison.verdicts_agree() { "agree" } else { "DISAGREE" },
+            comparison
+                .window_difference()
+                .map_or("-".to_string(), |d| format!("{:+.1} %", d * 100.0)),
+            comparison
+                .window_test()
+                .map_or("-".to_string(), |(d, p)| format!("D {d:.2}, p {p:.3}"))
         );
-        let header = match &args.from_kept {
-            Some(dir) => format!(
-                "{header} This file was rendered from the histories that command kept with `--out {}`, \
-                 by the same command with `--from-kept {}` instead.",
-                dir.display(),
-                dir.display()
-            ),
-            None => header,
-        };
-        write_report(&args.report, &fidelity::markdown(&header, &comparisons))?;
-        println!("wrote {}", args.report.display());
+        return Ok((met && comparison.passes(), Some(comparison)));
     }
-    Ok(all_ok)
+    Ok((met, None))
+}
+
+/// One live run's line: its verdict, when it started, its events and takeovers (added to
+/// `live_side`).
+fn print_run(run: usize, seed: u64, result: &fencesim_live::LiveRun, live_side: &mut Side) {
+    let checked = fencesim_check::check(&result.history);
+    let before = live_side.takeovers.len();
+    live_side.add(seed, &result.history, &checked);
+    let verdict = fidelity::verdict_name(&checked);
+    let takeovers: Vec<String> = live_side.takeovers[before..]
+        .iter()
+        .map(|t| {
+            format!(
+                "takeover window {:.0} ms (expiry {:.0} ms, token +{})",
+                t.window_ms, t.expiry_ms, t.token_step
+            )
+        })
+        .collect();
+    println!(
+        "  run {} (seed {seed}, {}): {verdict} ({} events){}",
+        run + 1,
+        if result.phase_ms.is_nan() {
+            "kept history".to_string()
+        } else {
+            format!(
+                "started {:.0} ms after the service was ready",
+                result.phase_ms
+            )
+        },
+        result.history.events.len(),
+        if takeovers.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", takeovers.join(", "))
+        }
+    );
+}
+
+/// The fidelity report's header: the command that made it, against which services, and how.
+fn report_header(
+    args: &LiveArgs,
+    loaded: &[(PathBuf, Arc<Scenario>)],
+    sim_seeds: SeedRange,
+    version: &str,
+) -> String {
+    let files: Vec<String> = loaded.iter().map(|(p, _)| shown(p)).collect();
+    let header = format!(
+        "Made by `cargo run --release -p fencesim-cli -- live {} --runs {} --jobs {} --compare --sim-seeds {sim_seeds}{}` \
+         against {version} on loopback (etcd: one member, default election timeout; \
+         ZooKeeper: standalone, tickTime = `expiry_check_ms`; {} run(s) at once, each with \
+         its own service), real worker processes (SIGSTOP/SIGCONT for pauses) and a real \
+         SQLite file. Live run k uses seed k's fault plan and work draws and starts at a \
+         drawn offset within one expiry-check period (etcd 500 ms, ZooKeeper one tick) after \
+         its service is ready. Live figures vary from run to run; the simulated ones are \
+         deterministic.",
+        files.join(" "),
+        args.runs,
+        args.jobs,
+        if args.report == Path::new("reports/fidelity.md") {
+            String::new()
+        } else {
+            format!(" --report {}", args.report.display())
+        },
+        args.jobs
+    );
+    match &args.from_kept {
+        Some(dir) => format!(
+            "{header} This file was rendered from the histories that command kept with `--out {}`, \
+             by the same command with `--from-kept {}` instead.",
+            dir.display(),
+            dir.display()
+        ),
+        None => header,
+    }
 }
 
 /// Runs `seeds` live, `args.jobs` at a time; the results in seed order. After an interrupt

@@ -101,36 +101,7 @@ enum Command {
     #[command(
         after_help = "Example:\n  fencesim live scenarios/gc-pause-textbook-etcd-none.toml --runs 3 --compare --sim-seeds 0..200"
     )]
-    Live {
-        /// Scenario files (TOML) with `[lease] preset = "etcd"`.
-        #[arg(required = true)]
-        scenarios: Vec<PathBuf>,
-        /// Live runs per scenario (each lasts the scenario's full length in real time; at
-        /// most 1000). Run k uses the scenario's k-th seed for its fault plan and work draws.
-        #[arg(long, default_value_t = 3)]
-        runs: u32,
-        /// Keep each run's merged history and etcd log in DIR/<scenario>/run-<k>/.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Also simulate each scenario and write the fidelity report (`--report`).
-        #[arg(long)]
-        compare: bool,
-        /// Where `--compare` writes the report.
-        #[arg(long, default_value = "reports/fidelity.md")]
-        report: PathBuf,
-        /// Seeds `--compare` simulates, `A..B` (default 0..200).
-        #[arg(long)]
-        sim_seeds: Option<String>,
-        #[command(flatten)]
-        set: args::SetArgs,
-        /// Live runs at once (1 to 8), each with its own etcd, workers and directory.
-        #[arg(long, default_value_t = 1)]
-        jobs: usize,
-        /// Read the histories an earlier `--out DIR` kept instead of running live again (to
-        /// render the report anew).
-        #[arg(long, value_name = "DIR")]
-        from_kept: Option<PathBuf>,
-    },
+    Live(live::LiveArgs),
     /// The worker role of `fencesim live` (started by it; not for direct use).
     #[command(hide = true)]
     LiveWorker {
@@ -145,31 +116,7 @@ enum Command {
     #[command(
         after_help = "Example:\n  fencesim run scenarios/gc-pause-textbook-none.toml --seeds 0..200 --jobs 2"
     )]
-    Run {
-        /// Scenario file (TOML).
-        scenario: PathBuf,
-        /// Seeds to run, `A..B` (half-open); default: FENCESIM_SEED=N / FENCESIM_SEEDS=A..B /
-        /// MADSIM_TEST_SEED=N from the environment, else the scenario's `seeds`.
-        #[arg(long)]
-        seeds: Option<String>,
-        #[command(flatten)]
-        jobs: args::JobsArgs,
-        /// Print at most N failing seeds, each with its replay command, after the summary; every
-        /// failing seed and its trace hash is in summary.json (`failing_seeds`).
-        #[arg(long, value_name = "N", default_value_t = 10)]
-        max_failures: usize,
-        /// Record every seed that contradicts the expectation in the scenario's regressions
-        /// file (`foo.toml` → `foo.regressions`, commit it): `check` runs recorded seeds first.
-        #[arg(long)]
-        record_failures: bool,
-        /// Output directory; the summary goes to DIR/<scenario name>/summary.json, or with
-        /// `--set` to DIR/<scenario name>/set-<scenario hash>/summary.json (an overridden run
-        /// is another scenario and never overwrites the file's own summary).
-        #[arg(long, default_value = "reports")]
-        out: PathBuf,
-        #[command(flatten)]
-        set: args::SetArgs,
-    },
+    Run(RunArgs),
     /// Soak a scenario for a nightly job: consecutive seeds from a printed base seed for a
     /// wall-clock budget; every seed that contradicts the expectation is recorded in the
     /// scenario's regressions file (which `check` runs first). Exit 1 if any did.
@@ -197,44 +144,7 @@ enum Command {
     #[command(
         after_help = "Example:\n  fencesim check scenarios/ --junit junit.xml --json check.json --matrix reports/"
     )]
-    Check {
-        /// Scenario files, or directories whose `*.toml` files are scenarios (in name order).
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-        #[command(flatten)]
-        jobs: args::JobsArgs,
-        /// Write JUnit XML (one testcase per scenario) to FILE.
-        #[arg(long)]
-        junit: Option<PathBuf>,
-        /// Write the JSON report (every scenario, summary and per-seed outcome) to FILE.
-        #[arg(long)]
-        json: Option<PathBuf>,
-        /// Write the safety matrix to DIR/matrix.md and DIR/matrix.json.
-        #[arg(long)]
-        matrix: Option<PathBuf>,
-        /// Run only slice K of N of every scenario's seeds (seed offset mod N == K-1);
-        /// combine the slices' JSON reports with `fencesim merge`. `auto` reads K and N from
-        /// the engine running the copies: FENCESIM_SHARD_INDEX/_TOTAL (1-based),
-        /// JOB_COMPLETION_INDEX + JOB_COMPLETIONS (Kubernetes Indexed Job), CI_NODE_INDEX/_TOTAL
-        /// (GitLab), CIRCLE_NODE_INDEX/_TOTAL, BUILDKITE_PARALLEL_JOB/_COUNT.
-        #[arg(long)]
-        shard: Option<String>,
-        #[command(flatten)]
-        set: args::SetArgs,
-        /// Run only the scenarios whose name or file path contains PATTERN (exit 2 if none
-        /// does).
-        #[arg(short = 'k', long = "filter", value_name = "PATTERN")]
-        filter: Option<String>,
-        /// Stop after the first scenario whose expectation fails; the rest are not run (and
-        /// not in the reports).
-        #[arg(long)]
-        fail_fast: bool,
-        /// Record every seed that contradicts its scenario's expectation in the scenario's
-        /// regressions file (`NAME.regressions` next to `NAME.toml`; run first by the next
-        /// `check`). Not with `--shard`.
-        #[arg(long)]
-        record_failures: bool,
-    },
+    Check(check::CheckArgs),
     /// Combine the JSON reports of `check --shard K/N` runs into the unsharded report.
     #[command(
         after_help = "Example:\n  fencesim merge check-1.json check-2.json --json check.json --junit junit.xml"
@@ -257,39 +167,7 @@ enum Command {
     #[command(
         after_help = "Example:\n  fencesim replay scenarios/gc-pause-textbook-none.toml --seed 0 --png failure.png"
     )]
-    Replay {
-        /// The scenario file.
-        scenario: PathBuf,
-        /// The seed to replay (or FENCESIM_SEED=N / MADSIM_TEST_SEED=N in the environment).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Also print every resolved option of the scenario.
-        #[arg(long)]
-        resolved: bool,
-        /// Show only these nodes in the timeline and picture (comma-separated).
-        #[arg(long, value_delimiter = ',')]
-        nodes: Option<Vec<String>>,
-        /// Show only START_MS..END_MS of true time in the timeline and picture.
-        #[arg(long)]
-        window: Option<String>,
-        /// Write the timeline picture as SVG to FILE.
-        #[arg(long)]
-        svg: Option<PathBuf>,
-        /// Write the timeline picture as PNG to FILE.
-        #[arg(long)]
-        png: Option<PathBuf>,
-        /// Write Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing) to FILE.
-        #[arg(long)]
-        perfetto: Option<PathBuf>,
-        /// Write the full history as JSON lines to FILE.
-        #[arg(long)]
-        trace: Option<PathBuf>,
-        /// Run the seed twice and fail unless both runs record the same history.
-        #[arg(long)]
-        check_determinism: bool,
-        #[command(flatten)]
-        set: args::SetArgs,
-    },
+    Replay(ReplayArgs),
     /// Shrink a failing seed to a 1-minimal explicit fault schedule, saved as a scenario file
     /// (default: ./<name>-shrunk-seed-<N>.toml) that `fencesim run` confirms.
     #[command(
@@ -448,38 +326,16 @@ fn main() -> ExitCode {
     // its temp directory before exiting, which an exit from this handler would skip.
     if !matches!(
         cli.command,
-        Command::Live { .. } | Command::LiveWorker { .. } | Command::LiveGuard
+        Command::Live(_) | Command::LiveWorker { .. } | Command::LiveGuard
     ) {
         remove_temps_on_signals();
     }
     test_write_pause();
-    if !matches!(cli.command, Command::Replay { .. }) {
+    if !matches!(cli.command, Command::Replay(_)) {
         quiet_seed_panics();
     }
     let result = match cli.command {
-        Command::Live {
-            scenarios,
-            runs,
-            out,
-            compare,
-            report,
-            sim_seeds,
-            set,
-            jobs,
-            from_kept,
-        } => set.overrides().and_then(|set| {
-            live::live(&live::LiveArgs {
-                scenarios,
-                runs,
-                out,
-                compare,
-                report,
-                sim_seeds,
-                set,
-                jobs,
-                from_kept,
-            })
-        }),
+        Command::Live(args) => live::live(&args),
         Command::Soak {
             scenario,
             budget_s,
@@ -491,56 +347,8 @@ fn main() -> ExitCode {
             .and_then(|set| soak(&scenario, budget_s, base_seed, jobs.get()?, &set)),
         Command::LiveWorker { config } => live::worker(&config),
         Command::LiveGuard => live::guard(),
-        Command::Run {
-            scenario,
-            seeds,
-            jobs,
-            out,
-            set,
-            max_failures,
-            record_failures,
-        } => set.overrides().and_then(|set| {
-            run(
-                &scenario,
-                seeds.as_deref(),
-                jobs.get()?,
-                &out,
-                &set,
-                &RunReport {
-                    max_failures,
-                    record_failures,
-                },
-            )
-        }),
-        Command::Check {
-            paths,
-            jobs,
-            junit,
-            json,
-            matrix,
-            shard,
-            set,
-            filter,
-            fail_fast,
-            record_failures,
-        } => set.overrides().and_then(|set| {
-            check::check(
-                &paths,
-                &set,
-                jobs.get()?,
-                shard.as_deref(),
-                &check::Select {
-                    filter: filter.as_deref(),
-                    fail_fast,
-                    record_failures,
-                },
-                &check::Outputs {
-                    json,
-                    junit,
-                    matrix,
-                },
-            )
-        }),
+        Command::Run(args) => args.run(),
+        Command::Check(args) => args.run(),
         Command::Merge {
             files,
             json,
@@ -554,41 +362,7 @@ fn main() -> ExitCode {
                 matrix,
             },
         ),
-        Command::Replay {
-            scenario,
-            seed,
-            resolved,
-            nodes,
-            window,
-            svg,
-            png,
-            perfetto,
-            trace,
-            check_determinism,
-            set,
-        } => set.overrides().and_then(|set| {
-            let (seed, source) = env_seed::replay_seed(seed, env_seed::from_process()?)?;
-            if let Some(source) = source {
-                println!("seed {seed} from {source}");
-            }
-            replay(
-                &scenario,
-                seed,
-                &ReplayView {
-                    resolved,
-                    nodes,
-                    window: window.as_deref(),
-                },
-                &ReplayFiles {
-                    svg,
-                    png,
-                    perfetto,
-                    trace,
-                },
-                check_determinism,
-                &set,
-            )
-        }),
+        Command::Replay(args) => args.run(),
         Command::Shrink {
             scenario,
             seed,
@@ -774,6 +548,51 @@ pub(crate) fn warn_presets(path: &Path, scenario: &Scenario) {
     }
 }
 
+/// `fencesim run SCENARIO [--seeds A..B]`.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Scenario file (TOML).
+    scenario: PathBuf,
+    /// Seeds to run, `A..B` (half-open); default: FENCESIM_SEED=N / FENCESIM_SEEDS=A..B /
+    /// MADSIM_TEST_SEED=N from the environment, else the scenario's `seeds`.
+    #[arg(long)]
+    seeds: Option<String>,
+    #[command(flatten)]
+    jobs: args::JobsArgs,
+    /// Print at most N failing seeds, each with its replay command, after the summary; every
+    /// failing seed and its trace hash is in summary.json (`failing_seeds`).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    max_failures: usize,
+    /// Record every seed that contradicts the expectation in the scenario's regressions
+    /// file (`foo.toml` → `foo.regressions`, commit it): `check` runs recorded seeds first.
+    #[arg(long)]
+    record_failures: bool,
+    /// Output directory; the summary goes to DIR/<scenario name>/summary.json, or with
+    /// `--set` to DIR/<scenario name>/set-<scenario hash>/summary.json (an overridden run
+    /// is another scenario and never overwrites the file's own summary).
+    #[arg(long, default_value = "reports")]
+    out: PathBuf,
+    #[command(flatten)]
+    set: args::SetArgs,
+}
+
+impl RunArgs {
+    fn run(&self) -> Result<bool, InputError> {
+        let set = self.set.overrides()?;
+        run(
+            &self.scenario,
+            self.seeds.as_deref(),
+            self.jobs.get()?,
+            &self.out,
+            &set,
+            &RunReport {
+                max_failures: self.max_failures,
+                record_failures: self.record_failures,
+            },
+        )
+    }
+}
+
 /// What `run` reports besides the summary.
 struct RunReport {
     /// Failing seeds printed with their replay lines.
@@ -816,6 +635,64 @@ fn run(
         path.display(),
         scenario.hash()
     );
+    let swept = sweep_run(path, &scenario, seeds, jobs, set, report);
+    let summary = swept.builder.finish(&scenario, seeds);
+    fencesim::fs::write_atomic(&summary_path, &fencesim_verdict::to_json(&summary))
+        .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
+    println!(
+        "{}",
+        colour::paint_summary(
+            &fencesim_verdict::render_summary(&summary),
+            summary.verdict(),
+            colour::enabled()
+        )
+    );
+    for line in &swept.failure_lines {
+        println!("{line}");
+    }
+    let unlisted = swept.failures - swept.failure_lines.len() as u64;
+    if unlisted > 0 {
+        println!(
+            "… and {unlisted} more failing seeds (--max-failures {max_failures}): every one, with \
+             its trace hash, is in {} (failing_seeds, failing_trace_hashes)",
+            summary_path.display()
+        );
+    }
+    println!("summary written to {}", summary_path.display());
+    if report.record_failures {
+        let added = fencesim::regressions::record(&regressions_path, &shown(path), &swept.recorded)
+            .map_err(InputError)?;
+        println!(
+            "--record-failures: {} seed(s) contradicted the expectation, {added} newly recorded in {}",
+            swept.recorded.len(),
+            regressions_path.display()
+        );
+    }
+    Ok(summary.expectation_met)
+}
+
+/// What `run` keeps of its sweep: the summary so far and, of the failing seeds, the first
+/// `--max-failures` lines to print, how many failed, and those to record.
+struct Swept {
+    builder: fencesim_verdict::SummaryBuilder,
+    failure_lines: Vec<String>,
+    failures: u64,
+    recorded: Vec<fencesim::regressions::Entry>,
+}
+
+/// Runs `seeds` with a progress bar (panics and runaways reported as they finish),
+/// summarized in seed order as seeds finish; the first `max_failures` failing seeds' lines
+/// are kept (to print after the summary) and nothing else of a failing seed, so memory stays
+/// flat however many seeds fail.
+fn sweep_run(
+    path: &Path,
+    scenario: &Arc<Scenario>,
+    seeds: SeedRange,
+    jobs: usize,
+    set: &[Override],
+    report: &RunReport,
+) -> Swept {
+    let max_failures = report.max_failures;
     let progress = progress::Progress::new("seeds", progress::Plain::EveryHundred);
     progress.start(seeds.len(), format!("run {}", scenario.name));
     let on_done = |outcome: &fencesim_check::SeedOutcome| {
@@ -835,9 +712,6 @@ fn run(
         }
         progress.inc();
     };
-    // Summarized in seed order as seeds finish; the first `max_failures` failing seeds' lines
-    // are kept (to print after the summary) and nothing else of a failing seed, so memory
-    // stays flat however many seeds fail.
     let mut builder = fencesim_verdict::SummaryBuilder::new();
     let mut failure_lines: Vec<String> = Vec::new();
     let mut failures: u64 = 0;
@@ -847,7 +721,7 @@ fn run(
         set.iter().map(Override::to_arg).collect::<Vec<_>>(),
     );
     fencesim::summarized::sweep_in_seed_order(
-        &scenario,
+        scenario,
         seeds.iter(),
         jobs,
         &fencesim::Components::default(),
@@ -861,7 +735,7 @@ fn run(
                     &set_args,
                 ));
             }
-            if let Some(what) = failure_line(&scenario, &outcome) {
+            if let Some(what) = failure_line(scenario, &outcome) {
                 failures += 1;
                 if failure_lines.len() < max_failures {
                     failure_lines.push(format!(
@@ -874,40 +748,12 @@ fn run(
         },
     );
     progress.clear();
-    let summary = builder.finish(&scenario, seeds);
-    fencesim::fs::write_atomic(&summary_path, &fencesim_verdict::to_json(&summary))
-        .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
-
-    println!(
-        "{}",
-        colour::paint_summary(
-            &fencesim_verdict::render_summary(&summary),
-            summary.verdict(),
-            colour::enabled()
-        )
-    );
-    for line in &failure_lines {
-        println!("{line}");
+    Swept {
+        builder,
+        failure_lines,
+        failures,
+        recorded,
     }
-    let unlisted = failures - failure_lines.len() as u64;
-    if unlisted > 0 {
-        println!(
-            "… and {unlisted} more failing seeds (--max-failures {max_failures}): every one, with \
-             its trace hash, is in {} (failing_seeds, failing_trace_hashes)",
-            summary_path.display()
-        );
-    }
-    println!("summary written to {}", summary_path.display());
-    if report.record_failures {
-        let added = fencesim::regressions::record(&regressions_path, &shown(path), &recorded)
-            .map_err(InputError)?;
-        println!(
-            "--record-failures: {} seed(s) contradicted the expectation, {added} newly recorded in {}",
-            recorded.len(),
-            regressions_path.display()
-        );
-    }
-    Ok(summary.expectation_met)
 }
 
 /// Where `run` writes its summary: DIR/<name>/summary.json, or for a scenario loaded with
@@ -920,6 +766,69 @@ fn summary_path(out: &Path, scenario: &Scenario, set: &[Override]) -> PathBuf {
     } else {
         dir.join(format!("set-{}", scenario.hash()))
             .join("summary.json")
+    }
+}
+
+/// `fencesim replay SCENARIO --seed N`.
+#[derive(clap::Args)]
+struct ReplayArgs {
+    /// The scenario file.
+    scenario: PathBuf,
+    /// The seed to replay (or FENCESIM_SEED=N / MADSIM_TEST_SEED=N in the environment).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Also print every resolved option of the scenario.
+    #[arg(long)]
+    resolved: bool,
+    /// Show only these nodes in the timeline and picture (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    nodes: Option<Vec<String>>,
+    /// Show only START_MS..END_MS of true time in the timeline and picture.
+    #[arg(long)]
+    window: Option<String>,
+    /// Write the timeline picture as SVG to FILE.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Write the timeline picture as PNG to FILE.
+    #[arg(long)]
+    png: Option<PathBuf>,
+    /// Write Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing) to FILE.
+    #[arg(long)]
+    perfetto: Option<PathBuf>,
+    /// Write the full history as JSON lines to FILE.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Run the seed twice and fail unless both runs record the same history.
+    #[arg(long)]
+    check_determinism: bool,
+    #[command(flatten)]
+    set: args::SetArgs,
+}
+
+impl ReplayArgs {
+    fn run(self) -> Result<bool, InputError> {
+        let set = self.set.overrides()?;
+        let (seed, source) = env_seed::replay_seed(self.seed, env_seed::from_process()?)?;
+        if let Some(source) = source {
+            println!("seed {seed} from {source}");
+        }
+        replay(
+            &self.scenario,
+            seed,
+            &ReplayView {
+                resolved: self.resolved,
+                nodes: self.nodes,
+                window: self.window.as_deref(),
+            },
+            &ReplayFiles {
+                svg: self.svg,
+                png: self.png,
+                perfetto: self.perfetto,
+                trace: self.trace,
+            },
+            self.check_determinism,
+            &set,
+        )
     }
 }
 

@@ -82,86 +82,17 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     }
     let seeds = args.seeds.as_deref().map(parse_seeds).transpose()?;
     let jobs = args.jobs.get()?;
-    if let Some(x) = args.max_false_expiry_per_hour {
-        if !(x.is_finite() && x >= 0.0) {
-            return Err(InputError(format!(
-                "--max-false-expiry-per-hour: expected a number >= 0, got {x}"
-            )));
-        }
-    }
-    let max = fencesim_tune::MAX_SEEDS_PER_SETTING;
-    if let Some(n) = args.max_seeds {
-        if !(1..=max).contains(&n) {
-            return Err(InputError(format!(
-                "--max-seeds: expected 1..={max}, got {n}"
-            )));
-        }
-    }
-    if let Some(n) = args.compare_fixed {
-        if !(1..=MAX_COMPARE_SEEDS).contains(&n) {
-            return Err(InputError(format!(
-                "--compare-fixed: expected 1..={MAX_COMPARE_SEEDS} seeds, got {n}"
-            )));
-        }
-    }
-    let decide = match args.decide.as_str() {
-        "upper-bound" => DecideRule::UpperBound,
-        "mean" => DecideRule::Mean,
-        other => {
-            return Err(InputError(format!(
-                "--decide: expected `upper-bound` or `mean`, got `{other}`"
-            )))
-        }
-    };
+    check_limits(args)?;
+    let decide = decide_rule(&args.decide)?;
     let file = args.scenario.display().to_string();
-    let text = fencesim_scenario::read_scenario_text(&args.scenario)?;
-    let targets = Targets {
-        max_false_expiry_per_hour: args.max_false_expiry_per_hour,
-        survive_outage_ms: args.survive_outage_ms,
-        decide,
-    };
-    let first_len = seeds.map(|s| s.len());
-    let max_seeds = if args.fixed {
-        first_len.or(Some(0))
-    } else {
-        args.max_seeds
-    };
-    let mut sweep = fencesim_tune::prepare(&text, &file, &set, &varies, seeds, max_seeds, targets)?;
-    if args.fixed {
-        sweep.seeds.max_seeds = sweep.seeds.first.len();
-        sweep.seeds.adaptive = false;
-    }
-    fencesim_tune::add_outages(&mut sweep).map_err(|e| InputError(format!("{file}: {e}")))?;
+    let sweep = prepare(args, &file, &set, &varies, seeds, decide)?;
     let dir = args.out.join(&sweep.base.name).join("tune");
     let planned: Vec<fencesim::outputs::Output> = FILES
         .iter()
         .map(|file| fencesim::outputs::Output::new("--out", dir.join(file)))
         .collect();
     fencesim::outputs::preflight(&planned, &[&args.scenario])?;
-    println!(
-        "fencesim tune {} ({file}), base hash {}, {} settings{}, seeds {} ({}), {} jobs",
-        sweep.base.name,
-        sweep.base.hash(),
-        sweep.settings.len(),
-        if sweep.skipped.is_empty() {
-            String::new()
-        } else {
-            format!(" ({} invalid skipped)", sweep.skipped.len())
-        },
-        sweep.seeds.first,
-        if sweep.seeds.adaptive {
-            format!(
-                "first round; adaptive up to {} per setting",
-                sweep.seeds.max_seeds
-            )
-        } else {
-            "fixed".to_string()
-        },
-        jobs
-    );
-    for a in &sweep.outage_added {
-        println!("  added for --survive-outage-ms: {a}");
-    }
+    print_header(&sweep, &file, jobs);
     let components = Components::default();
     let started = crate::wall_now();
     let cpu_before = cpu_seconds();
@@ -197,6 +128,103 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
         ok &= verify(&sweep, &report, jobs, &components);
     }
     Ok(ok)
+}
+
+/// The targets' and the seed counts' own limits.
+fn check_limits(args: &TuneArgs) -> Result<(), InputError> {
+    if let Some(x) = args.max_false_expiry_per_hour {
+        if !(x.is_finite() && x >= 0.0) {
+            return Err(InputError(format!(
+                "--max-false-expiry-per-hour: expected a number >= 0, got {x}"
+            )));
+        }
+    }
+    let max = fencesim_tune::MAX_SEEDS_PER_SETTING;
+    if let Some(n) = args.max_seeds {
+        if !(1..=max).contains(&n) {
+            return Err(InputError(format!(
+                "--max-seeds: expected 1..={max}, got {n}"
+            )));
+        }
+    }
+    if let Some(n) = args.compare_fixed {
+        if !(1..=MAX_COMPARE_SEEDS).contains(&n) {
+            return Err(InputError(format!(
+                "--compare-fixed: expected 1..={MAX_COMPARE_SEEDS} seeds, got {n}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `--decide upper-bound|mean`.
+fn decide_rule(text: &str) -> Result<DecideRule, InputError> {
+    match text {
+        "upper-bound" => Ok(DecideRule::UpperBound),
+        "mean" => Ok(DecideRule::Mean),
+        other => Err(InputError(format!(
+            "--decide: expected `upper-bound` or `mean`, got `{other}`"
+        ))),
+    }
+}
+
+/// The sweep: every setting of the grid resolved from the scenario file, its seeds and
+/// targets, and the outage re-runs `--survive-outage-ms` adds.
+fn prepare(
+    args: &TuneArgs,
+    file: &str,
+    set: &[fencesim_scenario::Override],
+    varies: &[(String, fencesim_tune::Vary)],
+    seeds: Option<fencesim_scenario::SeedRange>,
+    decide: DecideRule,
+) -> Result<Sweep, InputError> {
+    let text = fencesim_scenario::read_scenario_text(&args.scenario)?;
+    let targets = Targets {
+        max_false_expiry_per_hour: args.max_false_expiry_per_hour,
+        survive_outage_ms: args.survive_outage_ms,
+        decide,
+    };
+    let first_len = seeds.map(|s| s.len());
+    let max_seeds = if args.fixed {
+        first_len.or(Some(0))
+    } else {
+        args.max_seeds
+    };
+    let mut sweep = fencesim_tune::prepare(&text, file, set, varies, seeds, max_seeds, targets)?;
+    if args.fixed {
+        sweep.seeds.max_seeds = sweep.seeds.first.len();
+        sweep.seeds.adaptive = false;
+    }
+    fencesim_tune::add_outages(&mut sweep).map_err(|e| InputError(format!("{file}: {e}")))?;
+    Ok(sweep)
+}
+
+/// What is about to run: the scenario, its settings, seeds and jobs, and the outages added.
+fn print_header(sweep: &Sweep, file: &str, jobs: usize) {
+    println!(
+        "fencesim tune {} ({file}), base hash {}, {} settings{}, seeds {} ({}), {} jobs",
+        sweep.base.name,
+        sweep.base.hash(),
+        sweep.settings.len(),
+        if sweep.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} invalid skipped)", sweep.skipped.len())
+        },
+        sweep.seeds.first,
+        if sweep.seeds.adaptive {
+            format!(
+                "first round; adaptive up to {} per setting",
+                sweep.seeds.max_seeds
+            )
+        } else {
+            "fixed".to_string()
+        },
+        jobs
+    );
+    for a in &sweep.outage_added {
+        println!("  added for --survive-outage-ms: {a}");
+    }
 }
 
 /// The runs' progress: a bar with runs/s and the ETA on a terminal, else a line every
