@@ -6,12 +6,12 @@
 //!
 //! | input                                           | test                                                                   |
 //! |---------------------------------------------------|------------------------------------------------------------------------|
-//! | a seed that still outgrows its event budget       | limits.rs `issue_9_runaway_seed_is_contained_and_the_sweep_goes_on`    |
-//! | `replay --check-determinism` on a violating seed  | limits.rs `issue_9_check_determinism_exits_by_determinism_alone`       |
+//! | a seed that still outgrows its event budget       | limits.rs `runaway_seed_is_contained_and_the_sweep_goes_on`    |
+//! | `replay --check-determinism` on a violating seed  | limits.rs `check_determinism_exits_by_determinism_alone`       |
 //! | `catA` vs `./catA` shards to `merge`              | `shards_typed_as_different_paths_merge` (below)                        |
 //! | a kill inside the write window                    | `a_signal_inside_the_write_window_leaves_no_partial_or_stray_file`, `a_signal_at_any_point_leaves_only_whole_files`, `a_sigkilled_writers_temp_is_removed_by_the_next_run` (below) |
 //! | raw `thread 'seed-N' panicked at` text            | `a_node_panic_is_one_line_without_the_raw_panic_text` (below)          |
-//! | duplicate names                                   | the table below, and limits.rs `issue_9_duplicate_names_and_oversized_files_are_input_errors` (files in one directory) |
+//! | duplicate names                                   | the table below, and limits.rs `duplicate_names_and_oversized_files_are_input_errors` (files in one directory) |
 
 mod util;
 
@@ -108,6 +108,10 @@ fn long_schedule(entries: usize) -> String {
     text
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: the hostile-input table, one case per row"
+)]
 fn cases() -> Vec<Case> {
     let lognormal = "{ dist = \"lognormal\", median = 1e-300, p99 = 1e300 }";
     let seeds_max = format!("seeds=\"0..{U64_MAX}\"");
@@ -542,7 +546,7 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 #[test]
-fn issue_9_every_hostile_input_exits_2_with_a_clear_message_and_writes_nothing() {
+fn every_hostile_input_exits_2_with_a_clear_message_and_writes_nothing() {
     let mut failures = Vec::new();
     for case in cases() {
         let dir = tempfile::tempdir().unwrap();

@@ -36,7 +36,7 @@ coverage = ["stale-write-rejected"]
 "#;
 
 #[test]
-fn issue_9_runaway_seed_is_contained_and_the_sweep_goes_on() {
+fn runaway_seed_is_contained_and_the_sweep_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("spin.toml"), SPIN).unwrap();
     let (code, stdout, stderr) = fencesim(&["run", "spin.toml", "--out", "out"], dir.path());
@@ -55,7 +55,7 @@ fn issue_9_runaway_seed_is_contained_and_the_sweep_goes_on() {
 }
 
 #[test]
-fn issue_9_check_determinism_exits_by_determinism_alone() {
+fn check_determinism_exits_by_determinism_alone() {
     let dir = tempfile::tempdir().unwrap();
     // Seed 0 of this scenario violates I3 (a replay without the flag exits 1).
     let scenario = catalogue("gc-pause-textbook-none");
@@ -69,7 +69,7 @@ fn issue_9_check_determinism_exits_by_determinism_alone() {
 }
 
 #[test]
-fn issue_9_duplicate_names_and_oversized_files_are_input_errors() {
+fn duplicate_names_and_oversized_files_are_input_errors() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = std::fs::read_to_string(catalogue("gc-pause-textbook-max-token")).unwrap();
     std::fs::create_dir(dir.path().join("cat")).unwrap();

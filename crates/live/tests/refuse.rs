@@ -116,6 +116,10 @@ fn options_live_mode_implements_are_accepted() {
     }
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: one case per option live mode refuses"
+)]
 #[test]
 fn options_live_mode_cannot_honour_are_refused_naming_the_field() {
     let rows: &[(&[&str], &str, &str)] = &[

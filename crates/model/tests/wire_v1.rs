@@ -25,6 +25,10 @@ fn event(t_ns: u64, node: &str, kind: EventKind) -> Event {
 }
 
 /// The events of `wire_v1.jsonl`, line by line after the header.
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: the golden file, event by event"
+)]
 fn expected() -> History {
     let granted = |expires_mono_ms| EventKind::Granted {
         scope: "job-1".into(),

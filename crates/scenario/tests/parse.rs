@@ -309,6 +309,7 @@ fn a_date_where_a_number_belongs_is_called_a_date() {
     );
 }
 
+#[expect(clippy::too_many_lines, reason = "a table: one case per bad number")]
 #[test]
 fn bad_numbers_name_the_field() {
     let cases: &[(&str, &str, &str, &str)] = &[

@@ -20,6 +20,10 @@ fn superseded() -> H {
 }
 
 /// (a history where the condition's event happened, the nearest one where it did not).
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: one case per coverage condition"
+)]
 fn pair(condition: Coverage) -> (H, H) {
     match condition {
         Coverage::StaleWritePresented => (

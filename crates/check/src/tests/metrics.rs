@@ -243,7 +243,7 @@ fn takeover_latency_after_a_holder_crashes() {
 /// whose restarted owner resumed it 9.5 s after the crash (the service handed its old lease
 /// back: `Renewed`, not `Granted`); another holder got it 135 s later for an unrelated reason.
 #[test]
-fn issue_7_restarted_owner_resumes_before_another_holder() {
+fn restarted_owner_resumes_before_another_holder() {
     let m = metrics(
         h().at(0)
             .grant("job", "w0", 1)
