@@ -8,6 +8,17 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Every crate directory under `crates/` (one with a `src`), in name order.
+fn crate_dirs() -> Vec<PathBuf> {
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("src").is_dir())
+        .collect();
+    crates.sort();
+    crates
+}
+
 /// Module paths under `src` (`parse/locate`, `spec`), without lib/main and test modules.
 fn modules(src: &Path, prefix: &str, out: &mut Vec<String>) {
     let mut entries: Vec<_> = std::fs::read_dir(src)
@@ -51,12 +62,7 @@ fn section<'a>(doc: &'a str, name: &str) -> &'a str {
 #[test]
 fn the_code_map_names_every_module_of_every_crate() {
     let doc = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
-    let mut crates: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("src").is_dir())
-        .collect();
-    crates.sort();
+    let crates = crate_dirs();
     let mut missing = Vec::new();
     for dir in &crates {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
@@ -210,12 +216,7 @@ fn find_cycle(
 
 #[test]
 fn no_crate_has_a_cycle_between_its_modules() {
-    let mut crates: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("src").is_dir())
-        .collect();
-    crates.sort();
+    let crates = crate_dirs();
     let cycles: Vec<String> = crates
         .iter()
         .filter_map(|dir| {

@@ -323,14 +323,14 @@ impl Fault {
         match self {
             Fault::ClockStep { delta_ms, .. } => Some(delta_ms.abs()),
             Fault::Panic { .. } => None,
-            Fault::GcPause { duration_ms, .. }
-            | Fault::VmSuspend { duration_ms, .. }
-            | Fault::Partition { duration_ms, .. }
-            | Fault::HoldRelease { duration_ms, .. }
-            | Fault::CoordinatorRestart { duration_ms }
-            | Fault::StorageRestart { duration_ms }
-            | Fault::HolderLinkCut { duration_ms }
-            | Fault::WorkerCrash { duration_ms, .. } => Some(*duration_ms),
+            Fault::GcPause { .. }
+            | Fault::VmSuspend { .. }
+            | Fault::Partition { .. }
+            | Fault::HoldRelease { .. }
+            | Fault::CoordinatorRestart { .. }
+            | Fault::StorageRestart { .. }
+            | Fault::HolderLinkCut { .. }
+            | Fault::WorkerCrash { .. } => Some(self.duration_ms()),
         }
     }
 

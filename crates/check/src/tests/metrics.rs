@@ -584,3 +584,107 @@ fn faults_begun_counts_each_kind_by_the_event_that_shows_it_began() {
     }
     assert_eq!(begun.get("isolate"), None, "an unknown kind has no count");
 }
+
+/// Each event availability reads, each changing who serves a scope: a crash, a belief that
+/// ends (only the one held), a pause and its resume, a grant that supersedes the believer's
+/// token; a second scope nobody serves counts against the total.
+#[test]
+fn unavailability_follows_every_event_that_changes_who_serves() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .grant("other", "w3", 1)
+            .believe("w0", "job", 1) // served 0..10
+            .at(10)
+            .crash("w0")
+            .at(15)
+            .grant("job", "w1", 2)
+            .believe("w1", "job", 2) // served 15..25
+            .at(20)
+            .disbelieve("w1", "job", 9) // not the belief w1 holds: still served
+            .at(25)
+            .pause("w1")
+            .at(30)
+            .resume("w1") // served 30..32
+            .at(32)
+            .grant("job", "w2", 3) // w1's token is no longer the newest
+            .at(36)
+            .believe("w2", "job", 3) // served 36..38
+            .at(38)
+            .disbelieve("w2", "job", 3)
+            .at(40)
+            .run_ended(),
+    );
+    // 24 ms served of 2 scopes × 40 ms.
+    assert!(
+        (m.unavailability - 0.7).abs() < 1e-9,
+        "unavailability {}",
+        m.unavailability
+    );
+    // A history that ends at time 0 has no time to be unavailable in.
+    assert_eq!(metrics(h().at(0).grant("job", "w0", 1)).unavailability, 0.0);
+}
+
+/// After a crash: the latency to the next belief on the holder's scope, and the recovery to
+/// the first write by a worker that began believing in that scope after the crash (not by
+/// one that believed before it, nor by a believer in another scope).
+#[test]
+fn recovery_after_a_crash_counts_only_new_believers_of_the_scope() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .grant("other", "w9", 1) // open at the crash, but not w0's
+            .believe("w0", "job", 1)
+            .at(9)
+            .believe("w3", "job", 1) // a belief from before the crash
+            .at(10)
+            .crash("w0")
+            .at(12)
+            .grant("job", "w1", 2)
+            .at(13)
+            .believe("w2", "other", 5)
+            .at(14)
+            .believe("w1", "job", 2)
+            .at(15)
+            .accept_on(1, "job", "job", "w2", 1) // w2 believes in another scope
+            .at(16)
+            .accept_on(2, "job", "job", "w3", 1) // w3 believed before the crash
+            .at(17)
+            .accept_on(3, "job", "job", "w1", 2)
+            .at(20)
+            .run_ended(),
+    );
+    assert_eq!(m.takeover_latency_ms, [4.0]);
+    assert_eq!(m.recovery_after_crash_ms, [7.0]);
+}
+
+/// After a pause during which another worker was granted the paused holder's scope: the
+/// recovery to that scope's first write by another worker. The grant just before the resume
+/// counts; a takeover of a scope the paused worker did not hold does not.
+#[test]
+fn recovery_after_a_stall_counts_the_takeovers_of_the_paused_holders_scopes() {
+    let m = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .grant("other", "w9", 1)
+            .believe("w0", "job", 1)
+            .at(10)
+            .pause("w0")
+            .at(11)
+            .grant("other", "w8", 2)
+            .at(12)
+            .grant("job", "w1", 2)
+            .at(13)
+            .resume("w0")
+            .at(14)
+            .believe("w1", "job", 2)
+            .believe("w8", "other", 2)
+            .at(15)
+            .accept_on(1, "job", "job", "w1", 2)
+            .at(16)
+            .accept_on(2, "other", "other", "w8", 2)
+            .at(20)
+            .run_ended(),
+    );
+    assert_eq!(m.recovery_after_stall_ms, [5.0]);
+}

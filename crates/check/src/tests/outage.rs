@@ -436,3 +436,47 @@ fn fault_window_outage_time_and_faults_begun() {
     // Without a heal, the window is the whole run.
     assert_eq!(metrics(base().at(50).run_ended()).fault_window_ms, 50.0);
 }
+
+/// A worker the history names only in other nodes' events (a grant's holder, a takeover's
+/// new holder, a write's writer, a partition's or a hold's end) still has its outages.
+#[test]
+fn workers_named_only_by_other_nodes_have_outages_too() {
+    let named = h()
+        .at(0)
+        .grant("a", "wa", 1)
+        .taken_over("b", "wf", 2, "wb")
+        .present(7, "r", "wc", 1)
+        .partition(&["wd"], &["storage"], false)
+        .hold("we", "storage")
+        .at(10)
+        .crash(C)
+        .at(20)
+        .restart(C);
+    let workers: Vec<String> = found(named).into_iter().map(|o| o.0).collect();
+    assert_eq!(workers, ["wa", "wb", "wc", "wd", "we", "wf"]);
+}
+
+#[test]
+fn an_outage_lasts_from_its_start_to_its_end_and_the_union_adds_disjoint_ones() {
+    let history = base()
+        .at(10)
+        .partition(&["w0"], &[C], false)
+        .at(22)
+        .heal(&["w0"], &[C], false)
+        .at(40)
+        .partition(&["w1"], &[C], false)
+        .at(45)
+        .heal(&["w1"], &[C], false)
+        .at(100)
+        .run_ended();
+    let durations: Vec<f64> = outages(&history.clone().build())
+        .iter()
+        .map(Outage::duration_ms)
+        .collect();
+    assert_eq!(durations, [12.0, 5.0]);
+    assert_eq!(
+        metrics(history).outage_ms,
+        17.0,
+        "12 ms and then 5 ms, apart"
+    );
+}
