@@ -480,3 +480,75 @@ fn an_outage_lasts_from_its_start_to_its_end_and_the_union_adds_disjoint_ones() 
         "12 ms and then 5 ms, apart"
     );
 }
+
+/// Overlapping or touching intervals of one worker and cause are one outage; another
+/// cause, or another worker, stays apart.
+#[test]
+fn overlapping_and_touching_cuts_merge_per_worker_and_cause() {
+    let merged = found(
+        base()
+            .at(10)
+            .partition(&["w0"], &[C], false)
+            .at(15)
+            .hold("w0", C)
+            .at(20)
+            .heal(&["w0"], &[C], false)
+            .at(25)
+            .release_hold("w0", C) // w0: 10..25, two cuts
+            .hold(C, "w0") // touching: 25..30
+            .at(30)
+            .release_hold(C, "w0")
+            .at(40)
+            .hold("w1", C)
+            .at(45)
+            .release_hold("w1", C)
+            .at(50)
+            .hold("w0", C) // apart: 50..55
+            .at(55)
+            .release_hold("w0", C),
+    );
+    assert_eq!(
+        merged,
+        vec![
+            o("w0", 10, 30, OutageCause::LinkCut),
+            o("w1", 40, 45, OutageCause::LinkCut),
+            o("w0", 50, 55, OutageCause::LinkCut)
+        ]
+    );
+}
+
+/// How a stalled holder's tenure ended decides whether the takeover is "after a stall": lost
+/// (dropped by the service, or released after the holder stood down) is; handed on (a
+/// release with no stand-down) is not.
+#[test]
+fn a_takeover_after_a_stall_needs_the_tenure_lost_not_handed_on() {
+    let m = metrics(
+        h().at(0)
+            .grant("a", "w0", 1)
+            .grant("b", "w2", 1)
+            .grant("c", "w4", 1)
+            .at(10)
+            .pause("w0")
+            .pause("w2")
+            .pause("w4")
+            .at(12)
+            .resume("w0")
+            .resume("w2")
+            .resume("w4")
+            .drop_lease("b", "w2", 1) // b: dropped by the service
+            .at(13)
+            .stand_down("w0", "a", 1, BeliefEnd::RenewFailed)
+            .at(14)
+            .release("a", "w0", 1) // a: released after standing down
+            .release("c", "w4", 1) // c: handed on
+            .at(15)
+            .grant("a", "w1", 2)
+            .grant("b", "w3", 2)
+            .grant("c", "w5", 2)
+            .at(20)
+            .run_ended(),
+    );
+    assert_eq!(m.takeovers, 3);
+    assert_eq!(m.takeovers_after_stall, 2, "a and b, not c");
+    assert_eq!((m.takeovers_after_crash, m.takeovers_after_outage), (0, 0));
+}
