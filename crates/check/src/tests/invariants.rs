@@ -615,3 +615,44 @@ fn violations_serialize_with_their_invariant() {
     assert!(json.contains("\"invariant\":\"I4\""), "{json}");
     assert_eq!(checked.violated(), [I4]);
 }
+
+/// A stalled resource names the last grant on the lease scope its writes name, and a write
+/// the storage recorded after the run's end is no progress.
+#[test]
+fn i5_reports_the_lease_scope_and_ignores_writes_after_the_end() {
+    let mut history = h()
+        .at(0)
+        .run_started(10)
+        .at(1)
+        .grant("all", "w0", 1)
+        .sent("w0", 1, "job", 1)
+        .sent("w0", 2, "other", 1)
+        .at(2)
+        .accept_on(1, "job", "all", "w0", 1)
+        .at(5)
+        .healed();
+    // `other` keeps going to the end; `job` stalls.
+    for t in (8..=100).step_by(8) {
+        history = history.at(t).accept_on(t, "other", "all", "w0", 1);
+    }
+    let history = history
+        .at(100)
+        .run_ended()
+        .at(101)
+        .accept_on(200, "job", "all", "w0", 1)
+        .accept_on(201, "other", "all", "w0", 1)
+        .build();
+    let checked = crate::check(&history);
+    let stalled: Vec<(&str, u64)> = checked
+        .violations
+        .iter()
+        .filter(|v| v.invariant == I5)
+        .map(|v| (v.scope.as_str(), v.t_ns / fencesim_model::NS_PER_MS))
+        .collect();
+    assert_eq!(stalled, [("job", 15)]);
+    assert!(
+        message(&checked, I5).contains("last grant on scope all: token 1 to w0"),
+        "{}",
+        message(&checked, I5)
+    );
+}
