@@ -516,8 +516,13 @@ fn faults_begun_counts_each_kind_by_the_event_that_shows_it_began() {
         kind,
         planned_ms: 10.0,
     };
+    let mut history = h().at(0);
+    for node in ["worker-0", "worker-1", "worker-2", "worker-2"] {
+        let message = "boom".into();
+        history = history.push(node, EventKind::Panicked { message });
+    }
     let m = metrics(
-        h().at(0)
+        history
             .push("worker-0", paused(PauseKind::Gc))
             .push("worker-1", paused(PauseKind::VmSuspend))
             .push("worker-1", paused(PauseKind::VmSuspend))
@@ -538,30 +543,6 @@ fn faults_begun_counts_each_kind_by_the_event_that_shows_it_began() {
             .crash("worker-0")
             .crash("worker-1")
             .crash("worker-2")
-            .push(
-                "worker-0",
-                EventKind::Panicked {
-                    message: "boom".into(),
-                },
-            )
-            .push(
-                "worker-1",
-                EventKind::Panicked {
-                    message: "boom".into(),
-                },
-            )
-            .push(
-                "worker-2",
-                EventKind::Panicked {
-                    message: "boom".into(),
-                },
-            )
-            .push(
-                "worker-2",
-                EventKind::Panicked {
-                    message: "boom".into(),
-                },
-            )
             .at(1)
             .run_ended(),
     );
