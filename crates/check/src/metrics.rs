@@ -413,12 +413,14 @@ fn count_write(index: &Index<'_>, causes: &Causes<'_>, k: usize, m: &mut Metrics
             // A false rejection: the epoch is the newest on its scope and the service
             // still held it. A write whose lease had already ended (expired, released,
             // dropped by a restart) is rightly refused by a store that checks liveness.
-            let held = match index.epoch(lease_scope, writer, *token, k) {
+            let mut held = match index.epoch(lease_scope, writer, *token, k) {
                 Epoch::Current { grant } => index.held_before(grant, k),
                 _ => false,
             };
-            // The planted bug counts every rejection as a rejection of a current write.
-            let held = held || active(Mutant::MetricCurrentRejectionCountsAll);
+            if active(Mutant::MetricCurrentRejectionCountsAll) {
+                // The planted bug counts every rejection as a rejection of a current write.
+                held = true;
+            }
             if held {
                 m.current_write_rejections += 1;
                 if causes.caused(writer, lease_scope, *token, k, k) {

@@ -22,7 +22,7 @@ fn a_replayed_trace_gets_the_simulations_verdict() {
         ("canary-double-grant", 0, "I2"),
         ("gc-pause-textbook-none", 0, "I3"),
         ("i4-gap-max-token", 0, "I4"),
-        ("canary-stalled-store", 0, "I5"),
+        ("shared-lease-sticky-job-starves", 0, "I5"),
     ] {
         let scenario = Arc::new(fencesim_scenario::load(Path::new(&catalogue(name))).unwrap());
         let run = replay(&scenario, seed, &Components::default());

@@ -420,13 +420,18 @@ pub fn judge_history(history: &History) -> Judged {
         .find(|e| matches!(e.kind, EventKind::RunEnded))
         .or(history.events.last())
         .map_or(0, |e| e.t_ns);
+    let end_ns = if fencesim_planted::active(fencesim_planted::Mutant::CheckHistoryI5JudgedTooShort)
+    {
+        // Planted bug (`.ci/mutants`): a history too short for I5 is judged anyway.
+        u64::MAX
+    } else {
+        end_ns
+    };
     let liveness = match (bound_ms, healed_ns) {
         (None, _) => Some("a `run-started` event (it carries `liveness_bound_ms`)".to_string()),
         (_, None) => Some("a `faults-healed` event (I5 counts from it)".to_string()),
         (Some(bound), Some(healed))
-            if end_ns < healed.saturating_add(bound.saturating_mul(fencesim_model::NS_PER_MS))
-                // Planted bug (`.ci/mutants`): a history too short for I5 is judged anyway.
-                && !fencesim_planted::active(fencesim_planted::Mutant::CheckHistoryI5JudgedTooShort) =>
+            if end_ns < healed.saturating_add(bound.saturating_mul(fencesim_model::NS_PER_MS)) =>
         {
             Some(format!(
                 "a history lasting {bound} ms (the bound) past `faults-healed`"

@@ -45,9 +45,12 @@ impl Fence for Proxy {
     }
 
     fn write(&mut self, request: &WriteRequest, _lease: Option<&dyn LeaseView>) -> Verdict {
-        // The planted bug treats every writer as a bypass writer.
-        let bypass = active(Mutant::ProxyBypassesEveryone);
-        if bypass || self.bypass.contains(&request.writer) {
+        if active(Mutant::ProxyBypassesEveryone) {
+            // The planted bug treats every writer as a bypass writer.
+            let previous = self.backend.insert(request.resource.clone(), request.token);
+            return Verdict::Accepted { previous };
+        }
+        if self.bypass.contains(&request.writer) {
             // The backend knows only what it last stored; the proxy never sees this write.
             let previous = self.backend.insert(request.resource.clone(), request.token);
             return Verdict::Accepted { previous };

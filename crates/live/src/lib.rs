@@ -189,7 +189,9 @@ type Check = (bool, String);
 /// `[lease]`: the service `preset` names, and the checks of its settings against that
 /// service; an error for a TTL the service would change or a preset live mode cannot run.
 fn lease_checks(lease: &LeaseSpec) -> Result<(Kind, Vec<Check>), String> {
-    use fencesim_model::lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource};
+    use fencesim_model::lease::{
+        AcquireRule, ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource,
+    };
     let LeaseSpec {
         preset,
         ttl_ms,
@@ -205,7 +207,7 @@ fn lease_checks(lease: &LeaseSpec) -> Result<(Kind, Vec<Check>), String> {
         on_restart,
         expired_by,
         holder_identity,
-        planted_bug_double_grant,
+        acquire,
     } = lease;
     let ttl = lease.effective_ttl_ms();
     let common: Vec<Check> = vec![
@@ -215,7 +217,7 @@ fn lease_checks(lease: &LeaseSpec) -> Result<(Kind, Vec<Check>), String> {
         (*on_restart != OnRestart::KeepAndExtend, format!("`lease.on_restart = {on_restart:?}`: a restarted live service keeps its leases and extends them (expected \"keep-and-extend\")")),
         (*expired_by != ExpiredBy::Service, format!("`lease.expired_by = {expired_by:?}`: the live service expires its leases itself (expected \"service\")")),
         (*holder_identity != HolderIdentity::Session, format!("`lease.holder_identity = {holder_identity:?}`: a live worker's lease is its own (expected \"session\")")),
-        (*planted_bug_double_grant, "`lease.planted_bug_double_grant`: a planted bug of the simulated service; the live one has none".to_string()),
+        (*acquire != AcquireRule::CreateIfAbsent, format!("`lease.acquire = {acquire:?}`: live workers take the lock with the service's own create-if-absent (expected \"create-if-absent\")")),
     ];
     let (kind, mut checks) = match preset {
         Some(Preset::Etcd) => {
@@ -273,8 +275,6 @@ fn storage_checks(storage: &StorageSpec, kind: Kind) -> Result<(LiveStore, Vec<C
         max_token: _, // live storage never restarts (storage-restart is refused)
         compare_scope,
         proxy_bypass: _, // only with `fencing = "proxy"`, refused below
-        planted_bug_stall_after_heal,
-        planted_bug_stall_resource,
     } = storage;
     let store = match fencing {
         FencingMode::None => LiveStore::None,
@@ -291,14 +291,6 @@ fn storage_checks(storage: &StorageSpec, kind: Kind) -> Result<(LiveStore, Vec<C
         (
             *compare_scope != fencesim_model::fence::CompareScope::PerResource,
             format!("`storage.compare_scope = {compare_scope:?}`: the live SQLite store compares per resource (expected \"per-resource\")"),
-        ),
-        (
-            *planted_bug_stall_after_heal,
-            "`storage.planted_bug_stall_after_heal`: a planted bug of the simulated storage".into(),
-        ),
-        (
-            planted_bug_stall_resource.is_some(),
-            "`storage.planted_bug_stall_resource`: a planted bug of the simulated storage".into(),
         ),
     ];
     Ok((store, checks))

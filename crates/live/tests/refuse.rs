@@ -167,6 +167,7 @@ fn options_live_mode_cannot_honour_are_refused_naming_the_field() {
             "`lease.token_scope",
         ),
         (&["lease.expired_by=candidate"], "", "`lease.expired_by"),
+        (&["lease.acquire=overwrite"], "", "`lease.acquire"),
         (
             &["lease.holder_identity=name"],
             "",

@@ -55,6 +55,29 @@ pub enum ExpiredBy {
     Candidate,
 }
 
+/// How an acquire treats a scope that is already held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AcquireRule {
+    /// Only if no live lease exists: etcd's `Txn` comparing `CreateRevision == 0`, ZooKeeper's
+    /// create of the lock node, Consul's `?acquire`, Redis `SET NX`. A contested acquire is
+    /// refused.
+    #[default]
+    CreateIfAbsent,
+    /// An unconditional write (Redis `SET key value PX ttl` without `NX`, an etcd `Put` outside
+    /// a transaction): a contested acquire replaces the live lease with no expiry, release or
+    /// takeover in between, so the service's own state names two holders in turn (I2). A real
+    /// misuse, modelled like `fencing = "sql-ignore-rows"`.
+    Overwrite,
+}
+
+impl AcquireRule {
+    /// Whether this is the default rule (left out of a scenario's resolved form).
+    pub fn is_default(&self) -> bool {
+        *self == AcquireRule::default()
+    }
+}
+
 /// What identifies a holder to the service, and so what a restarted holder finds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -92,10 +115,8 @@ pub struct LeaseConfig {
     pub expired_by: ExpiredBy,
     /// What identifies a holder across its restarts.
     pub identity: HolderIdentity,
-    /// A PLANTED BUG for canaries only: a contested acquire replaces the live lease instead of
-    /// being refused, so the service's own state names two holders in turn without an expiry
-    /// between them (I2 must catch it).
-    pub planted_bug_double_grant: bool,
+    /// How an acquire treats a held scope.
+    pub acquire: AcquireRule,
 }
 
 /// One granted lease.
@@ -442,9 +463,9 @@ impl LeaseService {
                 self.bump_version(scope);
                 return Acquire::AlreadyHeld(lease);
             }
-            if !candidate && self.config.planted_bug_double_grant {
-                // The planted bug: the live lease is overwritten without an expiry, release or
-                // takeover being recorded, as a service that lost track of its holder would.
+            if !candidate && self.config.acquire == AcquireRule::Overwrite {
+                // An unconditional write: the live lease is overwritten without an expiry,
+                // release or takeover being recorded.
                 return Acquire::Granted(self.grant(scope, holder, session, now, wall_ms));
             }
             if !candidate {
@@ -459,10 +480,12 @@ impl LeaseService {
             let lease = self.grant(scope, holder, session, now, wall_ms);
             return Acquire::TookOver { previous, lease };
         }
-        if let Some(&until_ns) = self.lock_delay_until.get(scope) {
+        if active(Mutant::LeaseLockDelayIgnored) {
             // The planted bug ignores the lock-delay.
-            let ignored = active(Mutant::LeaseLockDelayIgnored);
-            if now < until_ns && !ignored {
+            self.lock_delay_until.remove(scope);
+        }
+        if let Some(&until_ns) = self.lock_delay_until.get(scope) {
+            if now < until_ns {
                 return Acquire::Denied(Denial::LockDelay { until_ns });
             }
             self.lock_delay_until.remove(scope);
@@ -515,9 +538,11 @@ impl LeaseService {
             // returns "lease not found" for it); client-go's record has no server expiry.
             Some(lease) if !candidate && lease.expires_ns <= now => Err(RenewRefusal::NoLease),
             Some(lease) if lease.holder == holder && lease.token == token => {
-                // The planted bug answers OK without moving the expiry.
-                if !active(Mutant::LeaseRenewDoesNotExtend) {
-                    lease.expires_ns = now + self.config.ttl_ns;
+                let kept_ns = lease.expires_ns;
+                lease.expires_ns = now + self.config.ttl_ns;
+                if active(Mutant::LeaseRenewDoesNotExtend) {
+                    // The planted bug answers OK without moving the expiry.
+                    lease.expires_ns = kept_ns;
                 }
                 let lease = lease.clone();
                 self.bump_version(scope);
@@ -588,7 +613,7 @@ mod tests {
                 expiry_check_ns: 0,
                 expired_by: ExpiredBy::Service,
                 identity: HolderIdentity::Session,
-                planted_bug_double_grant: false,
+                acquire: AcquireRule::CreateIfAbsent,
             },
             stream(1, "coordinator"),
         )
@@ -646,6 +671,34 @@ mod tests {
             Acquire::Denied(Denial::Held { .. })
         ));
         assert_eq!(s.expire_due(180 * MS).len(), 1);
+    }
+
+    #[test]
+    fn an_overwriting_acquire_replaces_a_live_lease_and_a_create_is_refused() {
+        let [mut create, mut overwrite] = [AcquireRule::CreateIfAbsent, AcquireRule::Overwrite]
+            .map(|rule| {
+                let mut s = service(
+                    TokenSource::DurableCounter,
+                    TokenScope::PerResource,
+                    OnRestart::Drop,
+                );
+                s.config.acquire = rule;
+                s
+            });
+        for s in [&mut create, &mut overwrite] {
+            granted(s.acquire("job", "a", 0, None, 0, 0));
+        }
+        assert!(matches!(
+            create.acquire("job", "b", 0, None, 10 * MS, 0),
+            Acquire::Denied(Denial::Held { .. })
+        ));
+        let b = granted(overwrite.acquire("job", "b", 0, None, 10 * MS, 0));
+        assert_eq!((b.holder.as_str(), b.token), ("b", 2));
+        // The holder itself still re-acquires its own lease; only a contested acquire writes.
+        assert!(matches!(
+            overwrite.acquire("job", "b", 0, None, 20 * MS, 0),
+            Acquire::AlreadyHeld(_)
+        ));
     }
 
     #[test]

@@ -163,11 +163,13 @@ impl TokenIssuer for BuiltinTokens {
     }
 
     fn restart(&mut self) -> bool {
-        // The planted bug loses a durable counter as if it were volatile.
-        let volatile = self.source == TokenSource::VolatileCounter
-            || (self.source == TokenSource::DurableCounter
-                && active(Mutant::LeaseDurableCounterLost));
-        if volatile {
+        if active(Mutant::LeaseDurableCounterLost) && self.source == TokenSource::DurableCounter {
+            // The planted bug loses a durable counter as if it were volatile.
+            let lost = !self.counters.is_empty();
+            self.counters.clear();
+            return lost;
+        }
+        if self.source == TokenSource::VolatileCounter {
             let lost = !self.counters.is_empty();
             self.counters.clear();
             return lost;

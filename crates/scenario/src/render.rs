@@ -52,8 +52,8 @@ fn lease_table(lease: &LeaseSpec) -> Table {
     table.insert("on_restart", value(file_name(&lease.on_restart)));
     table.insert("expired_by", value(file_name(&lease.expired_by)));
     table.insert("holder_identity", value(file_name(&lease.holder_identity)));
-    if lease.planted_bug_double_grant {
-        table.insert("planted_bug_double_grant", value(true));
+    if !lease.acquire.is_default() {
+        table.insert("acquire", value(file_name(&lease.acquire)));
     }
     table
 }
@@ -66,12 +66,6 @@ fn storage_table(storage: &StorageSpec) -> Table {
     table.insert("compare_scope", value(file_name(&storage.compare_scope)));
     if !storage.proxy_bypass.is_empty() {
         table.insert("proxy_bypass", value(strings(&storage.proxy_bypass)));
-    }
-    if storage.planted_bug_stall_after_heal {
-        table.insert("planted_bug_stall_after_heal", value(true));
-    }
-    if let Some(resource) = &storage.planted_bug_stall_resource {
-        table.insert("planted_bug_stall_resource", value(resource.as_str()));
     }
     table
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 pub use fencesim_model::fence::{CompareScope, Durability};
 use fencesim_model::{
     fnv::Fnv1a,
-    lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource},
+    lease::{AcquireRule, ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource},
     Coverage, Invariant,
 };
 use serde::{Deserialize, Serialize};
@@ -140,11 +140,12 @@ pub struct LeaseSpec {
     pub expired_by: ExpiredBy,
     /// What a restarted holder is to the service: a new session, or the same name.
     pub holder_identity: HolderIdentity,
-    /// A PLANTED BUG for canaries only: the service grants a contested scope to the asker
-    /// instead of refusing, so two leases on one scope overlap (I2 must catch it). Left out of
-    /// the resolved form (and so of the scenario hash) while false.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub planted_bug_double_grant: bool,
+    /// How an acquire treats a held scope: `create-if-absent` (every real service's lock), or
+    /// `overwrite`, a lock taken with an unconditional write (Redis `SET` without `NX`), whose
+    /// contested acquire replaces the live lease (I2 catches it). Left out of the resolved form
+    /// (and so of the scenario hash) while the default.
+    #[serde(default, skip_serializing_if = "AcquireRule::is_default")]
+    pub acquire: AcquireRule,
 }
 
 impl LeaseSpec {
@@ -201,18 +202,6 @@ pub struct StorageSpec {
     /// Workers whose writes bypass the proxy and reach the unchecked store directly
     /// (a misconfigured path). Only with `fencing = "proxy"`.
     pub proxy_bypass: Vec<String>,
-    /// A PLANTED BUG for canaries only: once half the liveness bound has passed after the
-    /// heal, the store rejects every write (I5 must catch it; the old I5, "some write within
-    /// the bound after the heal", did not). Left out of the resolved form (and so of the
-    /// scenario hash) while false.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub planted_bug_stall_after_heal: bool,
-    /// A PLANTED BUG for canaries only: like `planted_bug_stall_after_heal`, but only writes
-    /// to this one resource are rejected, while the others keep committing (I5 is judged per
-    /// resource: progress on one is no progress on another). Left out of the resolved form
-    /// (and of the scenario hash) while unset.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub planted_bug_stall_resource: Option<String>,
 }
 
 /// Where a worker's local deadline is measured from.

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use fencesim_model::{
-    lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource},
+    lease::{AcquireRule, ExpiredBy, HolderIdentity, OnRestart, TokenScope, TokenSource},
     Coverage, Invariant,
 };
 use fencesim_scenario::*;
@@ -75,15 +75,13 @@ fn minimal_file_resolves_with_every_default_explicit() {
             on_restart: OnRestart::KeepAndExtend,
             expired_by: ExpiredBy::Service,
             holder_identity: HolderIdentity::Session,
-            planted_bug_double_grant: false,
+            acquire: AcquireRule::CreateIfAbsent,
         },
         storage: StorageSpec {
             fencing: FencingMode::MaxToken,
             max_token: Durability::Durable,
             compare_scope: CompareScope::PerResource,
             proxy_bypass: vec![],
-            planted_bug_stall_after_heal: false,
-            planted_bug_stall_resource: None,
         },
         workers: WorkerSpec {
             count: 2,

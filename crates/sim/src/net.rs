@@ -221,11 +221,14 @@ impl Net {
     /// the link is held, otherwise delivered after a drawn delay (twice if duplicated).
     pub fn send(&self, envelope: Envelope) {
         let net = self;
-        if lock(&net.cuts)
+        let mut cut = lock(&net.cuts)
             .iter()
-            .any(|cut| cut.blocks(&envelope.from, &envelope.to))
-            && !active(Mutant::NetPartitionIgnored)
-        {
+            .any(|cut| cut.blocks(&envelope.from, &envelope.to));
+        if active(Mutant::NetPartitionIgnored) {
+            // The planted bug: partitions drop nothing.
+            cut = false;
+        }
+        if cut {
             return;
         }
         let (lost, duplicated) = {

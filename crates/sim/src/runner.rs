@@ -175,7 +175,7 @@ fn lease_config(scenario: &Scenario) -> LeaseConfig {
         on_restart: lease.on_restart,
         expired_by: lease.expired_by,
         identity: lease.holder_identity,
-        planted_bug_double_grant: lease.planted_bug_double_grant,
+        acquire: lease.acquire,
     }
 }
 

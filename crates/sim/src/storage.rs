@@ -115,14 +115,8 @@ fn write(world: &Arc<World>, host: &str, req: u64, request: WriteRequest, outbox
     Msg::WriteReply { req, verdict }
 }
 
-/// The store's verdict on a write (a stalled store, a planted bug, rejects everything).
+/// The store's verdict on a write.
 fn judge(world: &Arc<World>, host: &str, request: &WriteRequest) -> Verdict {
-    if stalled(world, &request.resource) {
-        return Verdict::Rejected {
-            accepted: None,
-            reason: "planted bug: store stalled after the heal".into(),
-        };
-    }
     let mut store = lock(&world.store);
     if store.checks_lease_state() {
         assert_eq!(
@@ -162,20 +156,4 @@ fn verdict_event(request: &WriteRequest, verdict: &Verdict) -> EventKind {
             reason: reason.clone(),
         },
     }
-}
-
-/// Whether the planted bug `storage.planted_bug_stall_after_heal` (or, for `resource` only,
-/// `storage.planted_bug_stall_resource`; canaries only) is on and its moment has come: half
-/// the liveness bound after the heal (the nemesis's heal time), so writes are still accepted
-/// right after the heal and then never again.
-fn stalled(world: &World, resource: &str) -> bool {
-    let storage = &world.scenario.storage;
-    if !storage.planted_bug_stall_after_heal
-        && storage.planted_bug_stall_resource.as_deref() != Some(resource)
-    {
-        return false;
-    }
-    let heal_ms = world.plan.heal_ms().max(world.scenario.duration_ms as f64);
-    let stall_ms = heal_ms + world.scenario.liveness_bound_ms() as f64 / 2.0;
-    world.now_ns() as f64 >= stall_ms * fencesim_model::NS_PER_MS as f64
 }

@@ -296,8 +296,11 @@ pub fn seed_of(policy: &SeedPolicy, setting: usize, index: u64) -> u64 {
 /// Whether `outcome` is unsafe: an I3 or I4 violation, a panic, or a runaway.
 pub fn is_unsafe(outcome: &SeedOutcome) -> bool {
     let has = |i: Invariant| outcome.checked.violations.iter().any(|v| v.invariant == i);
-    let i4 = !active(Mutant::TuneUnsafeIgnoresI4) && has(Invariant::I4);
-    outcome.panic.is_some() || outcome.runaway || has(Invariant::I3) || i4
+    if active(Mutant::TuneUnsafeIgnoresI4) {
+        // The planted bug: a seed violating only I4 is not counted unsafe.
+        return outcome.panic.is_some() || outcome.runaway || has(Invariant::I3);
+    }
+    outcome.panic.is_some() || outcome.runaway || has(Invariant::I3) || has(Invariant::I4)
 }
 
 /// What one seed contributes to its setting's statistics (the outcome without the history).

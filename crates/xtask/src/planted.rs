@@ -260,7 +260,7 @@ pub const ALL: &[MutantInfo] = &[
         CheckI5NoGapToEnd,
         "checker",
         "check/src/invariants/liveness.rs: first_long_gap",
-        "canary-stalled-store",
+        "shared-lease-sticky-job-starves",
         "-p fencesim-check --lib",
         "tests::invariants::i5_progress_that_stops_after_the_heal_is_caught"
     ),
@@ -300,7 +300,7 @@ pub const ALL: &[MutantInfo] = &[
         CheckI5AnyResource,
         "checker",
         "check/src/invariants/liveness.rs: first_long_gap",
-        "canary-stalled-resource",
+        "shared-lease-sticky-job-starves",
         "-p fencesim-check --lib",
         "tests::invariants::i5_one_resource_stalling_while_another_progresses_is_caught"
     ),

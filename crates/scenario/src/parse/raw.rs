@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use fencesim_model::{
-    lease::{ExpiredBy, HolderIdentity, OnRestart, TokenScope},
+    lease::{AcquireRule, ExpiredBy, HolderIdentity, OnRestart, TokenScope},
     Invariant,
 };
 use serde::{de, Deserialize};
@@ -60,7 +60,7 @@ pub(crate) struct RawLease {
     pub(crate) token_bits: Option<i64>,
     pub(crate) token_scope: Option<TokenScope>,
     pub(crate) on_restart: Option<OnRestart>,
-    pub(crate) planted_bug_double_grant: Option<bool>,
+    pub(crate) acquire: Option<AcquireRule>,
 }
 
 #[derive(Deserialize)]
@@ -70,8 +70,6 @@ pub(crate) struct RawStorage {
     pub(crate) max_token: Option<Durability>,
     pub(crate) compare_scope: Option<CompareScope>,
     pub(crate) proxy_bypass: Option<Vec<String>>,
-    pub(crate) planted_bug_stall_after_heal: Option<bool>,
-    pub(crate) planted_bug_stall_resource: Option<String>,
 }
 
 #[derive(Deserialize)]

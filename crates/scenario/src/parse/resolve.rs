@@ -50,11 +50,7 @@ impl Ctx<'_> {
         let lease = self.lease(self.required("lease", raw.lease)?)?;
         let workers = self.workers(self.required("workers", raw.workers)?, &lease)?;
         let names = fencesim_model::nodes::processes(workers.count);
-        let storage = self.storage(
-            self.required("storage", raw.storage)?,
-            workers.count,
-            &workers.resources,
-        )?;
+        let storage = self.storage(self.required("storage", raw.storage)?, workers.count)?;
         let network = self.network(raw.network.unwrap_or_default())?;
         let clocks = self.clocks(raw.clocks.unwrap_or_default(), &names)?;
         let faults = self.faults(raw.faults.unwrap_or_default(), duration_ms, &names)?;
@@ -116,7 +112,7 @@ impl Ctx<'_> {
             on_restart: raw.on_restart.unwrap_or(OnRestart::KeepAndExtend),
             expired_by,
             holder_identity,
-            planted_bug_double_grant: raw.planted_bug_double_grant.unwrap_or(false),
+            acquire: raw.acquire.unwrap_or_default(),
         })
     }
 
@@ -527,12 +523,7 @@ impl Ctx<'_> {
         Ok((retry_ms, jitter))
     }
 
-    pub(crate) fn storage(
-        &self,
-        raw: RawStorage,
-        workers: usize,
-        resources: &[String],
-    ) -> Result<StorageSpec> {
+    pub(crate) fn storage(&self, raw: RawStorage, workers: usize) -> Result<StorageSpec> {
         let fencing = self.required("storage.fencing", raw.fencing)?;
         let proxy_bypass = raw.proxy_bypass.unwrap_or_default();
         if !proxy_bypass.is_empty() && fencing != FencingMode::Proxy {
@@ -552,19 +543,6 @@ impl Ctx<'_> {
             max_token: raw.max_token.unwrap_or(Durability::Durable),
             compare_scope: raw.compare_scope.unwrap_or(CompareScope::PerResource),
             proxy_bypass,
-            planted_bug_stall_after_heal: raw.planted_bug_stall_after_heal.unwrap_or(false),
-            planted_bug_stall_resource: match raw.planted_bug_stall_resource {
-                Some(resource) if !resources.contains(&resource) => {
-                    return Err(self.error(
-                        "storage.planted_bug_stall_resource",
-                        format!(
-                            "expected one of the workers' resources ({}), got {resource:?}",
-                            resources.join(", ")
-                        ),
-                    ))
-                }
-                other => other,
-            },
         })
     }
 
