@@ -1056,7 +1056,7 @@ fn check_history(path: &Path, json: Option<&Path>) -> Result<bool, InputError> {
 }
 
 #[cfg(test)]
-mod help_tests {
+mod tests {
     use clap::CommandFactory;
 
     use super::Cli;

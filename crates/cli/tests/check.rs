@@ -5,30 +5,14 @@ mod util;
 
 use std::{fs, path::Path};
 
+use fencesim_testkit::Spec;
 use util::*;
 
 /// A GC pause of `pause_ms` on the first holder (worker-0, made first by a short partition
 /// of worker-1) under `fencing`, expecting `expect`.
 fn scenario(name: &str, fencing: &str, pause_ms: u64, expect: &str) -> String {
-    format!(
-        r#"name = "{name}"
-description = "a holder pauses {pause_ms} ms with a 3 s TTL under {fencing}"
-duration_ms = 12_000
-seeds = "0..7"
-
-[lease]
-ttl_ms = 3_000
-token_source = "durable-counter"
-
-[storage]
-fencing = "{fencing}"
-
-[workers]
-count = 2
-resources = ["job-1"]
-work_ms = {{ dist = "uniform", min = 100, max = 300 }}
-writes_per_lease = 1_000
-
+    let faults = format!(
+        r#"
 [[faults.schedule]]
 at_ms = 0
 kind = "partition"
@@ -41,11 +25,22 @@ at_ms = 1_000
 kind = "gc-pause"
 node = "worker-0"
 duration_ms = {pause_ms}
-
-[expect]
-{expect}
 "#
-    )
+    );
+    Spec {
+        name,
+        description: &format!("a holder pauses {pause_ms} ms with a 3 s TTL under {fencing}"),
+        duration_ms: 12_000,
+        seeds: "0..7",
+        ttl_ms: 3_000,
+        fencing,
+        work_ms: "{ dist = \"uniform\", min = 100, max = 300 }",
+        workers: "writes_per_lease = 1_000",
+        faults: &faults,
+        expect,
+        ..Spec::default()
+    }
+    .toml()
 }
 
 fn catalogue(dir: &Path) {

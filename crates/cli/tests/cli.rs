@@ -5,37 +5,37 @@ mod util;
 
 use std::{fs, path::Path};
 
+use fencesim_testkit::Spec;
 use util::*;
 
-const BASE: &str = r#"
-name = "cli-test"
-description = "two workers, one job, a GC pause past the TTL"
-duration_ms = 20_000
-seeds = "0..4"
-
-[lease]
-ttl_ms = 5_000
-token_source = "durable-counter"
-
-[storage]
-fencing = "same-store-txn"
-
-[workers]
-count = 2
-resources = ["job-1"]
-work_ms = { dist = "uniform", min = 100, max = 300 }
-writes_per_lease = 100
-
+const GC_PAUSE: &str = r#"
 [[faults.schedule]]
 at_ms = 1_000
 kind = "gc-pause"
 node = "worker-0"
 duration_ms = 8_000
-
-[expect]
-safe = true
-coverage = ["takeover"]
 "#;
+
+/// The shared base scenario with a 5 s TTL, same-store-txn fencing and a GC pause past it.
+fn spec() -> Spec<'static> {
+    Spec {
+        name: "cli-test",
+        description: "two workers, one job, a GC pause past the TTL",
+        duration_ms: 20_000,
+        seeds: "0..4",
+        ttl_ms: 5_000,
+        fencing: "same-store-txn",
+        work_ms: "{ dist = \"uniform\", min = 100, max = 300 }",
+        workers: "writes_per_lease = 100",
+        faults: GC_PAUSE,
+        expect: "safe = true\ncoverage = [\"takeover\"]",
+        ..Spec::default()
+    }
+}
+
+fn base() -> String {
+    spec().toml()
+}
 
 fn write_scenario(dir: &Path, text: &str) -> std::path::PathBuf {
     let path = dir.join("scenario.toml");
@@ -63,8 +63,9 @@ fn malformed_input_exits_2_naming_the_field_and_writes_nothing() {
     let expected_field = ["lease.colour", "duration_ms", "lease.ttl_ms", "seeds"];
     for ((what, from, to), field) in cases.iter().zip(expected_field) {
         let dir = tempfile::tempdir().unwrap();
-        assert!(BASE.contains(from), "{what}: test setup");
-        let path = write_scenario(dir.path(), &BASE.replacen(from, to, 1));
+        let base = base();
+        assert!(base.contains(from), "{what}: test setup");
+        let path = write_scenario(dir.path(), &base.replacen(from, to, 1));
         let out = dir.path().join("out");
         let (code, _, stderr) = fencesim(
             &[
@@ -91,7 +92,7 @@ fn malformed_input_exits_2_naming_the_field_and_writes_nothing() {
 #[test]
 fn bad_seeds_flag_and_missing_file_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    let path = write_scenario(dir.path(), BASE);
+    let path = write_scenario(dir.path(), &base());
     for seeds in ["5..5", "x..3", "7"] {
         let (code, _, stderr) = fencesim(
             &["run", path.to_str().unwrap(), "--seeds", seeds],
@@ -109,7 +110,7 @@ fn bad_seeds_flag_and_missing_file_exit_2() {
 #[test]
 fn summaries_are_byte_identical_across_runs_and_job_counts() {
     let dir = tempfile::tempdir().unwrap();
-    let path = write_scenario(dir.path(), BASE);
+    let path = write_scenario(dir.path(), &base());
     let mut summaries = Vec::new();
     for (out, jobs) in [("a", "2"), ("b", "2"), ("c", "1")] {
         let (code, stdout, stderr) = fencesim(
@@ -153,7 +154,11 @@ fn unmet_expectation_exits_1_and_prints_replay_commands() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_scenario(
         dir.path(),
-        &BASE.replace("fencing = \"same-store-txn\"", "fencing = \"none\""),
+        &Spec {
+            fencing: "none",
+            ..spec()
+        }
+        .toml(),
     );
     let (code, stdout, _) = fencesim(&["run", path.to_str().unwrap()], dir.path());
     assert_eq!(code, 1, "{stdout}");
@@ -164,11 +169,15 @@ fn unmet_expectation_exits_1_and_prints_replay_commands() {
 #[test]
 fn a_panicking_node_fails_its_seed_with_a_replay_command_and_the_sweep_goes_on() {
     let dir = tempfile::tempdir().unwrap();
-    let text = BASE.replace("seeds = \"0..4\"", "seeds = \"0..3\"")
-        + "\n[[faults.schedule]]\nat_ms = 2_000\nkind = \"panic\"\nnode = \"worker-1\"\n";
-    // [[faults.schedule]] after [expect] would land in the wrong table: move expect last.
-    let expect = "[expect]\nsafe = true\ncoverage = [\"takeover\"]\n";
-    let text = text.replace(expect, "") + "\n" + expect;
+    let faults = format!(
+        "{GC_PAUSE}\n[[faults.schedule]]\nat_ms = 2_000\nkind = \"panic\"\nnode = \"worker-1\"\n"
+    );
+    let text = Spec {
+        seeds: "0..3",
+        faults: &faults,
+        ..spec()
+    }
+    .toml();
     let path = write_scenario(dir.path(), &text);
     let (code, stdout, stderr) =
         fencesim(&["run", path.to_str().unwrap(), "--out", "out"], dir.path());
@@ -188,7 +197,7 @@ fn a_panicking_node_fails_its_seed_with_a_replay_command_and_the_sweep_goes_on()
 #[test]
 fn replay_is_identical_across_processes_and_writes_the_trace() {
     let dir = tempfile::tempdir().unwrap();
-    let path = write_scenario(dir.path(), BASE);
+    let path = write_scenario(dir.path(), &base());
     let hash_line = |stdout: &str| {
         stdout
             .lines()
@@ -267,7 +276,7 @@ fn replay_is_identical_across_processes_and_writes_the_trace() {
 #[test]
 fn replay_draws_pictures_and_a_perfetto_trace_and_rejects_bad_views() {
     let dir = tempfile::tempdir().unwrap();
-    let path = write_scenario(dir.path(), BASE);
+    let path = write_scenario(dir.path(), &base());
     let path = path.to_str().unwrap();
     let (code, stdout, stderr) = fencesim(
         &[

@@ -3,8 +3,6 @@
 //! failure with the same trace hash. This file is its own test process, and its one test is
 //! the only code here that touches the environment.
 
-use std::path::Path;
-
 use fencesim::{Fence, FenceVerdict, LeaseView, Simulation, WriteRequest};
 
 struct Trusting;
@@ -43,10 +41,9 @@ fn after<'a>(text: &'a str, prefix: &str) -> &'a str {
 fn the_printed_seed_reproduces_the_failure_and_its_trace_hash() {
     // The chaos scenario expects I4 in some seeds; a store that trusts every write also
     // violates I3, in only some seeds: the failing seed is not simply the first one.
-    let sim = Simulation::load(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../scenarios/chaos-5-workers-max-token.toml"),
-    )
+    let sim = Simulation::load(fencesim_testkit::catalogue_path(
+        "chaos-5-workers-max-token",
+    ))
     .unwrap()
     .store(|_| Box::new(Trusting) as Box<dyn Fence>)
     .seeds(0..30);

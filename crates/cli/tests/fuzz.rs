@@ -199,8 +199,7 @@ fn no_argument_list_makes_the_cli_panic() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     let dir = tempfile::tempdir().expect("tempdir");
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/shared-lease-sticky-job-starves.toml");
+    let scenario = fencesim_testkit::catalogue_path("shared-lease-sticky-job-starves");
     std::fs::copy(&scenario, dir.path().join("s.toml")).expect("copy a scenario");
     std::fs::create_dir(dir.path().join("dir")).expect("a directory");
     std::fs::create_dir(dir.path().join("out")).expect("an output directory");

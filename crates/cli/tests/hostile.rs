@@ -12,6 +12,9 @@
 //! | a kill inside the write window                    | `a_signal_inside_the_write_window_leaves_no_partial_or_stray_file`, `a_signal_at_any_point_leaves_only_whole_files`, `a_sigkilled_writers_temp_is_removed_by_the_next_run` (below) |
 //! | raw `thread 'seed-N' panicked at` text            | `a_node_panic_is_one_line_without_the_raw_panic_text` (below)          |
 //! | duplicate names                                   | the table below, and limits.rs `duplicate_names_and_oversized_files_are_input_errors` (files in one directory) |
+//!
+//! Each input is a catalogue file edited by hand (not `fencesim_testkit::Spec`): the hostile
+//! text itself is what is tested.
 
 mod util;
 

@@ -5,40 +5,30 @@
 
 mod util;
 
+use fencesim_testkit::Spec;
 use util::{catalogue, fencesim};
 
 /// A scenario whose seeds record events as fast as the limits allow (1 µs of work, no
 /// network latency, long leases): each hits its event budget in about a second.
-const SPIN: &str = r#"name = "spin"
-description = "work takes 1 us and the network no time"
-duration_ms = 1_000
-seeds = "0..2"
-
-[lease]
-ttl_ms = 10_000
-token_source = "durable-counter"
-
-[storage]
-fencing = "max-token"
-
-[workers]
-count = 8
-resources = ["job-1"]
-work_ms = 0.001
-writes_per_lease = 10_000
-
-[network]
-latency_ms = 0
-
-[expect]
-safe = true
-coverage = ["stale-write-rejected"]
-"#;
+fn spin() -> String {
+    Spec {
+        name: "spin",
+        description: "work takes 1 us and the network no time",
+        duration_ms: 1_000,
+        seeds: "0..2",
+        count: 8,
+        work_ms: "0.001",
+        workers: "writes_per_lease = 10_000",
+        tables: "[network]\nlatency_ms = 0",
+        ..Spec::default()
+    }
+    .toml()
+}
 
 #[test]
 fn runaway_seed_is_contained_and_the_sweep_goes_on() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("spin.toml"), SPIN).unwrap();
+    std::fs::write(dir.path().join("spin.toml"), spin()).unwrap();
     let (code, stdout, stderr) = fencesim(&["run", "spin.toml", "--out", "out"], dir.path());
     assert_eq!(code, 1, "{stdout}\n{stderr}");
     let all = format!("{stdout}\n{stderr}");

@@ -21,8 +21,10 @@ fn etcd_or_skip() -> bool {
     }
 }
 
+/// The path of catalogue file `name` (`gc-pause-textbook-etcd-none.toml`).
 fn scenario(name: &str) -> String {
-    format!("{}/../../scenarios/{name}", env!("CARGO_MANIFEST_DIR"))
+    let path = fencesim_testkit::catalogue_dir().join(name);
+    path.to_str().unwrap().to_string()
 }
 
 /// Every process's `(pid, ppid, command name)` from /proc.

@@ -18,11 +18,7 @@ fn fixture(name: &str) -> String {
 }
 
 fn committed_profile() -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/tune/jvm-g1-profile.toml")
-        .to_str()
-        .unwrap()
-        .to_string()
+    catalogue("tune/jvm-g1-profile")
 }
 
 #[test]

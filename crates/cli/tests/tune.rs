@@ -5,27 +5,10 @@ mod util;
 
 use std::{fs, path::Path};
 
+use fencesim_testkit::Spec;
 use util::fencesim;
 
-const PROFILE: &str = r#"
-name = "tune-cli-test"
-description = "three workers, GC pauses and crashes"
-duration_ms = 60_000
-seeds = "0..6"
-
-[lease]
-ttl_ms = 5_000
-token_source = "durable-counter"
-
-[storage]
-fencing = "same-store-txn"
-
-[workers]
-count = 3
-resources = ["job-1"]
-work_ms = { dist = "uniform", min = 50, max = 250 }
-writes_per_lease = 1_000
-
+const FAULTS: &str = r#"
 [[faults.random]]
 kind = "gc-pause"
 rate_per_min = 2.0
@@ -35,15 +18,29 @@ duration_ms = { dist = "uniform", min = 500, max = 6_000 }
 kind = "worker-crash"
 rate_per_min = 1.0
 duration_ms = { dist = "uniform", min = 5_000, max = 20_000 }
-
-[expect]
-safe = true
-coverage = ["takeover"]
 "#;
+
+/// The shared base scenario with three workers, a 5 s TTL, random GC pauses and crashes.
+fn profile() -> String {
+    Spec {
+        name: "tune-cli-test",
+        description: "three workers, GC pauses and crashes",
+        seeds: "0..6",
+        ttl_ms: 5_000,
+        fencing: "same-store-txn",
+        count: 3,
+        work_ms: "{ dist = \"uniform\", min = 50, max = 250 }",
+        workers: "writes_per_lease = 1_000",
+        faults: FAULTS,
+        expect: "safe = true\ncoverage = [\"takeover\"]",
+        ..Spec::default()
+    }
+    .toml()
+}
 
 fn setup() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("profile.toml"), PROFILE).unwrap();
+    fs::write(dir.path().join("profile.toml"), profile()).unwrap();
     dir
 }
 

@@ -3,13 +3,10 @@
 
 mod util;
 
-use std::path::Path;
-
 use util::fencesim;
 
 fn profile() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/tune/gc-none.toml")
+    fencesim_testkit::catalogue_path("tune/gc-none")
         .to_str()
         .unwrap()
         .to_string()

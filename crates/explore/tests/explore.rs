@@ -1,17 +1,9 @@
 //! Exploring a fault profile with proptest: a violation is found and
 //! shrunk in an unsafe scenario, none in a safe one, within a small case budget.
 
-use std::path::Path;
-
 use fencesim_explore::{explore, ExploreOptions};
-use fencesim_scenario::{Outcome, Scenario};
-
-fn catalogue(name: &str) -> Scenario {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios")
-        .join(format!("{name}.toml"));
-    fencesim_scenario::load(&path).unwrap()
-}
+use fencesim_scenario::Outcome;
+use fencesim_testkit::catalogue;
 
 fn options(cases: u32) -> ExploreOptions {
     ExploreOptions {

@@ -1,18 +1,12 @@
 //! Shrinking catalogue failures: each result still violates, on its seed,
 //! under a fresh parse-free run, and is 1-minimal.
 
-use std::{path::Path, sync::Arc};
+use std::sync::Arc;
 
 use fencesim_explore::{shrink, ShrinkOptions, Shrunk};
 use fencesim_model::Invariant;
-use fencesim_scenario::{Outcome, Scenario};
-
-fn catalogue(name: &str) -> Scenario {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios")
-        .join(format!("{name}.toml"));
-    fencesim_scenario::load(&path).unwrap()
-}
+use fencesim_scenario::Outcome;
+use fencesim_testkit::catalogue;
 
 /// Shrinks `name` at `seed` and checks the result: 1-minimal, still violating `target`, and
 /// the shrunk scenario reproduces its own expectation when run again.

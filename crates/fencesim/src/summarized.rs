@@ -57,9 +57,7 @@ mod tests {
 
     #[test]
     fn summarized_as_seeds_finish_equals_summarized_at_the_end() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../scenarios/gc-pause-textbook-none.toml");
-        let scenario = Arc::new(fencesim_scenario::load(&path).expect("the catalogue loads"));
+        let scenario = Arc::new(fencesim_testkit::catalogue("gc-pause-textbook-none"));
         let seeds = SeedRange { start: 3, end: 11 };
         let components = Components::default();
         let outcomes = fencesim_sim::sweep_all(&scenario, seeds.iter(), 1, &components);
@@ -78,9 +76,7 @@ mod tests {
 
     #[test]
     fn a_strided_slice_is_handed_on_in_seed_order_whatever_the_jobs() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../scenarios/gc-pause-textbook-none.toml");
-        let scenario = Arc::new(fencesim_scenario::load(&path).expect("the catalogue loads"));
+        let scenario = Arc::new(fencesim_testkit::catalogue("gc-pause-textbook-none"));
         let components = Components::default();
         let seeds = (2..23).step_by(4);
         for jobs in [1, 3] {

@@ -1,25 +1,16 @@
 //! One way to run seeds: a user's worker policy and token source reach shrink, explore and
 //! tune exactly where the built-ins run (`Components`), not only `Simulation::run`.
 
-use std::{
-    path::Path,
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        Arc,
-    },
+use std::sync::{
+    atomic::{AtomicUsize, Ordering},
+    Arc,
 };
 
 use fencesim::{
     builtin_policy, explore::ShrinkOptions, Components, Gate, Invariant, LeaseState, RenewFailure,
     Scenario, TokenIssuer, TokenRequest, WorkerPolicy,
 };
-
-fn catalogue(name: &str) -> Scenario {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios")
-        .join(format!("{name}.toml"));
-    fencesim::scenario::load(&path).unwrap()
-}
+use fencesim_testkit::{catalogue, catalogue_path};
 
 /// A counter that restarts from 1 every 3 grants: I1 breaks as soon as a 4th grant happens.
 struct Forgetful(u64);
@@ -133,10 +124,7 @@ fn explore_runs_a_users_token_source() {
 
 #[test]
 fn tune_runs_a_users_worker_policy() {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/tune/jvm-gc.toml"),
-    )
-    .unwrap();
+    let text = std::fs::read_to_string(catalogue_path("tune/jvm-gc")).unwrap();
     let vary = fencesim::tune::parse_vary("lease.ttl_ms=6000").unwrap();
     let sweep = fencesim::tune::prepare(
         &text,

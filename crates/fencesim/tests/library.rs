@@ -1,7 +1,7 @@
 //! The `fencesim` library as a user calls it with their own store: the same replay (text,
 //! pictures, Perfetto, determinism check) as the CLI gives a built-in one.
 
-use std::{path::Path, sync::Arc};
+use std::sync::Arc;
 
 use fencesim::views::{PictureOptions, ReplayTextOptions};
 use fencesim::{replay, Components, Determinism, StoreFactory};
@@ -10,6 +10,7 @@ use fencesim_model::{
     lease::LeaseView,
 };
 use fencesim_scenario::Scenario;
+use fencesim_testkit::{catalogue, catalogue_path};
 
 /// A user's store that forgets to compare tokens: every write is accepted.
 struct Trusting;
@@ -25,9 +26,7 @@ impl Fence for Trusting {
 }
 
 fn textbook() -> Arc<Scenario> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/gc-pause-textbook-max-token.toml");
-    Arc::new(fencesim_scenario::load(&path).unwrap())
+    Arc::new(catalogue("gc-pause-textbook-max-token"))
 }
 
 #[test]
@@ -107,7 +106,6 @@ fn delegating_user_components_give_the_builtin_traces() {
         }
     }
 
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     // Renewal failures, deadlines, checks before writes, volatile counters, random ids.
     for name in [
         "gc-pause-textbook-max-token",
@@ -117,9 +115,7 @@ fn delegating_user_components_give_the_builtin_traces() {
         "k8s-client-go-clock-skew",
         "preset-zookeeper-session-clamp-and-suspect",
     ] {
-        let builtin = Simulation::load(dir.join(format!("{name}.toml")))
-            .unwrap()
-            .seeds(0..3);
+        let builtin = Simulation::load(catalogue_path(name)).unwrap().seeds(0..3);
         let user = builtin
             .clone()
             .policy(|s, w| Arc::new(Delegate(builtin_policy(s, w))) as Arc<dyn WorkerPolicy>)
@@ -149,13 +145,10 @@ fn a_users_token_source_is_judged_and_replayed() {
             self.0
         }
     }
-    let sim = Simulation::load(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../scenarios/chaos-5-workers-max-token.toml"),
-    )
-    .unwrap()
-    .tokens(|_, _| Box::new(Forgetful(0)) as Box<dyn TokenIssuer>)
-    .seeds(0..4);
+    let sim = Simulation::load(catalogue_path("chaos-5-workers-max-token"))
+        .unwrap()
+        .tokens(|_, _| Box::new(Forgetful(0)) as Box<dyn TokenIssuer>)
+        .seeds(0..4);
     let failure = sim.clone().expect_safe().check().unwrap_err();
     assert!(failure.to_string().contains("I1 violated"), "{failure}");
     assert!(

@@ -3,23 +3,17 @@
 //! every option it does implement is accepted. The CLI's exit code 2 and "before anything
 //! starts" are tested in `crates/cli/tests/live.rs`.
 
-use std::path::PathBuf;
-
 use fencesim_live::{check_seeds, live_plan};
 use fencesim_scenario::{load_with, Override, Scenario};
-
-fn base_file() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/gc-pause-textbook-etcd-none.toml"
-    ))
-}
 
 /// The textbook etcd scenario with `set` overrides and `extra` TOML appended.
 fn scenario(set: &[&str], extra: &str) -> Scenario {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("case.toml");
-    let mut text = std::fs::read_to_string(base_file()).unwrap();
+    let mut text = std::fs::read_to_string(fencesim_testkit::catalogue_path(
+        "gc-pause-textbook-etcd-none",
+    ))
+    .unwrap();
     // `[expect]` is the last table of the base file: appended tables go before it.
     let at = text.find("[expect]").unwrap();
     text.insert_str(at, &format!("{extra}\n"));

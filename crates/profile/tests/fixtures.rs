@@ -1,6 +1,9 @@
 //! On the committed logs, made by a real JVM and a real Go runtime (fixtures/make.sh): the
 //! profile's p50, p90, p99 and max pause and its rate equal the log's within 1 %, the log
 //! being read here by a separate, simpler scan than the crate's parsers.
+//!
+//! A profile is validated as a user would use it: its block pasted into `MINIMAL_TOML`, the
+//! smallest file users are shown (not `fencesim_testkit::Spec`).
 
 use std::path::PathBuf;
 

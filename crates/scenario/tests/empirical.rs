@@ -1,5 +1,8 @@
 //! The empirical distribution: how a file writes it, every mistake named at its line, its
 //! inverse-CDF sampling (quantiles reproduced, deterministic), and its way back to a file.
+//!
+//! These tests edit `MINIMAL_TOML` (the smallest file users are shown) rather than start from
+//! `fencesim_testkit::Spec`: the file's text, and the lines errors point at, are what they test.
 
 use fencesim_model::rng::Rng;
 use fencesim_scenario::*;

@@ -30,14 +30,7 @@ use proptest::{
 const FILE: &str = "fuzz.toml";
 
 fn catalogue() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("the catalogue")
-        .map(|entry| entry.expect("entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
-        .collect();
-    files.sort();
-    files
+    fencesim_testkit::catalogue_files("")
         .iter()
         .map(|path| std::fs::read_to_string(path).expect("a catalogue file"))
         .collect()

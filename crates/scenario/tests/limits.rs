@@ -1,5 +1,8 @@
 //! "A limit on everything": each input a hostile tester used to make a run unbounded,
 //! wrap its arithmetic, or panic the sampler is rejected at validation, naming the field.
+//!
+//! These tests edit `MINIMAL_TOML` (the smallest file users are shown) rather than start from
+//! `fencesim_testkit::Spec`: the file's text, and the lines errors point at, are what they test.
 
 use fencesim_model::rng::Rng;
 use fencesim_scenario::{limits, parse_str, Dist, SeedRange};

@@ -3,24 +3,10 @@
 //! fields a sweep varies.
 
 use fencesim_scenario::*;
+use fencesim_testkit::Spec;
 
-const BASE: &str = r#"name = "overrides"
-description = "override tests"
-duration_ms = 60_000
-seeds = "0..10"
-
-[lease]
-ttl_ms = 10_000
-token_source = "durable-counter"
-
-[storage]
-fencing = "max-token"
-
-[workers]
-count = 3
-resources = ["job-1"]
-work_ms = { dist = "uniform", min = 100, max = 300 }
-
+/// Three random fault kinds, so overrides can reach into an array of tables.
+const FAULTS: &str = r#"
 [[faults.random]]
 kind = "gc-pause"
 rate_per_min = 6
@@ -35,15 +21,26 @@ duration_ms = { dist = "uniform", min = 1_000, max = 5_000 }
 kind = "partition"
 rate_per_min = 1
 duration_ms = 2_000
-
-[expect]
-safe = true
-coverage = ["takeover"]
 "#;
+
+/// The shared base scenario with three workers, seeds 0..10 and `FAULTS`.
+fn base() -> String {
+    Spec {
+        name: "overrides",
+        description: "override tests",
+        seeds: "0..10",
+        count: 3,
+        work_ms: "{ dist = \"uniform\", min = 100, max = 300 }",
+        faults: FAULTS,
+        expect: "safe = true\ncoverage = [\"takeover\"]",
+        ..Spec::default()
+    }
+    .toml()
+}
 
 fn with(sets: &[&str]) -> Result<Scenario, ScenarioError> {
     let overrides: Vec<Override> = sets.iter().map(|s| Override::parse(s).unwrap()).collect();
-    parse_str_with(BASE, "base.toml", &overrides)
+    parse_str_with(&base(), "base.toml", &overrides)
 }
 
 #[test]

@@ -1,4 +1,7 @@
 //! The TOML boundary: what resolves, what each mistake reports, and where.
+//!
+//! These tests edit `MINIMAL_TOML` (the smallest file users are shown) rather than start from
+//! `fencesim_testkit::Spec`: the file's text, and the lines errors point at, are what they test.
 
 use std::collections::BTreeMap;
 
@@ -851,17 +854,13 @@ fn ineffective_or_contradicting_preset_overrides_are_warned() {
         w.iter().any(|w| w.starts_with("lease.lock_delay_ms")),
         "{w:?}"
     );
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "toml") {
-            let scenario = fencesim_scenario::load(&path).unwrap();
-            assert!(
-                scenario.preset_warnings().is_empty(),
-                "{}: {:?}",
-                path.display(),
-                scenario.preset_warnings()
-            );
-        }
+    for path in fencesim_testkit::catalogue_files("") {
+        let scenario = fencesim_scenario::load(&path).unwrap();
+        assert!(
+            scenario.preset_warnings().is_empty(),
+            "{}: {:?}",
+            path.display(),
+            scenario.preset_warnings()
+        );
     }
 }

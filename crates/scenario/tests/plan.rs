@@ -1,28 +1,7 @@
 //! Fault plans: reproducible per seed, independent per stream, and respecting their limits.
 
 use fencesim_scenario::*;
-
-const BASE: &str = r#"name = "plan"
-description = "fault plan tests"
-duration_ms = 60_000
-seeds = "0..10"
-
-[lease]
-ttl_ms = 10_000
-token_source = "durable-counter"
-
-[storage]
-fencing = "max-token"
-
-[workers]
-count = 3
-resources = ["job-1"]
-work_ms = 100
-
-[expect]
-safe = true
-coverage = ["stale-write-rejected"]
-"#;
+use fencesim_testkit::Spec;
 
 const GC_PAUSES: &str = r#"
 [[faults.random]]
@@ -58,9 +37,23 @@ duration_ms = 4_000
 nodes = ["worker-0", "worker-1"]
 "#;
 
-/// `BASE` plus `extra` (appended as-is: `[faults]`/`[clocks]` tables and fault arrays).
+/// The shared base scenario with three workers, 100 ms of work and seeds 0..10, plus `extra`
+/// (appended as-is: `[faults]`/`[clocks]` tables and fault arrays).
+fn text(extra: &str) -> String {
+    Spec {
+        name: "plan",
+        description: "fault plan tests",
+        seeds: "0..10",
+        count: 3,
+        work_ms: "100",
+        faults: extra,
+        ..Spec::default()
+    }
+    .toml()
+}
+
 fn scenario(extra: &str) -> Scenario {
-    let text = format!("{BASE}{extra}");
+    let text = text(extra);
     parse_str(&text, "plan.toml").unwrap_or_else(|error| panic!("{error}\n{text}"))
 }
 
@@ -514,11 +507,11 @@ fn faults_outage_parses_validates_and_renders() {
             "faults.outage.duration_ms",
         ),
     ] {
-        let error = parse_str(&format!("{BASE}{extra}"), "bad.toml").unwrap_err();
+        let error = parse_str(&text(extra), "bad.toml").unwrap_err();
         assert_eq!(error.field, field, "{extra}: {error}");
     }
     let error = parse_str(
-        &format!("{BASE}[faults.outage]\nform = \"meteor\"\nduration_ms = 5\n"),
+        &text("[faults.outage]\nform = \"meteor\"\nduration_ms = 5\n"),
         "bad.toml",
     )
     .unwrap_err();

@@ -4,16 +4,15 @@
 use std::path::PathBuf;
 
 use fencesim_scenario::*;
+use fencesim_testkit::catalogue_dir;
 
 fn catalogue() -> Vec<(PathBuf, Scenario)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 30, "catalogue found at {}", dir.display());
+    let files = fencesim_testkit::catalogue_files("");
+    assert!(
+        files.len() >= 30,
+        "catalogue found at {}",
+        catalogue_dir().display()
+    );
     files
         .into_iter()
         .map(|file| {

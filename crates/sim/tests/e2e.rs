@@ -1,7 +1,7 @@
 //! End-to-end: the seeds' failure modes reproduced in the simulator, and the remedies shown
 //! to hold, on the catalogue's own scenario files.
 
-use std::{path::PathBuf, sync::Arc};
+use std::sync::Arc;
 
 use fencesim_check::{Metrics, SeedOutcome};
 use fencesim_model::{
@@ -12,12 +12,10 @@ use fencesim_model::{
 };
 use fencesim_scenario::Scenario;
 use fencesim_sim::{run_seed, sweep_all, Components, StoreFactory};
+use fencesim_testkit::{catalogue, catalogue_files, catalogue_path, Spec};
 
 fn scenario(name: &str) -> Arc<Scenario> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios")
-        .join(format!("{name}.toml"));
-    Arc::new(fencesim_scenario::load(&path).unwrap_or_else(|e| panic!("{e}")))
+    Arc::new(catalogue(name))
 }
 
 fn outcomes(name: &str, seeds: std::ops::Range<u64>) -> Vec<SeedOutcome> {
@@ -306,28 +304,19 @@ fn direct_side_effects_escape_fencing_and_the_outbox_does_not() {
 
 #[test]
 fn fast_lease_cycling_without_faults_is_safe() {
-    let text = r#"
-name = "cycling"
-description = "two workers, one job, leases cycling every two writes, no faults"
-duration_ms = 20_000
-seeds = "0..20"
-[lease]
-ttl_ms = 2_000
-token_source = "durable-counter"
-[storage]
-fencing = "max-token"
-[workers]
-count = 2
-resources = ["job-1"]
-work_ms = 1
-writes_per_lease = 2
-[network]
-latency_ms = 1
-[expect]
-safe = true
-coverage = ["takeover"]
-"#;
-    let scenario = Arc::new(fencesim_scenario::parse_str(text, "cycling.toml").unwrap());
+    let text = Spec {
+        name: "cycling",
+        description: "two workers, one job, leases cycling every two writes, no faults",
+        duration_ms: 20_000,
+        ttl_ms: 2_000,
+        work_ms: "1",
+        workers: "writes_per_lease = 2",
+        tables: "[network]\nlatency_ms = 1",
+        expect: "safe = true\ncoverage = [\"takeover\"]",
+        ..Spec::default()
+    }
+    .toml();
+    let scenario = Arc::new(fencesim_scenario::parse_str(&text, "cycling.toml").unwrap());
     let runs = sweep_all(&scenario, 0..20, 2, &Components::default());
     assert_clean(&runs);
     assert!(
@@ -340,13 +329,7 @@ coverage = ["takeover"]
 
 #[test]
 fn every_scenario_plan_as_an_explicit_schedule_gives_the_same_trace() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
-        .collect();
-    files.sort();
+    let files = catalogue_files("");
     assert!(files.len() >= 30);
     for file in files {
         let scenario = Arc::new(fencesim_scenario::load(&file).unwrap());
@@ -412,8 +395,7 @@ fn every_fault_kind_takes_effect_and_ends() {
 
 /// The catalogue's first scenario with `faults` as its only faults (TOML entries).
 fn with_faults(faults: &str) -> Arc<Scenario> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/gc-pause-textbook-max-token.toml");
+    let path = catalogue_path("gc-pause-textbook-max-token");
     let text = std::fs::read_to_string(&path).expect("catalogue file");
     let cut = text.find("[[faults.schedule]]").expect("a schedule");
     let expect = text.find("[expect]").expect("an expectation");

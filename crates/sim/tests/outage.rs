@@ -3,7 +3,7 @@
 //! judge what it caused: the stock client-go timings stand down and are taken over under a
 //! 60 s cut of the holder's link; timings longer than the outage survive it.
 
-use std::{path::PathBuf, sync::Arc};
+use std::sync::Arc;
 
 use fencesim_check::{outages, OutageCause, SeedOutcome};
 use fencesim_model::history::EventKind;
@@ -12,8 +12,7 @@ use fencesim_sim::{run_seed, sweep_all, Components};
 
 /// scenarios/tune/client-go-outage.toml without its scheduled outage, with `sets` applied.
 fn client_go(sets: &[&str]) -> Scenario {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/tune/client-go-outage.toml");
+    let path = fencesim_testkit::catalogue_path("tune/client-go-outage");
     let overrides: Vec<Override> = sets.iter().map(|s| Override::parse(s).unwrap()).collect();
     let mut scenario =
         fencesim_scenario::load_with(&path, &overrides).unwrap_or_else(|e| panic!("{e}"));

@@ -1,7 +1,7 @@
 //! Each lease preset's scenario shows the real service's semantics in its
 //! history, not only its numbers (docs/scenario-format.md, "Lease presets").
 
-use std::{path::PathBuf, sync::Arc};
+use std::sync::Arc;
 
 use fencesim_model::{
     history::{BeliefEnd, Event, EventKind},
@@ -9,21 +9,16 @@ use fencesim_model::{
 };
 use fencesim_scenario::Scenario;
 use fencesim_sim::{run_seed, Components};
-
-fn path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios")
-        .join(format!("{name}.toml"))
-}
+use fencesim_testkit::{catalogue, catalogue_path};
 
 fn scenario(name: &str) -> Arc<Scenario> {
-    Arc::new(fencesim_scenario::load(&path(name)).unwrap_or_else(|e| panic!("{e}")))
+    Arc::new(catalogue(name))
 }
 
 /// The scenario with its fault schedule replaced by `faults` (TOML `[[faults.schedule]]`
 /// entries); the rest of the file, `[expect]` included, is kept.
 fn with_faults(name: &str, faults: &str) -> Arc<Scenario> {
-    let text = std::fs::read_to_string(path(name)).expect("scenario file");
+    let text = std::fs::read_to_string(catalogue_path(name)).expect("scenario file");
     let head = &text[..text.find("[[faults.schedule]]").expect("a schedule")];
     let expect = &text[text.find("[expect]").expect("an expectation")..];
     let text = format!("{head}{faults}\n{expect}");

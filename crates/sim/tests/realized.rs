@@ -10,7 +10,7 @@
 //! The figures are printed (`cargo test --release -p fencesim-sim --test realized --
 //! --nocapture`: every seed simulated).
 
-use std::{path::PathBuf, sync::Arc};
+use std::sync::Arc;
 
 use fencesim_scenario::{nominal_fault_counts, plan, FaultKind, Scenario};
 use fencesim_sim::{sweep_all, Components};
@@ -18,13 +18,8 @@ use fencesim_sim::{sweep_all, Components};
 const SEEDS: u64 = 200;
 
 fn profiles() -> Vec<(String, Arc<Scenario>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/tune");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
-        .collect();
-    files.sort();
+    let files = fencesim_testkit::catalogue_files("tune");
+    let dir = fencesim_testkit::catalogue_dir().join("tune");
     assert!(files.len() >= 3, "tune profiles found at {}", dir.display());
     files
         .into_iter()

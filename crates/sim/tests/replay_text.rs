@@ -14,10 +14,7 @@ use fencesim_views::{
 };
 
 fn scenario(name: &str) -> Arc<Scenario> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios")
-        .join(format!("{name}.toml"));
-    Arc::new(fencesim_scenario::load(&path).unwrap_or_else(|e| panic!("{e}")))
+    Arc::new(fencesim_testkit::catalogue(name))
 }
 
 fn lanes(scenario: &Scenario) -> Vec<String> {

@@ -1,5 +1,5 @@
-//! The test fixture kit shared by the verdict, views and catalogue crates' tests: real scenarios
-//! through the real parser, hand-made seed outcomes and the textbook run.
+//! The one test fixture kit: the base scenario every crate's tests vary (`Spec`), the
+//! catalogue's scenario files, hand-made seed outcomes and the textbook run.
 
 use fencesim_check::{Checked, SeedOutcome, Violation};
 use fencesim_model::{
@@ -7,18 +7,58 @@ use fencesim_model::{
     Invariant,
 };
 use fencesim_scenario::Scenario;
+use std::path::{Path, PathBuf};
 
-/// What varies between the test scenarios; everything else is fixed.
+/// What varies between the test scenarios; every field left at its default is the base
+/// scenario every crate's tests share (two workers on one job, a 10 s TTL, `max-token`):
+///
+/// ```toml
+/// name = "gc-pause-textbook-max-token"
+/// description = "000: a holder pauses past its TTL"
+/// duration_ms = 60_000
+/// seeds = "0..20"
+///
+/// [lease]
+/// ttl_ms = 10_000
+/// token_source = "durable-counter"
+///
+/// [storage]
+/// fencing = "max-token"
+///
+/// [workers]
+/// count = 2
+/// resources = ["job-1"]
+/// work_ms = { dist = "uniform", min = 200, max = 800 }
+///
+/// [expect]
+/// safe = true
+/// coverage = ["stale-write-rejected"]
+/// ```
+///
+/// Numbers are written with `_` between thousands, as the catalogue writes them, so a test
+/// may edit the text (`replacen("ttl_ms = 5_000", …)`) the way it reads.
 pub struct Spec<'a> {
     pub name: &'a str,
     pub description: &'a str,
+    pub duration_ms: u64,
     pub seeds: &'a str,
-    pub fencing: &'a str,
+    pub ttl_ms: u64,
     /// Extra lines of `[lease]` after `ttl_ms`, e.g. `token_source = "durable-counter"`.
     pub lease: &'a str,
-    /// TOML appended after `[workers]`: `[faults]` tables.
+    pub fencing: &'a str,
+    /// `[workers]` `count`.
+    pub count: u32,
+    /// `[workers]` `resources`, as TOML.
+    pub resources: &'a str,
+    /// `[workers]` `work_ms`, as TOML: a number or a distribution.
+    pub work_ms: &'a str,
+    /// Extra lines of `[workers]` after `work_ms`, e.g. `writes_per_lease = 100`.
+    pub workers: &'a str,
+    /// Whole tables appended after `[workers]`, before the faults: `[network]`, `[clocks]`.
+    pub tables: &'a str,
+    /// TOML appended after the tables: `[faults]` tables and fault arrays.
     pub faults: &'a str,
-    /// The body of `[expect]`.
+    /// The body of `[expect]`, the last table (so `faults` never lands inside it).
     pub expect: &'a str,
 }
 
@@ -27,46 +67,124 @@ impl Default for Spec<'_> {
         Spec {
             name: "gc-pause-textbook-max-token",
             description: "000: a holder pauses past its TTL",
+            duration_ms: 60_000,
             seeds: "0..20",
-            fencing: "max-token",
+            ttl_ms: 10_000,
             lease: "token_source = \"durable-counter\"",
+            fencing: "max-token",
+            count: 2,
+            resources: "[\"job-1\"]",
+            work_ms: "{ dist = \"uniform\", min = 200, max = 800 }",
+            workers: "",
+            tables: "",
             faults: "",
             expect: "safe = true\ncoverage = [\"stale-write-rejected\"]",
         }
     }
 }
 
+impl Spec<'_> {
+    /// The scenario file's text.
+    pub fn toml(&self) -> String {
+        let mut text = format!(
+            "name = {name:?}\n\
+             description = {description:?}\n\
+             duration_ms = {duration_ms}\n\
+             seeds = {seeds:?}\n\
+             \n\
+             [lease]\n\
+             ttl_ms = {ttl_ms}\n",
+            name = self.name,
+            description = self.description,
+            duration_ms = grouped(self.duration_ms),
+            seeds = self.seeds,
+            ttl_ms = grouped(self.ttl_ms),
+        );
+        lines(&mut text, self.lease);
+        text += &format!(
+            "\n[storage]\nfencing = {fencing:?}\n\n\
+             [workers]\ncount = {count}\nresources = {resources}\nwork_ms = {work_ms}\n",
+            fencing = self.fencing,
+            count = self.count,
+            resources = self.resources,
+            work_ms = self.work_ms,
+        );
+        lines(&mut text, self.workers);
+        for more in [self.tables, self.faults] {
+            if !more.trim().is_empty() {
+                text.push('\n');
+                lines(&mut text, more.trim_start_matches('\n'));
+            }
+        }
+        text += "\n[expect]\n";
+        lines(&mut text, self.expect);
+        text
+    }
+
+    /// The scenario, through the real parser (file name `testing.toml`).
+    pub fn scenario(&self) -> Scenario {
+        let text = self.toml();
+        fencesim_scenario::parse_str(&text, "testing.toml")
+            .unwrap_or_else(|error| panic!("test scenario is valid: {error}\n{text}"))
+    }
+}
+
+/// Appends `more` to `text` as whole lines (a final newline added if it lacks one).
+fn lines(text: &mut String, more: &str) {
+    if !more.is_empty() {
+        text.push_str(more);
+        if !more.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+}
+
+/// `n` with `_` between thousands: 60_000, 500, 1_000_000.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push('_');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 /// A scenario through the real parser, so tests do not restate every spec field.
 pub fn scenario(spec: Spec<'_>) -> Scenario {
-    let text = format!(
-        r#"
-name = {name:?}
-description = {description:?}
-duration_ms = 60_000
-seeds = {seeds:?}
-[lease]
-ttl_ms = 10_000
-{lease}
-[storage]
-fencing = {fencing:?}
-[workers]
-count = 2
-resources = ["job-1"]
-work_ms = {{ dist = "uniform", min = 200, max = 800 }}
-{faults}
-[expect]
-{expect}
-"#,
-        name = spec.name,
-        description = spec.description,
-        seeds = spec.seeds,
-        lease = spec.lease,
-        fencing = spec.fencing,
-        faults = spec.faults,
-        expect = spec.expect,
-    );
-    fencesim_scenario::parse_str(&text, "testing.toml")
-        .unwrap_or_else(|error| panic!("test scenario is valid: {error}\n{text}"))
+    spec.scenario()
+}
+
+/// The catalogue's directory, `scenarios/` at the repository's root.
+pub fn catalogue_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
+}
+
+/// The path of catalogue scenario `name` (`scenarios/<name>.toml`; `name` may name a
+/// subdirectory: `tune/jvm-gc`).
+pub fn catalogue_path(name: &str) -> PathBuf {
+    catalogue_dir().join(format!("{name}.toml"))
+}
+
+/// Every scenario file directly in `scenarios/<subdirectory>` (`""`: the catalogue's top),
+/// in name order.
+pub fn catalogue_files(subdirectory: &str) -> Vec<PathBuf> {
+    let dir = catalogue_dir().join(subdirectory);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Catalogue scenario `name`, loaded as `fencesim` loads it.
+pub fn catalogue(name: &str) -> Scenario {
+    let path = catalogue_path(name);
+    fencesim_scenario::load(&path).unwrap_or_else(|error| panic!("{error}"))
 }
 
 /// A seed outcome violating `violated` (one violation each), optionally panicked, whose
@@ -285,4 +403,39 @@ pub fn textbook_nodes() -> Vec<String> {
     ["coordinator", "storage", "worker-0", "worker-1", "nemesis"]
         .map(String::from)
         .to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_grouped_by_thousands() {
+        let cases = [(0, "0"), (500, "500"), (1_000, "1_000"), (60_000, "60_000")];
+        for (n, text) in cases {
+            assert_eq!(grouped(n), text);
+        }
+        assert_eq!(grouped(1_234_567), "1_234_567");
+    }
+
+    #[test]
+    fn every_part_lands_in_its_table_and_expect_stays_last() {
+        let spec = Spec {
+            workers: "writes_per_lease = 100",
+            tables: "[network]\nloss = 0.25",
+            faults: "\n[[faults.schedule]]\nat_ms = 0\nkind = \"panic\"\nnode = \"worker-1\"\n",
+            ..Spec::default()
+        };
+        let scenario = spec.scenario();
+        assert_eq!(scenario.workers.writes_per_lease, 100);
+        assert_eq!(scenario.network.loss, 0.25);
+        assert_eq!(scenario.faults.schedule.len(), 1);
+        assert_eq!(scenario.expect.coverage.len(), 1);
+        let text = spec.toml();
+        assert!(
+            text.contains("\n[lease]\nttl_ms = 10_000\ntoken_source"),
+            "{text}"
+        );
+        assert!(text.ends_with("[expect]\nsafe = true\ncoverage = [\"stale-write-rejected\"]\n"));
+    }
 }

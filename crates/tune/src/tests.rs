@@ -3,39 +3,35 @@
 use crate::report::{Decision, TuneReport};
 use fencesim_check::{Checked, Metrics, SeedOutcome, Violation};
 use fencesim_model::Invariant;
+use fencesim_testkit::Spec;
 
 use super::*;
 
-const PROFILE: &str = r#"
-name = "tune-unit"
-description = "one worker crash"
-duration_ms = 60_000
-seeds = "0..4"
-
-[lease]
-ttl_ms = 5_000
-token_source = "durable-counter"
-
-[storage]
-fencing = "none"
-
-[workers]
-count = 2
-resources = ["job-1"]
-work_ms = { dist = "uniform", min = 50, max = 250 }
-
+const CRASHES: &str = r#"
 [[faults.random]]
 kind = "worker-crash"
 rate_per_min = 1.0
 duration_ms = { dist = "uniform", min = 2_000, max = 5_000 }
-
-[expect]
-safe = true
-coverage = ["takeover"]
 "#;
 
+/// The shared base scenario, unfenced, with a 5 s TTL and random worker crashes.
+fn profile() -> String {
+    Spec {
+        name: "tune-unit",
+        description: "one worker crash",
+        seeds: "0..4",
+        ttl_ms: 5_000,
+        fencing: "none",
+        work_ms: "{ dist = \"uniform\", min = 50, max = 250 }",
+        faults: CRASHES,
+        expect: "safe = true\ncoverage = [\"takeover\"]",
+        ..Spec::default()
+    }
+    .toml()
+}
+
 fn scenario() -> Scenario {
-    fencesim_scenario::parse_str(PROFILE, "unit.toml").unwrap()
+    fencesim_scenario::parse_str(&profile(), "unit.toml").unwrap()
 }
 
 fn outcome(seed: u64, violations: &[Invariant], metrics: Metrics) -> SeedOutcome {

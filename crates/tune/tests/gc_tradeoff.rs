@@ -6,15 +6,12 @@ use fencesim_tune::report::Targets;
 
 #[test]
 fn on_the_gc_profile_false_expiries_fall_and_takeover_latency_rises_with_the_ttl() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/tune/jvm-gc.toml"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
+    let path = fencesim_testkit::catalogue_path("tune/jvm-gc");
+    let text = std::fs::read_to_string(&path).unwrap();
     let vary = "lease.ttl_ms=2000,6000,16000";
     let sweep = fencesim_tune::prepare(
         &text,
-        path,
+        path.to_str().unwrap(),
         &[],
         &[(vary.to_string(), fencesim_tune::parse_vary(vary).unwrap())],
         Some(SeedRange::parse("0..80").unwrap()),

@@ -12,10 +12,7 @@ use fencesim_tune::report::{Decision, Targets, TuneReport};
 /// scenarios/tune/client-go-outage.toml without its scheduled coordinator restart: the
 /// profile holds no outage, so every outage target has to be judged on added ones.
 fn profile() -> String {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/tune/client-go-outage.toml"
-    );
+    let path = fencesim_testkit::catalogue_path("tune/client-go-outage");
     let text = std::fs::read_to_string(path).unwrap();
     let without = text.replace(
         "[[faults.schedule]]\nat_ms = 60_000\nkind = \"coordinator-restart\"\nduration_ms = 60_000\n",

@@ -2,26 +2,10 @@
 //! identical rows whatever their position in the grid.
 
 use fencesim_scenario::SeedRange;
+use fencesim_testkit::Spec;
 use fencesim_tune::report::Targets;
 
-const PROFILE: &str = r#"
-name = "tune-sweep-test"
-description = "GC pauses and crashes on a short run"
-duration_ms = 20_000
-seeds = "0..3"
-
-[lease]
-ttl_ms = 3_000
-token_source = "durable-counter"
-
-[storage]
-fencing = "same-store-txn"
-
-[workers]
-count = 2
-resources = ["job-1"]
-work_ms = { dist = "uniform", min = 50, max = 250 }
-
+const FAULTS: &str = r#"
 [[faults.random]]
 kind = "gc-pause"
 rate_per_min = 6.0
@@ -31,17 +15,30 @@ duration_ms = { dist = "uniform", min = 500, max = 4_000 }
 kind = "worker-crash"
 rate_per_min = 3.0
 duration_ms = { dist = "uniform", min = 2_000, max = 5_000 }
-
-[expect]
-safe = true
-coverage = ["takeover"]
 "#;
+
+/// The shared base scenario on a short run with a 3 s TTL, GC pauses and crashes.
+fn profile() -> String {
+    Spec {
+        name: "tune-sweep-test",
+        description: "GC pauses and crashes on a short run",
+        duration_ms: 20_000,
+        seeds: "0..3",
+        ttl_ms: 3_000,
+        fencing: "same-store-txn",
+        work_ms: "{ dist = \"uniform\", min = 50, max = 250 }",
+        faults: FAULTS,
+        expect: "safe = true\ncoverage = [\"takeover\"]",
+        ..Spec::default()
+    }
+    .toml()
+}
 
 #[test]
 fn two_identical_settings_give_identical_rows() {
     let vary = fencesim_tune::parse_vary("lease.ttl_ms=3000").unwrap();
     let mut sweep = fencesim_tune::prepare(
-        PROFILE,
+        &profile(),
         "sweep.toml",
         &[],
         &[("lease.ttl_ms=3000".into(), vary)],

@@ -30,14 +30,10 @@ pub fn fencesim_env(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> (i32, St
     )
 }
 
-/// The path of catalogue scenario `name` (`scenarios/<name>.toml`).
+/// The path of catalogue scenario `name` (`scenarios/<name>.toml`) as a command-line argument.
 pub fn catalogue(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios")
-        .join(format!("{name}.toml"))
-        .to_str()
-        .unwrap()
-        .to_string()
+    let path = fencesim_testkit::catalogue_path(name);
+    path.to_str().unwrap().to_string()
 }
 
 /// The words of a POSIX shell command line as `fencesim` prints them: plain words and

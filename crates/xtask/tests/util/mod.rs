@@ -19,12 +19,8 @@ pub fn xtask(args: &[&str], dir: &Path) -> (i32, String, String) {
     )
 }
 
-/// The path of catalogue scenario `name` (`scenarios/<name>.toml`).
+/// The path of catalogue scenario `name` (`scenarios/<name>.toml`) as a command-line argument.
 pub fn catalogue(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios")
-        .join(format!("{name}.toml"))
-        .to_str()
-        .unwrap()
-        .to_string()
+    let path = fencesim_testkit::catalogue_path(name);
+    path.to_str().unwrap().to_string()
 }
