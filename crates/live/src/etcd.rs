@@ -254,6 +254,7 @@ pub struct Server {
     log: PathBuf,
     client_port: u16,
     peer_port: u16,
+    every_loopback_address: bool,
     child: Option<Child>,
 }
 
@@ -269,6 +270,17 @@ impl Server {
     /// Each etcd process is registered with `guard`, if any, which kills it if the supervisor
     /// dies.
     pub fn start(dir: &Path, guard: Option<Arc<Guard>>) -> Result<Server, String> {
+        Server::start_listening(dir, guard, false)
+    }
+
+    /// [`Server::start`], listening for clients on 127.0.0.1 or, with
+    /// `every_loopback_address` (in a private network namespace only: [`crate::netns`]), on
+    /// every address.
+    pub fn start_listening(
+        dir: &Path,
+        guard: Option<Arc<Guard>>,
+        every_loopback_address: bool,
+    ) -> Result<Server, String> {
         let (client_port, peer_port) =
             free_ports().map_err(|error| format!("no free loopback port: {error}"))?;
         let mut server = Server {
@@ -277,6 +289,7 @@ impl Server {
             log: dir.join("etcd.log"),
             client_port,
             peer_port,
+            every_loopback_address,
             child: None,
         };
         server.spawn()?;
@@ -304,7 +317,11 @@ impl Server {
         let child = Command::new(etcd_binary())
             .arg("--name=fencesim")
             .arg(format!("--data-dir={}", self.data_dir.display()))
-            .arg(format!("--listen-client-urls={client}"))
+            .arg(if self.every_loopback_address {
+                format!("--listen-client-urls=http://0.0.0.0:{}", self.client_port)
+            } else {
+                format!("--listen-client-urls={client}")
+            })
             .arg(format!("--advertise-client-urls={client}"))
             .arg(format!("--listen-peer-urls={peer}"))
             .arg(format!("--initial-advertise-peer-urls={peer}"))

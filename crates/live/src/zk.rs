@@ -430,6 +430,17 @@ pub struct Server {
 impl Server {
     /// Starts ZooKeeper (tickTime `tick_ms`) under `dir` and waits until it answers (20 s).
     pub fn start(dir: &Path, tick_ms: u64, guard: Option<Arc<Guard>>) -> Result<Server, String> {
+        Server::start_listening(dir, tick_ms, guard, false)
+    }
+
+    /// [`Server::start`], listening on 127.0.0.1 or, with `every_loopback_address` (in a
+    /// private network namespace only: [`crate::netns`]), on every address.
+    pub fn start_listening(
+        dir: &Path,
+        tick_ms: u64,
+        guard: Option<Arc<Guard>>,
+        every_loopback_address: bool,
+    ) -> Result<Server, String> {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map_err(|error| format!("no free loopback port: {error}"))?
@@ -439,9 +450,14 @@ impl Server {
         std::fs::write(
             &config,
             format!(
-                "tickTime={tick_ms}\ndataDir={}\nclientPort={port}\nclientPortAddress=127.0.0.1\n\
+                "tickTime={tick_ms}\ndataDir={}\nclientPort={port}\nclientPortAddress={}\n\
                  admin.enableServer=false\nmaxClientCnxns=0\n",
-                data.display()
+                data.display(),
+                if every_loopback_address {
+                    "0.0.0.0"
+                } else {
+                    "127.0.0.1"
+                }
             ),
         )
         .map_err(|error| format!("{}: {error}", config.display()))?;
