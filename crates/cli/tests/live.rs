@@ -365,3 +365,237 @@ fn ctrl_c_during_the_compare_simulation_stops_it() {
     );
     assert!(!report.exists(), "no report after an interrupt");
 }
+
+/// Network cuts need a private network namespace with nftables (root): `false`, with the
+/// reason printed, when this machine cannot make one.
+fn netns_or_skip() -> bool {
+    match fencesim_live::netns::available() {
+        Ok(()) => true,
+        Err(error) => {
+            println!("SKIPPED: {error}");
+            false
+        }
+    }
+}
+
+/// worker-0 holds the lease (worker-1 starts 500 ms late), then is cut off etcd at 1.5 s for
+/// 3 s while it still reaches the SQLite store. Short timeouts keep the run to about 30 s.
+const HOLDER_CUT: &str = r#"
+name = "live-holder-cut"
+description = "worker-0, the holder, cut off etcd for 3 s: worker-1 takes over; sql fencing rejects worker-0's late writes."
+duration_ms = 6_000
+seeds = "0..1"
+
+[lease]
+preset = "etcd"
+ttl_ms = 2_000
+
+[storage]
+fencing = "sql"
+
+[workers]
+count = 2
+resources = ["job-1"]
+work_ms = { dist = "uniform", min = 20, max = 60 }
+writes_per_lease = 1_000
+request_timeout_ms = 200
+acquire_retry_ms = 20
+
+[[faults.schedule]]
+at_ms = 0
+kind = "partition"
+nodes = ["worker-1"]
+peers = ["coordinator"]
+duration_ms = 500
+
+[[faults.schedule]]
+at_ms = 1_500
+kind = "partition"
+nodes = ["worker-0"]
+peers = ["coordinator"]
+duration_ms = 3_000
+
+[expect]
+safe = true
+coverage = ["takeover"]
+"#;
+
+/// Each event of a kept history as `(t_ms, node, event name, the whole line)`.
+fn events(history: &str) -> Vec<(f64, String, String, serde_json::Value)> {
+    history
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            let text = |field: &str| value[field].as_str().unwrap_or("").to_string();
+            (
+                value["t_ns"].as_f64().unwrap() / 1e6,
+                text("node"),
+                text("event"),
+                value,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_holder_cut_off_etcd_for_real_loses_its_lease_and_its_renewals() {
+    if !etcd_or_skip() || !netns_or_skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("live-holder-cut.toml");
+    std::fs::write(&file, HOLDER_CUT).unwrap();
+    let out = tmp.path().join("kept");
+    let run_dirs = tmp.path().join("runs");
+    std::fs::create_dir(&run_dirs).unwrap();
+    let output = Command::new(BIN)
+        .arg("live")
+        .arg(&file)
+        .args(["--runs", "1", "--out"])
+        .arg(&out)
+        .env("TMPDIR", &run_dirs)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("takeover window"), "{stdout}");
+    let history = std::fs::read_to_string(out.join("live-holder-cut/run-0/history.jsonl")).unwrap();
+    let events = events(&history);
+    let at = |name: &str| {
+        events
+            .iter()
+            .find(|(_, _, event, _)| event == name)
+            .map(|(t, ..)| *t)
+            .unwrap_or_else(|| panic!("no {name} in {history}"))
+    };
+    let (cut, healed) = (at("partition-started"), at("partition-healed"));
+    assert!(
+        (1_400.0..1_700.0).contains(&cut) && (4_400.0..4_700.0).contains(&healed),
+        "cut {cut} ms, healed {healed} ms"
+    );
+    // The real cut: etcd renews none of worker-0's leases while it lasts (one request timeout
+    // for the keepalive already on its way), and worker-0 sees its keepalives fail.
+    let renewed_in_cut: Vec<f64> = events
+        .iter()
+        .filter(|(t, _, event, value)| {
+            event == "renewed" && value["holder"] == "worker-0" && *t > cut + 200.0 && *t < healed
+        })
+        .map(|(t, ..)| *t)
+        .collect();
+    assert!(
+        renewed_in_cut.is_empty(),
+        "renewed through the cut at {renewed_in_cut:?} ms"
+    );
+    assert!(
+        events.iter().any(|(t, node, event, _)| node == "worker-0"
+            && event == "renew-failed"
+            && (cut..healed).contains(t)),
+        "worker-0 saw no failed keepalive in the cut: {history}"
+    );
+    // etcd expires worker-0's lease and grants worker-1 while worker-0 is still cut off.
+    let takeover = events
+        .iter()
+        .find(|(t, _, event, value)| {
+            event == "granted" && value["holder"] == "worker-1" && *t > cut
+        })
+        .map(|(t, ..)| *t)
+        .expect("worker-1 is granted the lease after the cut");
+    assert!(
+        takeover < healed,
+        "takeover at {takeover} ms, after the heal at {healed} ms"
+    );
+    assert!(
+        std::fs::read_dir(&run_dirs).unwrap().next().is_none(),
+        "the run's temp directory is gone"
+    );
+}
+
+/// The network namespace of `pid` (`net:[inode]`).
+fn netns_of(pid: u32) -> Option<String> {
+    std::fs::read_link(format!("/proc/{pid}/ns/net"))
+        .ok()
+        .map(|link| link.display().to_string())
+}
+
+#[test]
+fn sigkill_of_a_supervisor_in_its_network_namespace_leaves_no_process_or_namespace() {
+    if !etcd_or_skip() || !netns_or_skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("live-holder-cut.toml");
+    std::fs::write(&file, HOLDER_CUT).unwrap();
+    let run_dirs = tmp.path().join("runs");
+    std::fs::create_dir(&run_dirs).unwrap();
+    let mut child = Command::new(BIN)
+        .arg("live")
+        .arg(&file)
+        .args(["--runs", "1"])
+        .env("TMPDIR", &run_dirs)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Until etcd, the guard and both workers run (worker-1 from 0.5 s), then into the cut.
+    let mut started = Vec::new();
+    for _ in 0..300 {
+        started = descendants(child.id());
+        if started.iter().any(|(_, c)| c == "etcd")
+            && started.iter().filter(|(_, c)| c == "fencesim").count() >= 3
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let etcd = started
+        .iter()
+        .find(|(_, c)| c == "etcd")
+        .map(|(pid, _)| *pid)
+        .unwrap_or_else(|| panic!("etcd runs: {started:?}"));
+    let namespace = netns_of(etcd).unwrap();
+    assert_ne!(
+        Some(&namespace),
+        netns_of(std::process::id()).as_ref(),
+        "etcd runs in a namespace of its own"
+    );
+    assert_eq!(
+        netns_of(child.id()).as_ref(),
+        Some(&namespace),
+        "and the supervisor with it"
+    );
+    std::thread::sleep(Duration::from_millis(2_000));
+    started = descendants(child.id());
+    assert!(started.iter().filter(|(_, c)| c == "fencesim").count() >= 3);
+
+    let killed_ns = fencesim_live::record::now_unix_ns();
+    let elapsed_ms = || (fencesim_live::record::now_unix_ns() - killed_ns) / 1_000_000;
+    Command::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status()
+        .unwrap();
+    child.wait().unwrap();
+    loop {
+        let left: Vec<_> = started.iter().filter(|(pid, _)| alive(*pid)).collect();
+        let in_namespace: Vec<u32> = processes()
+            .iter()
+            .map(|(pid, ..)| *pid)
+            .filter(|pid| netns_of(*pid).as_ref() == Some(&namespace))
+            .collect();
+        let dir_left = std::fs::read_dir(&run_dirs).unwrap().next().is_some();
+        if left.is_empty() && in_namespace.is_empty() && !dir_left {
+            println!("nothing left {} ms after SIGKILL", elapsed_ms());
+            return;
+        }
+        assert!(
+            elapsed_ms() < 5_000,
+            "5 s after SIGKILL: processes {left:?}, in {namespace}: {in_namespace:?}, a directory left: {dir_left}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
