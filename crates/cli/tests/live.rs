@@ -332,7 +332,7 @@ fn ctrl_c_during_the_compare_simulation_stops_it() {
     )
     .unwrap();
     let report = tmp.path().join("fidelity.md");
-    let child = Command::new(BIN)
+    let mut child = Command::new(BIN)
         .args([
             "live",
             &scenario("gc-pause-textbook-etcd-none.toml"),
@@ -346,23 +346,46 @@ fn ctrl_c_during_the_compare_simulation_stops_it() {
         .arg(&kept)
         .arg("--report")
         .arg(&report)
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1_500));
+    // The live side's summary is the last line before the simulation starts.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("live takeover window") {
+        line.clear();
+        let read = std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
+        assert!(read > 0, "the command ended before the simulation");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(child.try_wait().unwrap().is_none(), "still simulating");
+    let sent_ns = fencesim_live::record::now_unix_ns();
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let stopped = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        let waited_ms = (fencesim_live::record::now_unix_ns() - sent_ns) / 1_000_000;
+        if waited_ms > 3_000 {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("still simulating {waited_ms} ms after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    println!(
+        "stopped {} ms after SIGINT",
+        (fencesim_live::record::now_unix_ns() - sent_ns) / 1_000_000
     );
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(stopped.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
     assert!(!report.exists(), "no report after an interrupt");
 }
 
