@@ -225,6 +225,63 @@ fn a_scenario_live_mode_cannot_run_is_refused_before_anything_starts() {
     assert!(Path::new(tmp.path()).read_dir().unwrap().next().is_none());
 }
 
+#[test]
+fn a_fault_only_a_later_runs_seed_draws_is_refused_before_anything_starts() {
+    // Random partitions (a worker isolated from every node, the SQLite store too, which live
+    // mode cannot cut): some seeds draw none in the run, others do.
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(scenario("gc-pause-textbook-etcd-none.toml")).unwrap();
+    let at = base.find("[expect]").unwrap();
+    let random = "[[faults.random]]\nkind = \"partition\"\nrate_per_min = 1.0\nduration_ms = { dist = \"uniform\", min = 100, max = 200 }\n\n";
+    let text = format!("{}{random}{}", &base[..at], &base[at..]);
+    let draws = tmp.path().join("draws.toml");
+    std::fs::write(&draws, &text).unwrap();
+    let loaded = fencesim_scenario::load(&draws).unwrap();
+    let refused = |seed: u64| fencesim_live::live_plan(&loaded, seed).is_err();
+    // An accepted seed followed, within 40 seeds, by a refused one.
+    let start = (0..200)
+        .find(|&seed| !refused(seed) && (seed + 1..seed + 40).any(refused))
+        .expect("an accepted seed before a refused one");
+    let later = (start + 1..).find(|&seed| refused(seed)).unwrap();
+    let file = tmp.path().join("random-partitions.toml");
+    std::fs::write(
+        &file,
+        text.replace(
+            "seeds = \"0..40\"",
+            &format!("seeds = \"{start}..{}\"", start + 100),
+        ),
+    )
+    .unwrap();
+    let runs = (later - start + 1).to_string();
+    let run_dirs = tmp.path().join("runs");
+    std::fs::create_dir(&run_dirs).unwrap();
+    let before_ns = fencesim_live::record::now_unix_ns();
+    let output = Command::new(BIN)
+        .arg("live")
+        .arg(&file)
+        .args(["--runs", &runs])
+        .env("TMPDIR", &run_dirs)
+        .output()
+        .unwrap();
+    let took_ms = (fencesim_live::record::now_unix_ns() - before_ns) / 1_000_000;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    for expected in [
+        "random-partitions.toml",
+        &format!("(seed {later})"),
+        "partition",
+    ] {
+        assert!(stderr.contains(expected), "{expected:?} in {stderr}");
+    }
+    assert!(
+        !String::from_utf8_lossy(&output.stdout).contains("etcd Version"),
+        "etcd was asked before the refusal"
+    );
+    assert!(took_ms < 2_000, "refused after {took_ms} ms");
+    assert!(std::fs::read_dir(&run_dirs).unwrap().next().is_none());
+    println!("refused in {took_ms} ms: {stderr}");
+}
+
 /// A process's state letter (`R`, `S`, `T` for stopped, ...).
 fn state(pid: u32) -> Option<String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
