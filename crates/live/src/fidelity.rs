@@ -660,7 +660,7 @@ fn push_scenario(out: &mut String, c: &Comparison) {
         }
     ));
     let table = "| side | n | min | p10 | p25 | p50 | p75 | p90 | max | mean (95 % CI) |\n|---|---|---|---|---|---|---|---|---|---|\n";
-    out.push_str("\nTakeover window: from the paused or crashed holder's last keepalive to the next grant to another worker (ms).\n\n");
+    out.push_str("\nTakeover window: from the paused, crashed or cut-off holder's last keepalive to the next grant to another worker (ms).\n\n");
     out.push_str(table);
     out.push_str(&Stats::of(&c.live.windows()).row("live"));
     out.push_str(&Stats::of(&c.sim.windows()).row("simulated"));

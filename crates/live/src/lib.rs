@@ -1,6 +1,7 @@
 //! Live mode: a scenario whose lease service is the `etcd` preset, run against a
 //! real etcd 3.4, one real OS process per worker and a real SQLite file, with the schedule
-//! injected for real (SIGSTOP/SIGCONT, SIGKILL and restart, an etcd restart). Every process
+//! injected for real (SIGSTOP/SIGCONT, SIGKILL and restart, an etcd restart, nftables cuts in
+//! a private network namespace: [`netns`]). Every process
 //! logs the simulator's events stamped with real time; the merged [`History`] is judged by
 //! the same checker (`fencesim_check::check`).
 //!
