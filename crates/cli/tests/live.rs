@@ -679,3 +679,54 @@ fn sigkill_of_a_supervisor_in_its_network_namespace_leaves_no_process_or_namespa
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn the_guard_kills_a_marked_process_never_registered_and_spares_other_runs() {
+    // A supervisor SIGKILLed between starting a process and telling its guard: the guard
+    // finds it by the run's mark in its environment.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("fencesim-live-run");
+    std::fs::create_dir(&dir).unwrap();
+    let other = tmp.path().join("fencesim-live-other-run");
+    let sleeper = |mark: &Path| {
+        Command::new("sleep")
+            .arg("60")
+            .env(fencesim_live::guard::RUN_MARK, mark)
+            .spawn()
+            .unwrap()
+    };
+    let mut unregistered = sleeper(&dir);
+    let mut registered = sleeper(Path::new("/elsewhere"));
+    let mut spared = sleeper(&other);
+    let mut guard = Command::new(BIN)
+        .arg("live-guard")
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = guard.stdin.take().unwrap();
+        std::io::Write::write_all(
+            &mut stdin,
+            format!("dir {}\npid {}\n", dir.display(), registered.id()).as_bytes(),
+        )
+        .unwrap();
+    } // the pipe closes: the supervisor is gone
+    assert!(guard.wait().unwrap().success());
+    for (name, child) in [
+        ("the unregistered process", &mut unregistered),
+        ("the registered process", &mut registered),
+    ] {
+        let status = child.try_wait().unwrap();
+        assert!(
+            status.is_some_and(|s| !s.success()),
+            "{name} survived: {status:?}"
+        );
+    }
+    assert!(!dir.exists(), "the run's directory is gone");
+    assert!(
+        spared.try_wait().unwrap().is_none(),
+        "another run's process was killed"
+    );
+    spared.kill().unwrap();
+    spared.wait().unwrap();
+}

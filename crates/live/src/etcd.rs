@@ -314,7 +314,8 @@ impl Server {
             .map_err(|error| format!("{}: {error}", self.log.display()))?;
         let client = format!("http://127.0.0.1:{}", self.client_port);
         let peer = format!("http://127.0.0.1:{}", self.peer_port);
-        let child = Command::new(etcd_binary())
+        let mut command = Command::new(etcd_binary());
+        command
             .arg("--name=fencesim")
             .arg(format!("--data-dir={}", self.data_dir.display()))
             .arg(if self.every_loopback_address {
@@ -329,7 +330,11 @@ impl Server {
             .arg("--enable-v2=false")
             .stdin(Stdio::null())
             .stdout(log.try_clone().map_err(|error| error.to_string())?)
-            .stderr(log)
+            .stderr(log);
+        if let Some(guard) = &self.guard {
+            guard.mark(&mut command);
+        }
+        let child = command
             .spawn()
             .map_err(|error| format!("cannot start {}: {error}", etcd_binary().display()))?;
         if let Some(guard) = &self.guard {

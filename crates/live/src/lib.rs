@@ -661,19 +661,20 @@ impl Run<'_> {
         )
         .map_err(setup)?;
         let stderr = std::fs::File::create(&stderr_path).map_err(setup)?;
-        let child = Command::new(self.worker_exe)
+        let mut command = Command::new(self.worker_exe);
+        command
             .arg("live-worker")
             .arg(&config_path)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(stderr)
-            .spawn()
-            .map_err(|error| {
-                LiveError::Setup(format!(
-                    "cannot start {}: {error}",
-                    self.worker_exe.display()
-                ))
-            })?;
+            .stderr(stderr);
+        workers.guard.mark(&mut command);
+        let child = command.spawn().map_err(|error| {
+            LiveError::Setup(format!(
+                "cannot start {}: {error}",
+                self.worker_exe.display()
+            ))
+        })?;
         self.logs.push(events);
         workers.guard.started(child.id());
         workers

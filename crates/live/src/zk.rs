@@ -483,14 +483,19 @@ impl Server {
             .append(true)
             .open(&self.log)
             .map_err(|error| format!("{}: {error}", self.log.display()))?;
-        let child = Command::new("java")
+        let mut command = Command::new("java");
+        command
             .arg("-cp")
             .arg(zookeeper_jar())
             .arg("org.apache.zookeeper.server.ZooKeeperServerMain")
             .arg(&self.config)
             .stdin(Stdio::null())
             .stdout(log.try_clone().map_err(|error| error.to_string())?)
-            .stderr(log)
+            .stderr(log);
+        if let Some(guard) = &self.guard {
+            guard.mark(&mut command);
+        }
+        let child = command
             .spawn()
             .map_err(|error| format!("cannot start ZooKeeper (java): {error}"))?;
         if let Some(guard) = &self.guard {
