@@ -523,9 +523,31 @@ fn a_holder_cut_off_etcd_for_real_loses_its_lease_and_its_renewals() {
     if !etcd_or_skip() || !netns_or_skip() {
         return;
     }
+    holder_cut(HOLDER_CUT, "worker-0", "worker-1");
+}
+
+#[test]
+fn a_holder_link_cut_cuts_the_worker_etcd_names_as_the_holder() {
+    if !etcd_or_skip() || !netns_or_skip() {
+        return;
+    }
+    // worker-1 holds the lease this time (worker-0 starts late), and the supervisor asks etcd
+    // who holds it at 1.5 s: worker-1, not worker-0, whom the simulator cuts when none is held.
+    let late = "nodes = [\"worker-1\"]\npeers = [\"coordinator\"]\nduration_ms = 500";
+    let explicit = "kind = \"partition\"\nnodes = [\"worker-0\"]\npeers = [\"coordinator\"]\nduration_ms = 3_000";
+    assert!(HOLDER_CUT.contains(late) && HOLDER_CUT.contains(explicit));
+    let scenario = HOLDER_CUT
+        .replace(explicit, "kind = \"holder-link-cut\"\nduration_ms = 3_000")
+        .replace(late, &late.replace("worker-1", "worker-0"));
+    holder_cut(&scenario, "worker-1", "worker-0");
+}
+
+/// Runs `scenario` (HOLDER_CUT or a variant) live once: `holder`, holding the lease, is cut
+/// off etcd from 1.5 s to 4.5 s and `other` takes over.
+fn holder_cut(scenario: &str, holder: &str, other: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("live-holder-cut.toml");
-    std::fs::write(&file, HOLDER_CUT).unwrap();
+    std::fs::write(&file, scenario).unwrap();
     let out = tmp.path().join("kept");
     let run_dirs = tmp.path().join("runs");
     std::fs::create_dir(&run_dirs).unwrap();
@@ -555,16 +577,22 @@ fn a_holder_cut_off_etcd_for_real_loses_its_lease_and_its_renewals() {
             .unwrap_or_else(|| panic!("no {name} in {history}"))
     };
     let (cut, healed) = (at("partition-started"), at("partition-healed"));
+    let started = events
+        .iter()
+        .find(|(_, _, event, _)| event == "partition-started")
+        .map(|(.., value)| value.clone())
+        .unwrap();
+    assert_eq!(started["from"], serde_json::json!([holder]), "{started}");
     assert!(
         (1_400.0..1_700.0).contains(&cut) && (4_400.0..4_700.0).contains(&healed),
         "cut {cut} ms, healed {healed} ms"
     );
-    // The real cut: etcd renews none of worker-0's leases while it lasts (one request timeout
-    // for the keepalive already on its way), and worker-0 sees its keepalives fail.
+    // The real cut: etcd renews none of the holder's leases while it lasts (one request
+    // timeout for the keepalive already on its way), and the holder sees its keepalives fail.
     let renewed_in_cut: Vec<f64> = events
         .iter()
         .filter(|(t, _, event, value)| {
-            event == "renewed" && value["holder"] == "worker-0" && *t > cut + 200.0 && *t < healed
+            event == "renewed" && value["holder"] == holder && *t > cut + 200.0 && *t < healed
         })
         .map(|(t, ..)| *t)
         .collect();
@@ -573,19 +601,17 @@ fn a_holder_cut_off_etcd_for_real_loses_its_lease_and_its_renewals() {
         "renewed through the cut at {renewed_in_cut:?} ms"
     );
     assert!(
-        events.iter().any(|(t, node, event, _)| node == "worker-0"
+        events.iter().any(|(t, node, event, _)| node == holder
             && event == "renew-failed"
             && (cut..healed).contains(t)),
-        "worker-0 saw no failed keepalive in the cut: {history}"
+        "{holder} saw no failed keepalive in the cut: {history}"
     );
-    // etcd expires worker-0's lease and grants worker-1 while worker-0 is still cut off.
+    // etcd expires the holder's lease and grants the other worker while the holder is cut off.
     let takeover = events
         .iter()
-        .find(|(t, _, event, value)| {
-            event == "granted" && value["holder"] == "worker-1" && *t > cut
-        })
+        .find(|(t, _, event, value)| event == "granted" && value["holder"] == other && *t > cut)
         .map(|(t, ..)| *t)
-        .expect("worker-1 is granted the lease after the cut");
+        .unwrap_or_else(|| panic!("{other} is granted the lease after the cut: {history}"));
     assert!(
         takeover < healed,
         "takeover at {takeover} ms, after the heal at {healed} ms"

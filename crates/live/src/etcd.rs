@@ -103,6 +103,19 @@ impl Client {
         Ok(kv.is_some_and(|kv| int(kv, "create_revision") == token))
     }
 
+    /// The holder named in the lock key of `scope` (its value), while the key exists.
+    pub fn holder(&self, scope: &str) -> Result<Option<String>, HttpError> {
+        let response = self.call(
+            "/v3/kv/range",
+            json!({ "key": base64(lock_key(scope).as_bytes()) }),
+        )?;
+        Ok(response
+            .get("kvs")
+            .and_then(Value::as_array)
+            .and_then(|kvs| kvs.first())
+            .map(|kv| text(kv, "value")))
+    }
+
     /// `LeaseGrant`: a new lease of `ttl_s` seconds (etcd raises it to its minimum silently);
     /// returns its ID and the granted TTL.
     pub fn grant(&self, ttl_s: u64) -> Result<(i64, i64), HttpError> {

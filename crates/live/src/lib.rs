@@ -96,6 +96,10 @@ enum Action {
     /// them and the lease service dropped by nftables in the run's private network namespace
     /// ([`netns`]) for `ms`.
     Cut { nodes: Vec<String>, ms: f64 },
+    /// [`Action::Cut`] of the worker holding a lease in the service when it begins (the
+    /// first scope in name order; worker-0 when none is held), as the simulator picks it.
+    /// `id` tells the heal which worker the begin cut.
+    CutHolder { id: usize, ms: f64 },
 }
 
 /// What live mode will do for a scenario and seed: the schedule, validated.
@@ -433,6 +437,10 @@ fn translate(scenario: &Scenario, seed: u64) -> Result<(Vec<(f64, Action)>, f64)
                     ms: duration_ms,
                 }
             }
+            Fault::HolderLinkCut { duration_ms } => Action::CutHolder {
+                id: actions.len(),
+                ms: duration_ms,
+            },
             Fault::GcPause { node, .. } => {
                 return Err(format!(
                     "fault `{fault}` at {at_ms} ms (seed {seed}): live mode pauses workers only, not the {node}"
@@ -446,8 +454,8 @@ fn translate(scenario: &Scenario, seed: u64) -> Result<(Vec<(f64, Action)>, f64)
             other => {
                 return Err(format!(
                     "fault `{other}` at {at_ms} ms (seed {seed}): live mode injects gc-pause of a \
-                     worker, worker-crash, coordinator-restart, and a two-way partition of \
-                     workers from the coordinator"
+                     worker, worker-crash, coordinator-restart, a two-way partition of \
+                     workers from the coordinator, and a holder-link-cut"
                 ))
             }
         };
@@ -477,7 +485,7 @@ impl LivePlan {
     pub fn cuts_network(&self) -> bool {
         self.actions
             .iter()
-            .any(|(_, action)| matches!(action, Action::Cut { .. }))
+            .any(|(_, action)| matches!(action, Action::Cut { .. } | Action::CutHolder { .. }))
     }
 }
 
@@ -619,6 +627,8 @@ struct Run<'a> {
     private_network: bool,
     /// The run's network cuts, when it has any.
     firewall: Option<netns::Firewall>,
+    /// The worker each holder cut in progress cut off, by [`Action::CutHolder`]'s id.
+    cut_holders: BTreeMap<usize, String>,
 }
 
 impl Run<'_> {
@@ -796,6 +806,7 @@ pub fn run_live(
         phase_ms: 0.0,
         private_network,
         firewall,
+        cut_holders: BTreeMap::new(),
     };
     let mut workers = Workers {
         children: BTreeMap::new(),
@@ -943,6 +954,39 @@ impl LeaseServer {
                     worker::Service::Zookeeper(addr),
                     std::thread::spawn(move || watch_zookeeper(addr, &scopes, &log, &stop)),
                 )
+            }
+        }
+    }
+
+    /// The worker holding the lock of the first of `scopes` (in name order) that is held
+    /// now, as the service itself says; `None` when none is (or it cannot be asked).
+    fn holder(&self, scopes: &BTreeSet<String>) -> Option<String> {
+        match self {
+            LeaseServer::Etcd(server) => {
+                let client = server.client();
+                scopes
+                    .iter()
+                    .find_map(|scope| client.holder(scope).ok().flatten())
+            }
+            LeaseServer::Zookeeper(server) => {
+                let mut session =
+                    zk::Session::connect(server.addr(), 10_000, Duration::from_secs(1)).ok()?;
+                let holder = scopes.iter().find_map(|scope| {
+                    let dir = zk::lock_dir(scope);
+                    let Ok(Ok((children, _))) = session.children(&dir) else {
+                        return None;
+                    };
+                    let (_, lowest) = children
+                        .iter()
+                        .filter_map(|name| zk::sequence(name).map(|n| (n, name)))
+                        .min()?;
+                    match session.get(&format!("{dir}/{lowest}")) {
+                        Ok(Ok((data, _))) => Some(String::from_utf8_lossy(&data).into_owned()),
+                        _ => None,
+                    }
+                });
+                let _ = session.close();
+                holder
             }
         }
     }
@@ -1111,7 +1155,8 @@ fn fault_steps(live: &LivePlan) -> Vec<(f64, bool, &Action)> {
             | Action::Crash { ms, .. }
             | Action::EtcdRestart { ms }
             | Action::LateStart { ms, .. }
-            | Action::Cut { ms, .. } => *ms,
+            | Action::Cut { ms, .. }
+            | Action::CutHolder { ms, .. } => *ms,
         };
         if !matches!(action, Action::LateStart { .. }) {
             steps.push((*start, true, action));
@@ -1175,26 +1220,23 @@ fn apply(
             server.restart().map_err(LiveError::Setup)?;
             log.record(COORDINATOR, EventKind::Restarted, None);
         }
-        (Action::Cut { nodes, .. }, begin) => {
-            let firewall = run.firewall.as_mut().ok_or_else(|| {
-                LiveError::Setup("a network cut without the run's firewall".into())
-            })?;
-            for node in nodes {
-                firewall
-                    .set(worker_index(node)?, begin)
-                    .map_err(LiveError::Setup)?;
+        (Action::Cut { nodes, .. }, begin) => cut(run, nodes, begin, log)?,
+        (Action::CutHolder { id, .. }, true) => {
+            let scopes: BTreeSet<String> = run
+                .scenario
+                .workers
+                .resources
+                .iter()
+                .map(|r| run.scenario.lease_scope_of(r))
+                .collect();
+            let holder = server.holder(&scopes).unwrap_or_else(|| worker_name(0));
+            run.cut_holders.insert(*id, holder.clone());
+            cut(run, &[holder], true, log)?;
+        }
+        (Action::CutHolder { id, .. }, false) => {
+            if let Some(holder) = run.cut_holders.remove(id) {
+                cut(run, &[holder], false, log)?;
             }
-            let (from, to) = (nodes.clone(), vec![COORDINATOR.to_string()]);
-            let one_way = false;
-            log.record(
-                NEMESIS,
-                if begin {
-                    EventKind::PartitionStarted { from, to, one_way }
-                } else {
-                    EventKind::PartitionHealed { from, to, one_way }
-                },
-                None,
-            );
         }
         (Action::LateStart { nodes, .. }, _) => {
             for node in nodes {
@@ -1202,6 +1244,32 @@ fn apply(
             }
         }
     }
+    Ok(())
+}
+
+/// Cuts (`begin`) or reconnects `nodes` and the lease service, and logs it as the simulator
+/// does.
+fn cut(run: &mut Run<'_>, nodes: &[String], begin: bool, log: &Log) -> Result<(), LiveError> {
+    let firewall = run
+        .firewall
+        .as_mut()
+        .ok_or_else(|| LiveError::Setup("a network cut without the run's firewall".into()))?;
+    for node in nodes {
+        firewall
+            .set(worker_index(node)?, begin)
+            .map_err(LiveError::Setup)?;
+    }
+    let (from, to) = (nodes.to_vec(), vec![COORDINATOR.to_string()]);
+    let one_way = false;
+    log.record(
+        NEMESIS,
+        if begin {
+            EventKind::PartitionStarted { from, to, one_way }
+        } else {
+            EventKind::PartitionHealed { from, to, one_way }
+        },
+        None,
+    );
     Ok(())
 }
 

@@ -120,6 +120,10 @@ fn options_live_mode_implements_are_accepted() {
     check(&[], &LATE_PARTITION.replace("9_000", "0"), None);
     let two = LATE_PARTITION.replace(r#"["worker-1"]"#, r#"["worker-0", "worker-1"]"#);
     check(&[], &two, None);
+    // The holder's link cut: the worker the service names as the holder when it begins.
+    let holder =
+        "[[faults.schedule]]\nat_ms = 9_000\nkind = \"holder-link-cut\"\nduration_ms = 1_000\n";
+    check(&[], holder, None);
 }
 
 #[expect(
