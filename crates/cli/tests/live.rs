@@ -346,6 +346,7 @@ fn sigkill_of_the_supervisor_leaves_no_process_port_or_temp_directory() {
         .unwrap();
     assert!(status.success());
     child.wait().unwrap();
+    let killed_ns = fencesim_live::record::now_unix_ns();
     let mut left = Vec::new();
     for _ in 0..100 {
         left = started
@@ -356,6 +357,10 @@ fn sigkill_of_the_supervisor_leaves_no_process_port_or_temp_directory() {
         let dir_left = std::fs::read_dir(tmp.path()).unwrap().next().is_some();
         let port_open = std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
         if left.is_empty() && !dir_left && !port_open {
+            println!(
+                "nothing left {} ms after SIGKILL",
+                (fencesim_live::record::now_unix_ns() - killed_ns) / 1_000_000
+            );
             return;
         }
         std::thread::sleep(Duration::from_millis(50));
