@@ -72,6 +72,9 @@ pub(crate) fn live(args: &LiveArgs) -> Result<bool, InputError> {
     let set = args.set.overrides()?;
     let sim_seeds = check_args(args)?;
     let loaded = load(args, &set)?;
+    if args.from_kept.is_none() {
+        private_network(args, &loaded)?;
+    }
     let version = service_versions(&loaded)?;
     let stop = stop_on_signals().map_err(|error| InputError(error.to_string()))?;
     let exe = std::env::current_exe()?;
@@ -134,6 +137,32 @@ fn load(args: &LiveArgs, set: &[Override]) -> Result<Vec<(PathBuf, Arc<Scenario>
         loaded.push((path.clone(), Arc::new(scenario)));
     }
     Ok(loaded)
+}
+
+/// When a live run cuts workers off the lease service: re-runs this command (same pid) in a
+/// private network namespace, where the cuts are nftables rules ([`fencesim_live::netns`]),
+/// or refuses it before anything starts when this machine cannot make one. Inside it, brings
+/// loopback up.
+fn private_network(args: &LiveArgs, loaded: &[(PathBuf, Arc<Scenario>)]) -> Result<(), InputError> {
+    use fencesim_live::netns;
+    let Some((path, seed)) = loaded.iter().find_map(|(path, scenario)| {
+        fencesim_live::first_network_cut(scenario, live_seeds(scenario, args.runs))
+            .map(|seed| (path, seed))
+    }) else {
+        return Ok(());
+    };
+    if netns::inside() {
+        return netns::loopback_up().map_err(InputError);
+    }
+    netns::available().map_err(|why| {
+        InputError(format!(
+            "{}: seed {seed} partitions workers from the coordinator, which live mode cuts for real: {why}",
+            shown(path)
+        ))
+    })?;
+    let exe = std::env::current_exe()?;
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    Err(InputError(netns::reexec(&exe, &argv)))
 }
 
 /// The version of every service the scenarios run against, each printed once; an error

@@ -103,6 +103,19 @@ impl Client {
         Ok(kv.is_some_and(|kv| int(kv, "create_revision") == token))
     }
 
+    /// The holder named in the lock key of `scope` (its value), while the key exists.
+    pub fn holder(&self, scope: &str) -> Result<Option<String>, HttpError> {
+        let response = self.call(
+            "/v3/kv/range",
+            json!({ "key": base64(lock_key(scope).as_bytes()) }),
+        )?;
+        Ok(response
+            .get("kvs")
+            .and_then(Value::as_array)
+            .and_then(|kvs| kvs.first())
+            .map(|kv| text(kv, "value")))
+    }
+
     /// `LeaseGrant`: a new lease of `ttl_s` seconds (etcd raises it to its minimum silently);
     /// returns its ID and the granted TTL.
     pub fn grant(&self, ttl_s: u64) -> Result<(i64, i64), HttpError> {
@@ -254,6 +267,7 @@ pub struct Server {
     log: PathBuf,
     client_port: u16,
     peer_port: u16,
+    every_loopback_address: bool,
     child: Option<Child>,
 }
 
@@ -269,6 +283,17 @@ impl Server {
     /// Each etcd process is registered with `guard`, if any, which kills it if the supervisor
     /// dies.
     pub fn start(dir: &Path, guard: Option<Arc<Guard>>) -> Result<Server, String> {
+        Server::start_listening(dir, guard, false)
+    }
+
+    /// [`Server::start`], listening for clients on 127.0.0.1 or, with
+    /// `every_loopback_address` (in a private network namespace only: [`crate::netns`]), on
+    /// every address.
+    pub fn start_listening(
+        dir: &Path,
+        guard: Option<Arc<Guard>>,
+        every_loopback_address: bool,
+    ) -> Result<Server, String> {
         let (client_port, peer_port) =
             free_ports().map_err(|error| format!("no free loopback port: {error}"))?;
         let mut server = Server {
@@ -277,6 +302,7 @@ impl Server {
             log: dir.join("etcd.log"),
             client_port,
             peer_port,
+            every_loopback_address,
             child: None,
         };
         server.spawn()?;
@@ -301,10 +327,15 @@ impl Server {
             .map_err(|error| format!("{}: {error}", self.log.display()))?;
         let client = format!("http://127.0.0.1:{}", self.client_port);
         let peer = format!("http://127.0.0.1:{}", self.peer_port);
-        let child = Command::new(etcd_binary())
+        let mut command = Command::new(etcd_binary());
+        command
             .arg("--name=fencesim")
             .arg(format!("--data-dir={}", self.data_dir.display()))
-            .arg(format!("--listen-client-urls={client}"))
+            .arg(if self.every_loopback_address {
+                format!("--listen-client-urls=http://0.0.0.0:{}", self.client_port)
+            } else {
+                format!("--listen-client-urls={client}")
+            })
             .arg(format!("--advertise-client-urls={client}"))
             .arg(format!("--listen-peer-urls={peer}"))
             .arg(format!("--initial-advertise-peer-urls={peer}"))
@@ -312,7 +343,11 @@ impl Server {
             .arg("--enable-v2=false")
             .stdin(Stdio::null())
             .stdout(log.try_clone().map_err(|error| error.to_string())?)
-            .stderr(log)
+            .stderr(log);
+        if let Some(guard) = &self.guard {
+            guard.mark(&mut command);
+        }
+        let child = command
             .spawn()
             .map_err(|error| format!("cannot start {}: {error}", etcd_binary().display()))?;
         if let Some(guard) = &self.guard {

@@ -6,9 +6,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use fencesim_check::Checked;
-use fencesim_model::history::{EventKind, History};
+use fencesim_model::{
+    history::{EventKind, History},
+    nodes::COORDINATOR,
+};
 
-/// One pause or crash of a lease holder that ended in a takeover.
+/// One pause, crash or cut (a partition from the coordinator) of a lease holder that ended
+/// in a takeover.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Takeover {
     /// From the holder's last grant or successful keepalive before its pause to the service's
@@ -21,20 +25,37 @@ pub struct Takeover {
     pub token_step: i64,
 }
 
+/// The workers `event` takes away from the lease service: the one paused or crashed, or
+/// those a partition cuts from the coordinator.
+fn struck(event: &fencesim_model::history::Event) -> Vec<&str> {
+    match &event.kind {
+        EventKind::Paused { .. } => vec![event.node.as_str()],
+        EventKind::Crashed if event.node.starts_with("worker-") => vec![event.node.as_str()],
+        EventKind::PartitionStarted { from, to, .. }
+            if to.is_empty() || to.iter().any(|n| n == COORDINATOR) =>
+        {
+            from.iter()
+                .map(String::as_str)
+                .filter(|n| n.starts_with("worker-"))
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The takeovers of `history`: for each `Paused` or `Crashed` of a worker holding a lease,
-/// the lease's expiry and the next grant of its scope to another worker, measured from the
-/// holder's last keepalive (or grant) before the fault.
+/// or a partition cutting it from the coordinator, the lease's expiry and the next grant of
+/// its scope to another worker, measured from the holder's last keepalive (or grant) before
+/// the fault.
 pub fn takeovers(history: &History) -> Vec<Takeover> {
     let events = &history.events;
     let ms = |k: usize| events[k].t_ns as f64 / 1e6;
     let mut out = Vec::new();
-    for (k, event) in events.iter().enumerate() {
-        let fault = matches!(event.kind, EventKind::Paused { .. })
-            || (matches!(event.kind, EventKind::Crashed) && event.node.starts_with("worker-"));
-        if !fault {
-            continue;
-        }
-        let node = event.node.as_str();
+    let faults = events
+        .iter()
+        .enumerate()
+        .flat_map(|(k, event)| struck(event).into_iter().map(move |node| (k, node)));
+    for (k, node) in faults {
         // The paused node's newest grant or renewal before the pause, and its lease.
         let last = events[..k]
             .iter()
@@ -639,7 +660,7 @@ fn push_scenario(out: &mut String, c: &Comparison) {
         }
     ));
     let table = "| side | n | min | p10 | p25 | p50 | p75 | p90 | max | mean (95 % CI) |\n|---|---|---|---|---|---|---|---|---|---|\n";
-    out.push_str("\nTakeover window: from the paused or crashed holder's last keepalive to the next grant to another worker (ms).\n\n");
+    out.push_str("\nTakeover window: from the paused, crashed or cut-off holder's last keepalive to the next grant to another worker (ms).\n\n");
     out.push_str(table);
     out.push_str(&Stats::of(&c.live.windows()).row("live"));
     out.push_str(&Stats::of(&c.sim.windows()).row("simulated"));
@@ -748,6 +769,50 @@ mod tests {
             },
         );
         assert!(takeovers(&idle).is_empty());
+    }
+
+    #[test]
+    fn a_holder_cut_from_the_coordinator_is_a_takeover_and_one_cut_from_storage_is_not() {
+        let ms = 1_000_000;
+        // (the partition's other side, whether worker-0's lease loss counts as a takeover)
+        let rows: &[(&[&str], bool)] = &[
+            (&["coordinator"], true),
+            (&[], true), // every other node
+            (&["storage"], false),
+        ];
+        for (to, counted) in rows {
+            let mut h = History::default();
+            granted(&mut h, 0, "worker-0", 1);
+            h.push(
+                1_000 * ms,
+                "nemesis",
+                EventKind::PartitionStarted {
+                    from: vec!["worker-0".into()],
+                    to: to.iter().map(|n| (*n).to_string()).collect(),
+                    one_way: false,
+                },
+            );
+            h.push(
+                2_500 * ms,
+                "coordinator",
+                EventKind::Expired {
+                    scope: "job-1".into(),
+                    holder: "worker-0".into(),
+                    token: 1,
+                },
+            );
+            granted(&mut h, 2_600 * ms, "worker-1", 2);
+            let expected = if *counted {
+                vec![Takeover {
+                    expiry_ms: 2_500.0,
+                    window_ms: 2_600.0,
+                    token_step: 1,
+                }]
+            } else {
+                Vec::new()
+            };
+            assert_eq!(takeovers(&h), expected, "cut from {to:?}");
+        }
     }
 
     fn takeover(window_ms: f64) -> Takeover {

@@ -8,6 +8,12 @@
 //! registered (a SIGSTOPped worker too, which could watch nothing itself; etcd, which cannot
 //! watch a pipe) and removes the directory. The workspace forbids `unsafe`, so there is no
 //! parent-death signal; a pipe's end of file needs none.
+//!
+//! A process started but not yet registered when the supervisor dies (SIGKILL between
+//! `spawn` and the `pid` line) is found all the same: every process of a run carries
+//! [`RUN_MARK`]`=DIR` in its environment ([`Guard::mark`]), and the guard kills every
+//! process whose environment names its directory, twice, 50 ms apart (one may still be
+//! between fork and exec the first time).
 
 use std::{
     collections::BTreeSet,
@@ -17,11 +23,15 @@ use std::{
     sync::Mutex,
 };
 
+/// The environment variable naming the run's directory in every process of the run.
+pub const RUN_MARK: &str = "FENCESIM_LIVE_RUN";
+
 /// The supervisor's side: the pipe to its guard.
 #[derive(Debug)]
 pub struct Guard {
     stdin: Mutex<Option<ChildStdin>>,
     child: Mutex<Option<Child>>,
+    dir: PathBuf,
 }
 
 impl Guard {
@@ -38,6 +48,7 @@ impl Guard {
         let guard = Guard {
             stdin: Mutex::new(stdin),
             child: Mutex::new(Some(child)),
+            dir: dir.to_path_buf(),
         };
         guard.tell(&format!("dir {}", dir.display()));
         Ok(guard)
@@ -52,6 +63,12 @@ impl Guard {
             // A guard that died early cannot be told; the supervisor still cleans up itself.
             let _ = writeln!(pipe, "{line}").and_then(|()| pipe.flush());
         }
+    }
+
+    /// Marks a process about to be started as one of this run's ([`RUN_MARK`]), so the guard
+    /// finds it even if the supervisor dies before it is [`Guard::started`].
+    pub fn mark(&self, command: &mut Command) {
+        command.env(RUN_MARK, &self.dir);
     }
 
     /// A process the guard must kill if the supervisor dies.
@@ -121,28 +138,61 @@ pub fn run() -> Result<(), String> {
             _ => {}
         }
     }
-    if !pids.is_empty() {
-        // `kill` the command: the guard is not these processes' parent, and the workspace
-        // forbids the unsafe `libc::kill`.
-        let _ = Command::new("kill")
-            .arg("-KILL")
-            .args(pids.iter().map(u32::to_string))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        // SIGKILL is asynchronous: wait (at most 2 s) until they are gone, so the directory
-        // is not written after its removal and the ports are free when the guard exits.
-        for _ in 0..200 {
-            if pids.iter().all(|pid| !running(*pid)) {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-    }
+    kill(&pids.iter().copied().chain(marked(&dirs)).collect());
+    // One started between fork and exec may carry its mark only now.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    kill(&marked(&dirs));
     for dir in dirs {
         let _ = std::fs::remove_dir_all(dir);
     }
     Ok(())
+}
+
+/// SIGKILLs `pids` and waits (at most 2 s) until they are gone.
+fn kill(pids: &BTreeSet<u32>) {
+    if pids.is_empty() {
+        return;
+    }
+    // `kill` the command: the guard is not these processes' parent, and the workspace
+    // forbids the unsafe `libc::kill`.
+    let _ = Command::new("kill")
+        .arg("-KILL")
+        .args(pids.iter().map(u32::to_string))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    // SIGKILL is asynchronous: wait until they are gone, so the directory is not written
+    // after its removal and the ports are free when the guard exits.
+    for _ in 0..200 {
+        if pids.iter().all(|pid| !running(*pid)) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Every live process (but this one) whose environment marks it as a process of a run in
+/// one of `dirs` ([`RUN_MARK`]).
+fn marked(dirs: &[PathBuf]) -> BTreeSet<u32> {
+    let marks: Vec<Vec<u8>> = dirs
+        .iter()
+        .map(|dir| format!("{RUN_MARK}={}", dir.display()).into_bytes())
+        .collect();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return BTreeSet::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != std::process::id() && running(pid))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+                environ
+                    .split(|&byte| byte == 0)
+                    .any(|entry| marks.iter().any(|mark| entry == mark.as_slice()))
+            })
+        })
+        .collect()
 }
 
 /// Whether `pid` exists and is not a zombie.

@@ -1,6 +1,7 @@
 //! Live mode: a scenario whose lease service is the `etcd` preset, run against a
 //! real etcd 3.4, one real OS process per worker and a real SQLite file, with the schedule
-//! injected for real (SIGSTOP/SIGCONT, SIGKILL and restart, an etcd restart). Every process
+//! injected for real (SIGSTOP/SIGCONT, SIGKILL and restart, an etcd restart, nftables cuts in
+//! a private network namespace: [`netns`]). Every process
 //! logs the simulator's events stamped with real time; the merged [`History`] is judged by
 //! the same checker (`fencesim_check::check`).
 //!
@@ -14,6 +15,7 @@ pub mod etcd;
 pub mod fidelity;
 pub mod guard;
 pub mod http;
+pub mod netns;
 pub mod record;
 pub mod worker;
 pub mod zk;
@@ -90,6 +92,14 @@ enum Action {
     /// started only when it ends (a worker that cannot reach etcd makes no request etcd could
     /// see, so this is what the service observes).
     LateStart { nodes: Vec<String>, ms: f64 },
+    /// A partition of workers from the coordinator after the start: every packet between
+    /// them and the lease service dropped by nftables in the run's private network namespace
+    /// ([`netns`]) for `ms`.
+    Cut { nodes: Vec<String>, ms: f64 },
+    /// [`Action::Cut`] of the worker holding a lease in the service when it begins (the
+    /// first scope in name order; worker-0 when none is held), as the simulator picks it.
+    /// `id` tells the heal which worker the begin cut.
+    CutHolder { id: usize, ms: f64 },
 }
 
 /// What live mode will do for a scenario and seed: the schedule, validated.
@@ -408,6 +418,21 @@ fn translate(scenario: &Scenario, seed: u64) -> Result<(Vec<(f64, Action)>, f64)
                     ms: duration_ms,
                 }
             }
+            Fault::Partition {
+                nodes,
+                peers,
+                one_way: false,
+                duration_ms,
+            } if peers == [COORDINATOR.to_string()] && nodes.iter().all(|n| worker(n)) => {
+                Action::Cut {
+                    nodes,
+                    ms: duration_ms,
+                }
+            }
+            Fault::HolderLinkCut { duration_ms } => Action::CutHolder {
+                id: actions.len(),
+                ms: duration_ms,
+            },
             Fault::GcPause { node, .. } => {
                 return Err(format!(
                     "fault `{fault}` at {at_ms} ms (seed {seed}): live mode pauses workers only, not the {node}"
@@ -421,8 +446,8 @@ fn translate(scenario: &Scenario, seed: u64) -> Result<(Vec<(f64, Action)>, f64)
             other => {
                 return Err(format!(
                     "fault `{other}` at {at_ms} ms (seed {seed}): live mode injects gc-pause of a \
-                     worker, worker-crash, coordinator-restart, and a partition of workers from \
-                     the coordinator starting at 0 ms"
+                     worker, worker-crash, coordinator-restart, a two-way partition of \
+                     workers from the coordinator, and a holder-link-cut"
                 ))
             }
         };
@@ -444,6 +469,23 @@ pub fn live_plan(scenario: &Scenario, seed: u64) -> Result<LivePlan, LiveError> 
         actions,
         heal_ms: heal_ms.max(scenario.duration_ms as f64),
     })
+}
+
+impl LivePlan {
+    /// Whether the run cuts workers off the lease service, and so needs the private network
+    /// namespace [`netns::reexec`] makes.
+    pub fn cuts_network(&self) -> bool {
+        self.actions
+            .iter()
+            .any(|(_, action)| matches!(action, Action::Cut { .. } | Action::CutHolder { .. }))
+    }
+}
+
+/// The first seed in `seeds` whose run cuts the network (see [`LivePlan::cuts_network`]).
+pub fn first_network_cut(scenario: &Scenario, seeds: std::ops::Range<u64>) -> Option<u64> {
+    seeds
+        .into_iter()
+        .find(|&seed| live_plan(scenario, seed).is_ok_and(|plan| plan.cuts_network()))
 }
 
 /// Checks that every seed in `seeds` can run live (each draws its own fault plan), before
@@ -573,6 +615,12 @@ struct Run<'a> {
     epoch: u64,
     /// The drawn start offset after etcd was ready ([`check_phase_ms`]).
     phase_ms: f64,
+    /// Each worker reaches the service at its own loopback address ([`netns::worker_addr`]).
+    private_network: bool,
+    /// The run's network cuts, when it has any.
+    firewall: Option<netns::Firewall>,
+    /// The worker each holder cut in progress cut off, by [`Action::CutHolder`]'s id.
+    cut_holders: BTreeMap<usize, String>,
 }
 
 impl Run<'_> {
@@ -582,10 +630,13 @@ impl Run<'_> {
             *count += 1;
             *count
         };
-        let index: usize = name
-            .trim_start_matches("worker-")
-            .parse()
-            .map_err(|_| LiveError::Unsupported(format!("`{name}` is not a worker")))?;
+        let index = worker_index(name)?;
+        let service = if self.private_network {
+            self.service
+                .at(netns::worker_addr(index, self.service.addr().port()))
+        } else {
+            self.service
+        };
         let events = self.dir.join(format!("{name}-{incarnation}.jsonl"));
         let config = WorkerConfig {
             name: name.to_string(),
@@ -593,7 +644,7 @@ impl Run<'_> {
             incarnation,
             seed: self.seed,
             scenario: self.scenario.clone(),
-            service: self.service,
+            service,
             ttl_s: self.ttl_s,
             store: self.store,
             db: self.dir.join("store.sqlite"),
@@ -612,19 +663,20 @@ impl Run<'_> {
         )
         .map_err(setup)?;
         let stderr = std::fs::File::create(&stderr_path).map_err(setup)?;
-        let child = Command::new(self.worker_exe)
+        let mut command = Command::new(self.worker_exe);
+        command
             .arg("live-worker")
             .arg(&config_path)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(stderr)
-            .spawn()
-            .map_err(|error| {
-                LiveError::Setup(format!(
-                    "cannot start {}: {error}",
-                    self.worker_exe.display()
-                ))
-            })?;
+            .stderr(stderr);
+        workers.guard.mark(&mut command);
+        let child = command.spawn().map_err(|error| {
+            LiveError::Setup(format!(
+                "cannot start {}: {error}",
+                self.worker_exe.display()
+            ))
+        })?;
         self.logs.push(events);
         workers.guard.started(child.id());
         workers
@@ -632,6 +684,13 @@ impl Run<'_> {
             .insert(name.to_string(), (child, incarnation));
         Ok(())
     }
+}
+
+/// N of `worker-N`.
+fn worker_index(name: &str) -> Result<usize, LiveError> {
+    name.strip_prefix("worker-")
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| LiveError::Unsupported(format!("`{name}` is not a worker")))
 }
 
 /// Sleeps until `deadline_unix_ns`, in short steps; `Err(Interrupted)` once `stop` is set.
@@ -697,7 +756,21 @@ pub fn run_live(
         .map_err(|error| LiveError::Setup(format!("cannot create a temp directory: {error}")))?;
     // Declared after `temp`, so dropped (its pipe closed, stragglers killed) before it.
     let guard = Arc::new(Guard::start(worker_exe, temp.path()).map_err(LiveError::Setup)?);
-    let mut server = LeaseServer::start(live.kind, temp.path(), &guard)?;
+    // In the private network namespace (network cuts), the service listens on every
+    // loopback address and each worker reaches it at its own ([`netns::worker_addr`]).
+    let private_network = netns::inside();
+    if live.cuts_network() && !private_network {
+        return Err(LiveError::Setup(format!(
+            "scenario `{}` (seed {seed}) cuts the network, which needs the private network namespace `fencesim live` makes",
+            scenario.name
+        )));
+    }
+    let mut server = LeaseServer::start(live.kind, temp.path(), &guard, private_network)?;
+    let firewall = if live.cuts_network() {
+        Some(netns::Firewall::new(server.port()).map_err(LiveError::Setup)?)
+    } else {
+        None
+    };
     let scopes: BTreeSet<String> = scenario
         .workers
         .resources
@@ -723,6 +796,9 @@ pub fn run_live(
         logs: vec![supervisor_log_path],
         epoch: 0,
         phase_ms: 0.0,
+        private_network,
+        firewall,
+        cut_holders: BTreeMap::new(),
     };
     let mut workers = Workers {
         children: BTreeMap::new(),
@@ -798,16 +874,38 @@ enum LeaseServer {
 }
 
 impl LeaseServer {
-    /// Starts the service `kind` names in `dir`, its process registered with `guard`.
-    fn start(kind: Kind, dir: &Path, guard: &Arc<Guard>) -> Result<LeaseServer, LiveError> {
+    /// Starts the service `kind` names in `dir`, its process registered with `guard`,
+    /// listening on 127.0.0.1 or, with `every_loopback_address` (only ever in the private
+    /// network namespace), on all of them.
+    fn start(
+        kind: Kind,
+        dir: &Path,
+        guard: &Arc<Guard>,
+        every_loopback_address: bool,
+    ) -> Result<LeaseServer, LiveError> {
         Ok(match kind {
             Kind::Etcd => LeaseServer::Etcd(
-                Server::start(dir, Some(guard.clone())).map_err(LiveError::Setup)?,
+                Server::start_listening(dir, Some(guard.clone()), every_loopback_address)
+                    .map_err(LiveError::Setup)?,
             ),
             Kind::Zookeeper { tick_ms } => LeaseServer::Zookeeper(
-                zk::Server::start(dir, tick_ms, Some(guard.clone())).map_err(LiveError::Setup)?,
+                zk::Server::start_listening(
+                    dir,
+                    tick_ms,
+                    Some(guard.clone()),
+                    every_loopback_address,
+                )
+                .map_err(LiveError::Setup)?,
             ),
         })
+    }
+
+    /// The service's client port.
+    fn port(&self) -> u16 {
+        match self {
+            LeaseServer::Etcd(server) => server.client().addr.port(),
+            LeaseServer::Zookeeper(server) => server.addr().port(),
+        }
     }
 
     /// ZooKeeper: the lock directory of every scope, created before a worker campaigns in it
@@ -848,6 +946,39 @@ impl LeaseServer {
                     worker::Service::Zookeeper(addr),
                     std::thread::spawn(move || watch_zookeeper(addr, &scopes, &log, &stop)),
                 )
+            }
+        }
+    }
+
+    /// The worker holding the lock of the first of `scopes` (in name order) that is held
+    /// now, as the service itself says; `None` when none is (or it cannot be asked).
+    fn holder(&self, scopes: &BTreeSet<String>) -> Option<String> {
+        match self {
+            LeaseServer::Etcd(server) => {
+                let client = server.client();
+                scopes
+                    .iter()
+                    .find_map(|scope| client.holder(scope).ok().flatten())
+            }
+            LeaseServer::Zookeeper(server) => {
+                let mut session =
+                    zk::Session::connect(server.addr(), 10_000, Duration::from_secs(1)).ok()?;
+                let holder = scopes.iter().find_map(|scope| {
+                    let dir = zk::lock_dir(scope);
+                    let Ok(Ok((children, _))) = session.children(&dir) else {
+                        return None;
+                    };
+                    let (_, lowest) = children
+                        .iter()
+                        .filter_map(|name| zk::sequence(name).map(|n| (n, name)))
+                        .min()?;
+                    match session.get(&format!("{dir}/{lowest}")) {
+                        Ok(Ok((data, _))) => Some(String::from_utf8_lossy(&data).into_owned()),
+                        _ => None,
+                    }
+                });
+                let _ = session.close();
+                holder
             }
         }
     }
@@ -1015,7 +1146,9 @@ fn fault_steps(live: &LivePlan) -> Vec<(f64, bool, &Action)> {
             Action::Pause { ms, .. }
             | Action::Crash { ms, .. }
             | Action::EtcdRestart { ms }
-            | Action::LateStart { ms, .. } => *ms,
+            | Action::LateStart { ms, .. }
+            | Action::Cut { ms, .. }
+            | Action::CutHolder { ms, .. } => *ms,
         };
         if !matches!(action, Action::LateStart { .. }) {
             steps.push((*start, true, action));
@@ -1079,12 +1212,56 @@ fn apply(
             server.restart().map_err(LiveError::Setup)?;
             log.record(COORDINATOR, EventKind::Restarted, None);
         }
+        (Action::Cut { nodes, .. }, begin) => cut(run, nodes, begin, log)?,
+        (Action::CutHolder { id, .. }, true) => {
+            let scopes: BTreeSet<String> = run
+                .scenario
+                .workers
+                .resources
+                .iter()
+                .map(|r| run.scenario.lease_scope_of(r))
+                .collect();
+            let holder = server.holder(&scopes).unwrap_or_else(|| worker_name(0));
+            run.cut_holders.insert(*id, holder.clone());
+            cut(run, &[holder], true, log)?;
+        }
+        (Action::CutHolder { id, .. }, false) => {
+            if let Some(holder) = run.cut_holders.remove(id) {
+                cut(run, &[holder], false, log)?;
+            }
+        }
         (Action::LateStart { nodes, .. }, _) => {
             for node in nodes {
                 run.start_worker(workers, node)?;
             }
         }
     }
+    Ok(())
+}
+
+/// Cuts (`begin`) or reconnects `nodes` and the lease service, and logs it as the simulator
+/// does.
+fn cut(run: &mut Run<'_>, nodes: &[String], begin: bool, log: &Log) -> Result<(), LiveError> {
+    let firewall = run
+        .firewall
+        .as_mut()
+        .ok_or_else(|| LiveError::Setup("a network cut without the run's firewall".into()))?;
+    for node in nodes {
+        firewall
+            .set(worker_index(node)?, begin)
+            .map_err(LiveError::Setup)?;
+    }
+    let (from, to) = (nodes.to_vec(), vec![COORDINATOR.to_string()]);
+    let one_way = false;
+    log.record(
+        NEMESIS,
+        if begin {
+            EventKind::PartitionStarted { from, to, one_way }
+        } else {
+            EventKind::PartitionHealed { from, to, one_way }
+        },
+        None,
+    );
     Ok(())
 }
 

@@ -95,6 +95,24 @@ pub enum Service {
     Zookeeper(SocketAddr),
 }
 
+impl Service {
+    /// The service's address.
+    pub fn addr(self) -> SocketAddr {
+        match self {
+            Service::Etcd(addr) | Service::Zookeeper(addr) => addr,
+        }
+    }
+
+    /// The same service at `addr`.
+    #[must_use]
+    pub fn at(self, addr: SocketAddr) -> Service {
+        match self {
+            Service::Etcd(_) => Service::Etcd(addr),
+            Service::Zookeeper(_) => Service::Zookeeper(addr),
+        }
+    }
+}
+
 /// The file a worker holds an exclusive lock on (`flock`) during each step that talks to the
 /// lease service or the store and logs what it got, and that the supervisor takes before it
 /// stops or kills the worker. So a pause or a crash falls between two such steps, never

@@ -430,6 +430,17 @@ pub struct Server {
 impl Server {
     /// Starts ZooKeeper (tickTime `tick_ms`) under `dir` and waits until it answers (20 s).
     pub fn start(dir: &Path, tick_ms: u64, guard: Option<Arc<Guard>>) -> Result<Server, String> {
+        Server::start_listening(dir, tick_ms, guard, false)
+    }
+
+    /// [`Server::start`], listening on 127.0.0.1 or, with `every_loopback_address` (in a
+    /// private network namespace only: [`crate::netns`]), on every address.
+    pub fn start_listening(
+        dir: &Path,
+        tick_ms: u64,
+        guard: Option<Arc<Guard>>,
+        every_loopback_address: bool,
+    ) -> Result<Server, String> {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map_err(|error| format!("no free loopback port: {error}"))?
@@ -439,9 +450,14 @@ impl Server {
         std::fs::write(
             &config,
             format!(
-                "tickTime={tick_ms}\ndataDir={}\nclientPort={port}\nclientPortAddress=127.0.0.1\n\
+                "tickTime={tick_ms}\ndataDir={}\nclientPort={port}\nclientPortAddress={}\n\
                  admin.enableServer=false\nmaxClientCnxns=0\n",
-                data.display()
+                data.display(),
+                if every_loopback_address {
+                    "0.0.0.0"
+                } else {
+                    "127.0.0.1"
+                }
             ),
         )
         .map_err(|error| format!("{}: {error}", config.display()))?;
@@ -467,14 +483,19 @@ impl Server {
             .append(true)
             .open(&self.log)
             .map_err(|error| format!("{}: {error}", self.log.display()))?;
-        let child = Command::new("java")
+        let mut command = Command::new("java");
+        command
             .arg("-cp")
             .arg(zookeeper_jar())
             .arg("org.apache.zookeeper.server.ZooKeeperServerMain")
             .arg(&self.config)
             .stdin(Stdio::null())
             .stdout(log.try_clone().map_err(|error| error.to_string())?)
-            .stderr(log)
+            .stderr(log);
+        if let Some(guard) = &self.guard {
+            guard.mark(&mut command);
+        }
+        let child = command
             .spawn()
             .map_err(|error| format!("cannot start ZooKeeper (java): {error}"))?;
         if let Some(guard) = &self.guard {

@@ -108,6 +108,16 @@ fn options_live_mode_implements_are_accepted() {
     ] {
         check(set, "", None);
     }
+    // A two-way partition of workers from the coordinator, at the start (the workers start
+    // late) or later (cut for real in the run's own network namespace).
+    check(&[], LATE_PARTITION, None);
+    check(&[], &LATE_PARTITION.replace("9_000", "0"), None);
+    let two = LATE_PARTITION.replace(r#"["worker-1"]"#, r#"["worker-0", "worker-1"]"#);
+    check(&[], &two, None);
+    // The holder's link cut: the worker the service names as the holder when it begins.
+    let holder =
+        "[[faults.schedule]]\nat_ms = 9_000\nkind = \"holder-link-cut\"\nduration_ms = 1_000\n";
+    check(&[], holder, None);
 }
 
 #[expect(
@@ -255,7 +265,21 @@ fn options_live_mode_cannot_honour_are_refused_naming_the_field() {
         (&[], STORAGE_PAUSE, "not the storage"),
         (&[], VM_SUSPEND, "monotonic clock"),
         (&[], STORAGE_RESTART, "storage-restart"),
-        (&[], LATE_PARTITION, "partition"),
+        (
+            &[],
+            &LATE_PARTITION.replace(r#"["coordinator"]"#, r#"["storage"]"#),
+            "two-way partition of workers from the coordinator",
+        ),
+        (
+            &[],
+            &LATE_PARTITION.replace("duration_ms", "one_way = true\nduration_ms"),
+            "two-way partition",
+        ),
+        (
+            &[],
+            &LATE_PARTITION.replace(r#"["worker-1"]"#, r#"["storage"]"#),
+            "two-way partition of workers",
+        ),
     ];
     for (set, extra, text) in rows {
         check(set, extra, Some(text));
