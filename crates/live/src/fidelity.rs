@@ -10,6 +10,7 @@ use fencesim_model::{
     history::{EventKind, History},
     nodes::COORDINATOR,
 };
+use fencesim_stats::ks_two_sample;
 
 /// One pause, crash or cut (a partition from the coordinator) of a lease holder that ended
 /// in a takeover.
@@ -205,132 +206,6 @@ impl Stats {
     }
 }
 
-/// ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9; ~15 significant digits).
-fn ln_gamma(x: f64) -> f64 {
-    const G: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        // Reflection.
-        let pi = std::f64::consts::PI;
-        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let mut a = G[0];
-    let t = x + 7.5;
-    for (i, g) in G.iter().enumerate().skip(1) {
-        a += g / (x + i as f64);
-    }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
-}
-
-/// P(X ≥ k) for X ~ Binomial(n, p).
-fn binomial_upper_tail(k: usize, n: usize, p: f64) -> f64 {
-    if k == 0 {
-        return 1.0;
-    }
-    if p <= 0.0 {
-        return 0.0;
-    }
-    if p >= 1.0 {
-        return 1.0;
-    }
-    let ln_n = ln_gamma(n as f64 + 1.0);
-    (k..=n)
-        .map(|i| {
-            (ln_n - ln_gamma(i as f64 + 1.0) - ln_gamma((n - i) as f64 + 1.0)
-                + i as f64 * p.ln()
-                + (n - i) as f64 * (1.0 - p).ln())
-            .exp()
-        })
-        .sum::<f64>()
-        .min(1.0)
-}
-
-/// The exact (Clopper–Pearson) 95 % interval of a share: `k` of `n` runs.
-pub fn clopper_pearson(k: usize, n: usize) -> (f64, f64) {
-    const ALPHA: f64 = 0.05;
-    if n == 0 {
-        return (0.0, 1.0);
-    }
-    // The tail P(X >= k | p) rises with p: bisect for the p where it crosses a level.
-    let solve = |k: usize, level: f64| {
-        let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-        for _ in 0..100 {
-            let mid = (lo + hi) / 2.0;
-            if binomial_upper_tail(k, n, mid) < level {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        (lo + hi) / 2.0
-    };
-    let lower = if k == 0 { 0.0 } else { solve(k, ALPHA / 2.0) };
-    // Upper: P(X <= k | p) = alpha/2, i.e. P(X >= k+1 | p) = 1 - alpha/2.
-    let upper = if k == n {
-        1.0
-    } else {
-        solve(k + 1, 1.0 - ALPHA / 2.0)
-    };
-    (lower, upper)
-}
-
-/// The two-sample Kolmogorov–Smirnov test: the largest distance between the empirical
-/// distribution functions, and its asymptotic p-value (Numerical Recipes' `kstwo`, with
-/// Stephens' small-sample correction). `None` when a sample is empty.
-pub fn ks_two_sample(a: &[f64], b: &[f64]) -> Option<(f64, f64)> {
-    if a.is_empty() || b.is_empty() {
-        return None;
-    }
-    let mut a = a.to_vec();
-    let mut b = b.to_vec();
-    a.sort_by(f64::total_cmp);
-    b.sort_by(f64::total_cmp);
-    let (n, m) = (a.len() as f64, b.len() as f64);
-    let (mut i, mut j, mut d) = (0, 0, 0.0_f64);
-    while i < a.len() && j < b.len() {
-        let x = a[i].min(b[j]);
-        while i < a.len() && a[i] <= x {
-            i += 1;
-        }
-        while j < b.len() && b[j] <= x {
-            j += 1;
-        }
-        d = d.max((i as f64 / n - j as f64 / m).abs());
-    }
-    let effective = (n * m / (n + m)).sqrt();
-    let lambda = (effective + 0.12 + 0.11 / effective) * d;
-    Some((d, kolmogorov_q(lambda)))
-}
-
-/// Q_KS(λ) = 2 Σ (−1)^(k−1) exp(−2 k² λ²), the Kolmogorov distribution's upper tail.
-fn kolmogorov_q(lambda: f64) -> f64 {
-    if lambda < 1e-3 {
-        return 1.0;
-    }
-    let mut sum = 0.0;
-    let mut sign = 1.0;
-    for k in 1..=100 {
-        let k = f64::from(k);
-        let term = sign * 2.0 * (-2.0 * k * k * lambda * lambda).exp();
-        sum += term;
-        if term.abs() < 1e-12 {
-            break;
-        }
-        sign = -sign;
-    }
-    sum.clamp(0.0, 1.0)
-}
-
 /// One side (live or simulated) of one scenario.
 #[derive(Clone, Debug, Default)]
 pub struct Side {
@@ -449,7 +324,10 @@ impl Comparison {
                 Share {
                     verdict: name.clone(),
                     live_count,
-                    live_interval: clopper_pearson(live_count, self.live.runs),
+                    live_interval: fencesim_stats::clopper_pearson(
+                        live_count as u64,
+                        self.live.runs as u64,
+                    ),
                     sim_count: *self.sim.verdicts.get(name).unwrap_or(&0),
                     sim_share: self.sim.share(name),
                 }
@@ -860,38 +738,6 @@ mod tests {
         assert!(markdown("h", &[c.clone()]).contains("**outside 10 %**"));
         c.sim.takeovers = vec![takeover(2_100.0)];
         assert!(markdown("h", &[c]).contains("within 10 %"));
-    }
-
-    #[test]
-    fn clopper_pearson_matches_published_intervals() {
-        // Reference values (R: binom.test(k, n)$conf.int).
-        let close = |(lo, hi): (f64, f64), (want_lo, want_hi): (f64, f64)| {
-            (lo - want_lo).abs() < 5e-4 && (hi - want_hi).abs() < 5e-4
-        };
-        assert!(close(clopper_pearson(0, 20), (0.0, 0.1684)));
-        assert!(close(clopper_pearson(19, 20), (0.7513, 0.9987)));
-        assert!(close(clopper_pearson(5, 10), (0.1871, 0.8129)));
-        assert!(close(clopper_pearson(20, 20), (0.8316, 1.0)));
-    }
-
-    #[test]
-    fn the_ks_test_separates_shifted_samples_and_not_equal_ones() {
-        let a: Vec<f64> = (0..50).map(f64::from).collect();
-        let (d, p) = ks_two_sample(&a, &a).unwrap();
-        assert_eq!(d, 0.0);
-        assert!(p > 0.99);
-        let b: Vec<f64> = (0..50).map(|x| f64::from(x) + 25.0).collect();
-        let (d, p) = ks_two_sample(&a, &b).unwrap();
-        assert!((d - 0.5).abs() < 1e-9, "{d}");
-        assert!(p < 0.001, "{p}");
-        // Bimodal live windows against a spread: D large, p small (the phase problem).
-        let live = [
-            2_050.0, 2_060.0, 2_055.0, 2_540.0, 2_545.0, 2_550.0, 2_052.0, 2_548.0,
-        ];
-        let sim: Vec<f64> = (0..200).map(|k| 2_000.0 + 2.5 * f64::from(k)).collect();
-        let (_, p) = ks_two_sample(&live, &sim).unwrap();
-        assert!(p < 0.05, "{p}");
-        assert!(ks_two_sample(&[], &sim).is_none());
     }
 
     #[test]
