@@ -479,10 +479,12 @@ fn metrics_round_trip_through_json() {
 }
 
 /// A restarted process that did not get its old lease back is not the lease's holder: the
-/// expiry of the dead incarnation's lease is not false, even though the node runs again.
+/// expiry of the dead incarnation's lease is not false, even though the node runs again. One
+/// that believes its token again after the restart is the holder. (Each case alone, so a
+/// judgement swapped between them cannot balance out.)
 #[test]
 fn an_expiry_after_the_holder_restarted_without_its_lease_is_not_false() {
-    let m = metrics(
+    let without = metrics(
         h().at(0)
             .grant("job", "w0", 1)
             .believe("w0", "job", 1)
@@ -491,8 +493,12 @@ fn an_expiry_after_the_holder_restarted_without_its_lease_is_not_false() {
             .at(20)
             .restart("w0") // a new incarnation, without the lease
             .at(30)
-            .expire("job", "w0", 1) // not false: its holder died
-            .at(40)
+            .expire("job", "w0", 1), // not false: its holder died
+    );
+    assert_eq!(without.expiries, 1);
+    assert_eq!(without.false_expiries, 0);
+    let with = metrics(
+        h().at(40)
             .grant("job", "w1", 2)
             .believe("w1", "job", 2)
             .at(50)
@@ -505,9 +511,9 @@ fn an_expiry_after_the_holder_restarted_without_its_lease_is_not_false() {
             .at(70)
             .expire("job", "w1", 2), // false: the resumed holder is alive, only paused
     );
-    assert_eq!(m.expiries, 2);
-    assert_eq!(m.false_expiries, 1);
-    assert_eq!(m.paused_expiries, 1);
+    assert_eq!(with.expiries, 1);
+    assert_eq!(with.false_expiries, 1);
+    assert_eq!(with.paused_expiries, 1);
 }
 
 #[test]
@@ -668,4 +674,47 @@ fn recovery_after_a_stall_counts_the_takeovers_of_the_paused_holders_scopes() {
             .run_ended(),
     );
     assert_eq!(m.recovery_after_stall_ms, [5.0]);
+}
+
+/// A stall lasts from the holder's pause to its own resume (or crash): another node's crash
+/// or resume in between does not end it, and a grant right after the holder's resume is no
+/// takeover during the stall.
+#[test]
+fn a_stall_ends_at_the_holders_own_resume_or_crash() {
+    let others_meanwhile = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .believe("w0", "job", 1)
+            .at(10)
+            .pause("w0")
+            .at(11)
+            .crash("w2")
+            .at(12)
+            .pause("w3")
+            .resume("w3")
+            .at(20)
+            .expire("job", "w0", 1)
+            .grant("job", "w1", 2)
+            .believe("w1", "job", 2)
+            .at(25)
+            .accept(1, "job", "w1", 2)
+            .at(30)
+            .resume("w0"),
+    );
+    assert_eq!(others_meanwhile.recovery_after_stall_ms, [15.0]);
+    let granted_after_resume = metrics(
+        h().at(0)
+            .grant("job", "w0", 1)
+            .believe("w0", "job", 1)
+            .at(10)
+            .pause("w0")
+            .at(20)
+            .expire("job", "w0", 1)
+            .resume("w0")
+            .grant("job", "w1", 2)
+            .believe("w1", "job", 2)
+            .at(25)
+            .accept(1, "job", "w1", 2),
+    );
+    assert!(granted_after_resume.recovery_after_stall_ms.is_empty());
 }

@@ -62,6 +62,53 @@ fn the_service_down_or_stopped_is_an_outage_of_every_worker() {
     assert_eq!(not, vec![]);
 }
 
+/// Only the coordinator's own restart or resume ends a service outage: a worker that crashes
+/// and restarts, or pauses and resumes, meanwhile does not end it, and the coordinator's resume
+/// ends it even when the run goes on.
+#[test]
+fn only_the_coordinators_restart_or_resume_ends_a_service_outage() {
+    let down = found(
+        base()
+            .at(10)
+            .crash(C)
+            .at(12)
+            .crash("w1")
+            .at(15)
+            .restart("w1")
+            .at(20)
+            .restart(C)
+            .at(30)
+            .run_ended(),
+    );
+    assert_eq!(
+        down,
+        vec![
+            o("w0", 10, 20, OutageCause::ServiceDown),
+            o("w1", 10, 20, OutageCause::ServiceDown)
+        ]
+    );
+    let stopped = found(
+        base()
+            .at(10)
+            .pause(C)
+            .at(12)
+            .pause("w1")
+            .at(15)
+            .resume("w1")
+            .at(20)
+            .resume(C)
+            .at(30)
+            .run_ended(),
+    );
+    assert_eq!(
+        stopped,
+        vec![
+            o("w0", 10, 20, OutageCause::ServiceDown),
+            o("w1", 10, 20, OutageCause::ServiceDown)
+        ]
+    );
+}
+
 #[test]
 fn a_link_cut_between_a_worker_and_the_coordinator_is_an_outage_of_that_worker() {
     let two_way = found(base().at(10).partition(&["w0"], &[C], false).at(70).heal(
@@ -515,6 +562,61 @@ fn overlapping_and_touching_cuts_merge_per_worker_and_cause() {
             o("w0", 50, 55, OutageCause::LinkCut)
         ]
     );
+}
+
+/// Whether a lost lease's takeover is "after a stall" is judged at the holder's last contact
+/// with the service (its last grant or renewal before the takeover): paused then, or paused
+/// between then and the takeover. A pause that ended before that contact, or that began after
+/// the takeover, is no stall.
+#[test]
+fn a_stall_is_judged_at_the_holders_last_contact_with_the_service() {
+    // Paused when the service renewed it (a renewal already in flight), resumed after the
+    // takeover.
+    let at_contact = metrics(
+        base()
+            .at(10_000)
+            .pause("w0")
+            .at(10_010)
+            .renew("job", "w0", 1)
+            .at(25_000)
+            .expire("job", "w0", 1)
+            .at(26_000)
+            .grant("job", "w1", 2)
+            .at(40_000)
+            .resume("w0"),
+    );
+    assert_eq!(at_contact.takeovers, 1);
+    assert_eq!(at_contact.takeovers_after_stall, 1);
+    // Paused and resumed before its last renewal; the lease expired later, not in a pause.
+    let before_contact = metrics(
+        base()
+            .at(10_000)
+            .pause("w0")
+            .at(10_020)
+            .resume("w0")
+            .at(12_000)
+            .renew("job", "w0", 1)
+            .at(25_000)
+            .expire("job", "w0", 1)
+            .at(26_000)
+            .grant("job", "w1", 2),
+    );
+    assert_eq!(before_contact.takeovers, 1);
+    assert_eq!(before_contact.takeovers_after_stall, 0);
+    // Paused only after the takeover.
+    let after_takeover = metrics(
+        base()
+            .at(25_000)
+            .expire("job", "w0", 1)
+            .at(26_000)
+            .grant("job", "w1", 2)
+            .at(30_000)
+            .pause("w0")
+            .at(30_020)
+            .resume("w0"),
+    );
+    assert_eq!(after_takeover.takeovers, 1);
+    assert_eq!(after_takeover.takeovers_after_stall, 0);
 }
 
 /// How a stalled holder's tenure ended decides whether the takeover is "after a stall": lost
