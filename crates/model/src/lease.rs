@@ -449,7 +449,11 @@ impl LeaseService {
         let ttl_ns = self.config.ttl_ns;
         let by_name = self.config.identity == HolderIdentity::Name;
         if let Some(lease) = self.leases.get(scope).cloned() {
-            let same_holder = lease.holder == holder && (lease.session == session || by_name);
+            let mut same_holder = lease.holder == holder && (lease.session == session || by_name);
+            if active(Mutant::LeaseIgnoresSession) {
+                // The planted bug: a restarted holder (a new session) gets its old lease back.
+                same_holder = lease.holder == holder;
+            }
             // An expired lease awaiting its revocation check is nobody's to extend (etcd's
             // Renew refuses an expired lease and waits for the revoke).
             let live = candidate || lease.expires_ns > now;

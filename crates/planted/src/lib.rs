@@ -93,11 +93,23 @@ pub enum Mutant {
     MergeAcceptsRepeatedSeed,
     /// Percentiles: the nearest rank is rounded down (`⌊p·n/100⌋`) instead of up.
     PercentileRankRoundsDown,
+    /// Lease service: a restarted holder (a new session under the same name) gets its old
+    /// lease and token back, as if the service knew holders by name.
+    LeaseIgnoresSession,
+    /// ZooKeeper preset: the client trusts its lock for the whole session timeout instead of
+    /// suspecting the connection at readTimeout (2/3 of it).
+    PresetZookeeperSuspectsAtSessionTimeout,
+    /// etcd preset: a requested TTL below etcd's minimum (1.5 × the election timeout, whole
+    /// seconds) is used as asked.
+    PresetEtcdNoMinimumTtl,
+    /// client-go preset: holders are known by session, not by their identity string, so a
+    /// restarted holder does not resume its own Lease record.
+    PresetClientGoIdentityIsSession,
 }
 
 impl Mutant {
     /// Every mutant, in catalogue order.
-    pub const ALL: [Mutant; 35] = [
+    pub const ALL: [Mutant; 39] = [
         Mutant::MaxTokenOffByOne,
         Mutant::MaxTokenForgetsDurable,
         Mutant::SqlIgnoresRowsAffected,
@@ -133,6 +145,10 @@ impl Mutant {
         Mutant::CheckHistoryI5JudgedTooShort,
         Mutant::MergeAcceptsRepeatedSeed,
         Mutant::PercentileRankRoundsDown,
+        Mutant::LeaseIgnoresSession,
+        Mutant::PresetZookeeperSuspectsAtSessionTimeout,
+        Mutant::PresetEtcdNoMinimumTtl,
+        Mutant::PresetClientGoIdentityIsSession,
     ];
 
     /// Its `FENCESIM_MUTANT` name.
@@ -173,6 +189,12 @@ impl Mutant {
             Mutant::CheckHistoryI5JudgedTooShort => "check-history-i5-judged-too-short",
             Mutant::MergeAcceptsRepeatedSeed => "merge-accepts-repeated-seed",
             Mutant::PercentileRankRoundsDown => "percentile-rank-rounds-down",
+            Mutant::LeaseIgnoresSession => "lease-ignores-session",
+            Mutant::PresetZookeeperSuspectsAtSessionTimeout => {
+                "preset-zookeeper-suspects-at-session-timeout"
+            }
+            Mutant::PresetEtcdNoMinimumTtl => "preset-etcd-no-minimum-ttl",
+            Mutant::PresetClientGoIdentityIsSession => "preset-client-go-identity-is-session",
         }
     }
 

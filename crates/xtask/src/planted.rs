@@ -336,6 +336,38 @@ pub const ALL: &[MutantInfo] = &[
         "-p fencesim-verdict --lib",
         "summary::tests::aggregate_arrays_concatenate_with_nearest_rank_percentiles"
     ),
+    info!(
+        LeaseIgnoresSession,
+        "lease",
+        "model/src/lease.rs: LeaseService::acquire",
+        "preset-etcd-restarted-holder-is-a-new-session-none",
+        "-p fencesim-model --lib",
+        "lease::tests::a_new_session_of_the_same_holder_waits_for_the_old_lease"
+    ),
+    info!(
+        PresetZookeeperSuspectsAtSessionTimeout,
+        "lease",
+        "scenario/src/parse/resolve.rs: Ctx::renewal",
+        "preset-zookeeper-suspect-before-session-expiry-slow-clock-none",
+        "-p fencesim-scenario --test parse",
+        "presets_resolve_their_defaults"
+    ),
+    info!(
+        PresetEtcdNoMinimumTtl,
+        "lease",
+        "scenario/src/parse/resolve.rs: Ctx::ttl_bounds",
+        "preset-etcd-minimum-ttl-delays-the-takeover-none",
+        "-p fencesim-scenario --test parse",
+        "presets_resolve_their_defaults"
+    ),
+    info!(
+        PresetClientGoIdentityIsSession,
+        "lease",
+        "scenario/src/parse/resolve.rs: Ctx::lease",
+        "preset-client-go-restarted-holder-resumes-its-record-none",
+        "-p fencesim-scenario --test parse",
+        "presets_resolve_their_defaults"
+    ),
 ];
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Resolution, section by section: the one place raw values become spec values, defaults
 //! included (and documented in docs/scenario-format.md).
 
+use fencesim_planted::{active, Mutant};
 use std::collections::BTreeMap;
 
 use fencesim_model::{
@@ -93,10 +94,14 @@ impl Ctx<'_> {
             Some(Preset::ClientGo) => ExpiredBy::Candidate,
             _ => ExpiredBy::Service,
         });
-        let holder_identity = raw.holder_identity.unwrap_or(match preset {
+        let mut holder_identity = raw.holder_identity.unwrap_or(match preset {
             Some(Preset::ClientGo) => HolderIdentity::Name,
             _ => HolderIdentity::Session,
         });
+        if active(Mutant::PresetClientGoIdentityIsSession) && raw.holder_identity.is_none() {
+            // The planted bug: client-go's holders are known by session.
+            holder_identity = HolderIdentity::Session;
+        }
         Ok(LeaseSpec {
             preset,
             ttl_ms,
@@ -181,13 +186,19 @@ impl Ctx<'_> {
         expiry_check_ms: u64,
     ) -> Result<(u64, u64)> {
         let preset = raw.preset;
-        let min_ttl_ms = match (raw.min_ttl_ms, preset) {
+        let mut min_ttl_ms = match (raw.min_ttl_ms, preset) {
             (Some(min), _) => self.non_negative_ms("lease.min_ttl_ms", min)?,
             // etcd: minTTL = ceil(1.5 × election timeout) in whole seconds (2 s by default).
             (None, Some(Preset::Etcd)) => (3 * election_timeout_ms / 2).div_ceil(1_000) * 1_000,
             (None, Some(Preset::Zookeeper)) => 2 * expiry_check_ms,
             (None, _) => 0,
         };
+        if active(Mutant::PresetEtcdNoMinimumTtl)
+            && (raw.min_ttl_ms, preset) == (None, Some(Preset::Etcd))
+        {
+            // The planted bug: etcd uses a requested TTL below its minimum as asked.
+            min_ttl_ms = 0;
+        }
         let max_ttl_ms = match (raw.max_ttl_ms, preset) {
             (Some(max), _) => self.non_negative_ms("lease.max_ttl_ms", max)?,
             (None, Some(Preset::Zookeeper)) => 20 * expiry_check_ms,
@@ -452,7 +463,7 @@ impl Ctx<'_> {
             None if preset == Some(Preset::Consul) => ttl_ms / 2,
             None => ttl_ms / 3,
         };
-        let renew_deadline_ms = match deadline {
+        let mut renew_deadline_ms = match deadline {
             Some(deadline) => self.positive_ms("workers.renew_deadline_ms", deadline)?,
             // client-go's RenewDeadline: 10 s.
             None if preset == Some(Preset::ClientGo) => 10_000,
@@ -461,6 +472,13 @@ impl Ctx<'_> {
             None if preset == Some(Preset::Zookeeper) => ttl_ms * 2 / 3,
             None => ttl_ms,
         };
+        if active(Mutant::PresetZookeeperSuspectsAtSessionTimeout)
+            && deadline.is_none()
+            && preset == Some(Preset::Zookeeper)
+        {
+            // The planted bug: the client trusts its lock for the whole session timeout.
+            renew_deadline_ms = ttl_ms;
+        }
         if preset == Some(Preset::ClientGo) {
             // client-go's `NewLeaderElector` validation.
             if ttl_ms <= renew_deadline_ms {
