@@ -105,11 +105,14 @@ pub enum Mutant {
     /// client-go preset: holders are known by session, not by their identity string, so a
     /// restarted holder does not resume its own Lease record.
     PresetClientGoIdentityIsSession,
+    /// ZooKeeper preset: a requested session timeout above 20 × tickTime is used as asked
+    /// instead of being clamped.
+    PresetZookeeperNoSessionClamp,
 }
 
 impl Mutant {
     /// Every mutant, in catalogue order.
-    pub const ALL: [Mutant; 39] = [
+    pub const ALL: [Mutant; 40] = [
         Mutant::MaxTokenOffByOne,
         Mutant::MaxTokenForgetsDurable,
         Mutant::SqlIgnoresRowsAffected,
@@ -149,6 +152,7 @@ impl Mutant {
         Mutant::PresetZookeeperSuspectsAtSessionTimeout,
         Mutant::PresetEtcdNoMinimumTtl,
         Mutant::PresetClientGoIdentityIsSession,
+        Mutant::PresetZookeeperNoSessionClamp,
     ];
 
     /// Its `FENCESIM_MUTANT` name.
@@ -195,6 +199,7 @@ impl Mutant {
             }
             Mutant::PresetEtcdNoMinimumTtl => "preset-etcd-no-minimum-ttl",
             Mutant::PresetClientGoIdentityIsSession => "preset-client-go-identity-is-session",
+            Mutant::PresetZookeeperNoSessionClamp => "preset-zookeeper-no-session-clamp",
         }
     }
 

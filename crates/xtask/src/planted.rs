@@ -368,6 +368,14 @@ pub const ALL: &[MutantInfo] = &[
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
     ),
+    info!(
+        PresetZookeeperNoSessionClamp,
+        "lease",
+        "scenario/src/parse/resolve.rs: Ctx::ttl_bounds",
+        "preset-zookeeper-session-clamp-expires-a-paused-holder-none",
+        "-p fencesim-scenario --test parse",
+        "presets_resolve_their_defaults"
+    ),
 ];
 
 #[cfg(test)]

@@ -199,11 +199,17 @@ impl Ctx<'_> {
             // The planted bug: etcd uses a requested TTL below its minimum as asked.
             min_ttl_ms = 0;
         }
-        let max_ttl_ms = match (raw.max_ttl_ms, preset) {
+        let mut max_ttl_ms = match (raw.max_ttl_ms, preset) {
             (Some(max), _) => self.non_negative_ms("lease.max_ttl_ms", max)?,
             (None, Some(Preset::Zookeeper)) => 20 * expiry_check_ms,
             (None, _) => 0,
         };
+        if active(Mutant::PresetZookeeperNoSessionClamp)
+            && (raw.max_ttl_ms, preset) == (None, Some(Preset::Zookeeper))
+        {
+            // The planted bug: ZooKeeper uses a session timeout above its maximum as asked.
+            max_ttl_ms = 0;
+        }
         // 0 is "no maximum"; a maximum below the minimum would silently be ignored.
         if max_ttl_ms > 0 && min_ttl_ms > max_ttl_ms {
             let (field, expected) = if raw.max_ttl_ms.is_some() {
