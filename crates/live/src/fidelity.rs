@@ -441,11 +441,10 @@ lock directories (every 5 ms) and stamped before the scope's next grant.
 
 The zookeeper preset's worker keeps renewing until its local deadline (2/3 of the session
 timeout), which a timer enforces (`stop_on_renew_failure = false`). At the resume after a pause
-both that deadline and the write after the work are overdue. The live worker takes them in the
-order they fell due (the write, due first, goes out). The simulation runs its ready tasks in
-madsim's random order, so there the stale write goes out in about half of the seeds: the
-verdict shares of the unfenced ZooKeeper case measure that difference, a property of the
-simulator's scheduling rather than of ZooKeeper.
+both that deadline and the write after the work are overdue. Both sides take them in the order
+they fell due (the write, due first, goes out), as a process resumed with SIGCONT does: the
+live worker by its turns, the simulation by ending a resumed node's overdue sleeps in that
+order (`crates/sim/src/overdue.rs`) rather than in madsim's random order of ready tasks.
 "#;
 
 fn percent(x: f64) -> String {

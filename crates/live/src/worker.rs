@@ -315,9 +315,9 @@ impl Worker {
     /// Waits until no other decision that fell due before `due_ns` is still untaken.
     ///
     /// After a pause (SIGSTOP/SIGCONT) every timer of the worker is overdue at once and its
-    /// threads race. The simulated worker decides as madsim runs it: a decision that fell due
-    /// during the pause (the write after the work, a deadline) is taken with what the worker
-    /// knew then, and a renewal sent at the resume changes the belief only when its reply
+    /// threads race. The simulated worker's sleeps that fell due during the pause end in the
+    /// order they fell due (`crates/sim/src/overdue.rs`): a decision that fell due during the
+    /// pause (the write after the work, a deadline) is taken with what the worker knew then, and a renewal sent at the resume changes the belief only when its reply
     /// comes back, a round trip later. So here a renewal (due "now", its reply later) waits
     /// for every overdue write or deadline decision, and those go in the order they fell due.
     fn wait_turn(&self, role: Role, due_ns: u64) {

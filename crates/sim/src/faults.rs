@@ -260,6 +260,7 @@ fn pause(world: &Arc<World>, node: String, kind: PauseKind, duration_ms: f64) ->
 fn crash(world: &Arc<World>, node: String, duration_ms: f64) -> Undo {
     world.record(&node, EventKind::Crashed);
     Handle::current().kill(node_id(world, &node));
+    world.overdue.forget(&node);
     Undo::Restart {
         node,
         after_ms: duration_ms,

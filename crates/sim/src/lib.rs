@@ -23,6 +23,7 @@ mod faults;
 mod nemesis;
 mod net;
 mod node;
+mod overdue;
 mod protocol;
 pub mod runner;
 mod storage;

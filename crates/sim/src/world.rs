@@ -24,6 +24,7 @@ use madsim::runtime::NodeHandle;
 use crate::{
     components::PolicyFactory,
     net::Net,
+    overdue::Overdue,
     wait::{lock, TrueTime},
 };
 
@@ -60,6 +61,9 @@ pub(crate) struct World {
     names: BTreeSet<Arc<str>>,
     /// madsim handles of the simulated nodes, by name.
     pub nodes: Mutex<BTreeMap<NodeName, NodeHandle>>,
+    /// Every node's unfinished local sleeps, so those that fall due together (at a resume)
+    /// end in the order they fell due.
+    pub overdue: Overdue,
 }
 
 impl World {
@@ -109,6 +113,7 @@ impl World {
             .map(Arc::from)
             .collect(),
             nodes: Mutex::new(BTreeMap::new()),
+            overdue: Overdue::default(),
         }
     }
 
@@ -225,19 +230,28 @@ impl World {
 
     /// Sleeps until `node`'s monotonic clock has advanced by `local_ns`. Re-checks after each
     /// wake-up, so a VM suspend (which freezes `mono`) extends the sleep as it would a guest's
-    /// timer.
+    /// timer. Sleeps of one node that fell due together (while it was paused) end in the
+    /// order they fell due, not in madsim's random order ([`Overdue`]).
     pub async fn sleep_local(&self, node: &str, local_ns: u64) {
         let clock = self.clock(node);
-        let target = clock.mono_ns(self.now_ns()) + local_ns;
+        let mut now = self.now_ns();
+        let target = clock.mono_ns(now) + local_ns;
+        let mut wake = clock.true_time_until_mono(now, target);
+        if wake <= now {
+            return;
+        }
+        let sleep = self.overdue.sleep(self.name(node), target, wake);
         loop {
-            let now = self.now_ns();
-            let wake = clock.true_time_until_mono(now, target);
-            if wake <= now {
-                return;
-            }
             self.sleep_exact(std::time::Duration::from_nanos(wake - now))
                 .await;
+            now = self.now_ns();
+            wake = clock.true_time_until_mono(now, target);
+            if wake <= now {
+                break;
+            }
+            sleep.reschedule(wake);
         }
+        sleep.finish(|| self.now_ns()).await;
     }
 
     /// Sleeps until true time `t_ns` (for the nemesis, which lives outside every node).
