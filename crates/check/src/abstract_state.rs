@@ -380,10 +380,7 @@ impl<'h> Walk<'h> {
                 token,
                 ..
             } => {
-                self.open
-                    .entry(scope)
-                    .or_default()
-                    .push((holder.as_str(), *token));
+                self.open.entry(scope).or_default().push((holder, *token));
                 self.high_water.entry(scope).or_default();
             }
             EventKind::Expired {
@@ -406,17 +403,7 @@ impl<'h> Walk<'h> {
                 scope,
                 holder,
                 token,
-            } => {
-                // The oldest open tenure with that holder and token, as the index matches.
-                if let Some(open) = self.open.get_mut(scope.as_str()) {
-                    if let Some(at) = open
-                        .iter()
-                        .position(|&(h, t)| h == holder.as_str() && t == *token)
-                    {
-                        open.remove(at);
-                    }
-                }
-            }
+            } => self.ended(scope, holder, *token),
             EventKind::WriteAccepted {
                 op,
                 resource,
@@ -458,25 +445,7 @@ impl<'h> Walk<'h> {
                 op,
                 resource,
                 token,
-            } => {
-                let scope = self
-                    .op_scope
-                    .get(&(node, *op))
-                    .copied()
-                    .or_else(|| {
-                        self.beliefs
-                            .iter()
-                            .find(|&&(w, _, t)| w == node && t == *token)
-                            .map(|&(_, s, _)| s)
-                    })
-                    .unwrap_or(resource.as_str());
-                let write = InFlight {
-                    writer: node,
-                    scope,
-                    token: *token,
-                };
-                self.inflight.insert((node, *op), write);
-            }
+            } => self.sent(node, *op, resource, *token),
             EventKind::BeliefStarted { scope, token, .. } => {
                 self.beliefs.insert((node, scope, *token));
             }
@@ -496,6 +465,37 @@ impl<'h> Walk<'h> {
             }
             _ => {}
         }
+    }
+
+    /// A tenure ended: the oldest open one with that holder and token, as the index matches.
+    fn ended(&mut self, scope: &str, holder: &str, token: Token) {
+        if let Some(open) = self.open.get_mut(scope) {
+            if let Some(at) = open.iter().position(|&(h, t)| h == holder && t == token) {
+                open.remove(at);
+            }
+        }
+    }
+
+    /// `writer` sent write `op`: in flight under the lease scope the storage saw it present,
+    /// else the scope of the writer's belief with that token, else the resource's name.
+    fn sent(&mut self, writer: &'h str, op: OpId, resource: &'h str, token: Token) {
+        let scope = self
+            .op_scope
+            .get(&(writer, op))
+            .copied()
+            .or_else(|| {
+                self.beliefs
+                    .iter()
+                    .find(|&&(w, _, t)| w == writer && t == token)
+                    .map(|&(_, s, _)| s)
+            })
+            .unwrap_or(resource);
+        let write = InFlight {
+            writer,
+            scope,
+            token,
+        };
+        self.inflight.insert((writer, op), write);
     }
 
     /// Raises `resource`'s high-water token (kept under `scope`) to `token`.
