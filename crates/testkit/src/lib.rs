@@ -227,7 +227,7 @@ pub fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOu
 /// The abstract states and transitions of [`outcome`]'s run.
 fn visited(seed: u64) -> fencesim_check::abstract_state::Visited {
     let mut states = vec!["start".to_string(), format!("kind-{}", seed % 4)];
-    if seed % 9 == 0 {
+    if seed.is_multiple_of(9) {
         states.push("nine".to_string());
     }
     let transitions = states[1..]
