@@ -1099,6 +1099,13 @@ fn check_history(path: &Path, json: Option<&Path>) -> Result<bool, InputError> {
             judged.metrics_not_supported[0].needs
         );
     }
+    // The same abstraction the sweeps count (ARCHITECTURE.md, `abstract_state`).
+    let visited = &judged.checked.visited;
+    println!(
+        "== abstract states: {} visited, {} transitions between them",
+        visited.states.len(),
+        visited.transitions.len()
+    );
     let violated: Vec<String> = judged
         .checked
         .violated()
