@@ -229,7 +229,14 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
         // percentiles): `.ci/mutants` holds them to their named tests instead.
         for info in planted::ALL.iter().filter(|info| info.catalogue_runs_it()) {
             fencesim_planted::select(Some(info.mutant));
-            let not_met = catalogue(&scenarios, args.jobs, &factory);
+            // Loaded again under the mutant: some planted bugs live in the scenario's
+            // resolution (a preset's defaults), which the files loaded above went through
+            // without them.
+            let mut mutated = Vec::with_capacity(files.len());
+            for file in &files {
+                mutated.push((file.clone(), Arc::new(fencesim_scenario::load(file)?)));
+            }
+            let not_met = catalogue(&mutated, args.jobs, &factory);
             fencesim_planted::select(None);
             eprintln!(
                 "mutant {}: {} scenarios NOT MET",
