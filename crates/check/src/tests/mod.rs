@@ -8,7 +8,6 @@ use fencesim_model::{
 
 use crate::{Checked, Metrics};
 
-mod abstract_state;
 mod coverage;
 mod index;
 mod invariants;
