@@ -382,6 +382,23 @@ impl LeaseService {
         self.tokens.deleted(&key);
     }
 
+    /// A lost attempt on a held scope. With a per-resource `revision` counter (a ZooKeeper
+    /// lock directory's cversion) the contender's attempt is a child created and, on seeing
+    /// it is not the lowest, deleted again (the lock recipe polled, as the simulated and the
+    /// live worker do): the counter moves by 2 per lost attempt, so the next holder's
+    /// sequence number counts every attempt since the last grant, as live ZooKeeper's does.
+    /// etcd's lost campaign is a failed compare, which writes nothing.
+    fn contended(&mut self, scope: &str) {
+        if self.config.token_source == TokenSource::Revision
+            && self.config.token_scope == TokenScope::PerResource
+        {
+            let key = self.counter_key(scope);
+            // The node's create, then its delete: each moves the parent's cversion once.
+            self.tokens.deleted(&key);
+            self.tokens.deleted(&key);
+        }
+    }
+
     /// A data put committed in the lease service's own store (`same-store-txn`): with etcd's
     /// store-wide revision (`revision` tokens, `global` scope) it moves the counter too, so
     /// the next holder's token skips one per write in between (measured live).
@@ -473,6 +490,7 @@ impl LeaseService {
                 return Acquire::Granted(self.grant(scope, holder, session, now, wall_ms));
             }
             if !candidate {
+                self.contended(scope);
                 return Acquire::Denied(Denial::Held {
                     holder: lease.holder,
                     token: lease.token,
@@ -873,6 +891,40 @@ mod tests {
         let mut s = with(|c| c.token_source = TokenSource::Revision);
         granted(s.acquire("job", "a", 0, None, 0, 0));
         s.data_put();
+        s.expire_due(100 * MS);
+        assert_eq!(
+            granted(s.acquire("job", "b", 0, None, 100 * MS, 0)).token,
+            3
+        );
+    }
+
+    #[test]
+    fn lost_attempts_move_a_lock_directorys_cversion_only() {
+        // ZooKeeper (per-resource revision): each lost attempt creates and deletes a child.
+        let mut s = with(|c| c.token_source = TokenSource::Revision);
+        let a = granted(s.acquire("job", "a", 0, None, 0, 0));
+        for at in [10, 20, 30] {
+            assert!(matches!(
+                s.acquire("job", "b", 0, None, at * MS, 0),
+                Acquire::Denied(Denial::Held { .. })
+            ));
+        }
+        // Another scope's directory is not touched.
+        let other = granted(s.acquire("other", "c", 0, None, 40 * MS, 0));
+        s.expire_due(100 * MS);
+        let b = granted(s.acquire("job", "b", 0, None, 100 * MS, 0));
+        // 1, then three attempts (+2 each), the expiry's delete (+1), the grant (+1).
+        assert_eq!((a.token, other.token, b.token), (1, 1, 9));
+        // etcd (store-wide revision): a lost campaign is a failed compare and writes nothing.
+        let mut s = with(|c| {
+            c.token_source = TokenSource::Revision;
+            c.token_scope = TokenScope::Global;
+        });
+        granted(s.acquire("job", "a", 0, None, 0, 0));
+        assert!(matches!(
+            s.acquire("job", "b", 0, None, 10 * MS, 0),
+            Acquire::Denied(Denial::Held { .. })
+        ));
         s.expire_due(100 * MS);
         assert_eq!(
             granted(s.acquire("job", "b", 0, None, 100 * MS, 0)).token,
