@@ -433,8 +433,10 @@ Live workers take Curator's lock: a session whose timeout is the scenario's effe
 (the server clamps it to [2, 20] x tickTime, as the preset's min and max TTL), an ephemeral
 sequential node under `/fencesim/lock/<scope>`; the lowest sequence number holds the lock and
 is the token (a lost attempt deletes its node and retries after `acquire_retry_ms`, as the
-simulated worker does, so the sequence number also counts lost attempts: token steps of tens,
-on both sides, since the simulated lock directory's cversion also moves by 2 per lost attempt).
+simulated worker does, so the sequence number also counts lost attempts: token steps of tens.
+The simulated lock directory's cversion also moves by 2 per lost attempt, but a live attempt
+opens a new session and commits three writes before it answers, which the simulated service
+does in one round trip, so the simulated steps come out about twice the live ones).
 Keepalives are session pings; a broken connection is resumed, and the server's "session
 expired" is a refused renewal. The server runs with tickTime = `lease.expiry_check_ms`; runs
 start at a drawn offset within one tick after it is ready. Expiries are seen by a poller of the
