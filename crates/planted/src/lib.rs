@@ -108,11 +108,14 @@ pub enum Mutant {
     /// ZooKeeper preset: a requested session timeout above 20 × tickTime is used as asked
     /// instead of being clamped.
     PresetZookeeperNoSessionClamp,
+    /// etcd preset: a restarted member serves, and re-extends the leases it kept, at once,
+    /// without first winning an election.
+    PresetEtcdNoRestartElection,
 }
 
 impl Mutant {
     /// Every mutant, in catalogue order.
-    pub const ALL: [Mutant; 40] = [
+    pub const ALL: [Mutant; 41] = [
         Mutant::MaxTokenOffByOne,
         Mutant::MaxTokenForgetsDurable,
         Mutant::SqlIgnoresRowsAffected,
@@ -153,6 +156,7 @@ impl Mutant {
         Mutant::PresetEtcdNoMinimumTtl,
         Mutant::PresetClientGoIdentityIsSession,
         Mutant::PresetZookeeperNoSessionClamp,
+        Mutant::PresetEtcdNoRestartElection,
     ];
 
     /// Its `FENCESIM_MUTANT` name.
@@ -200,6 +204,7 @@ impl Mutant {
             Mutant::PresetEtcdNoMinimumTtl => "preset-etcd-no-minimum-ttl",
             Mutant::PresetClientGoIdentityIsSession => "preset-client-go-identity-is-session",
             Mutant::PresetZookeeperNoSessionClamp => "preset-zookeeper-no-session-clamp",
+            Mutant::PresetEtcdNoRestartElection => "preset-etcd-no-restart-election",
         }
     }
 

@@ -376,6 +376,14 @@ pub const ALL: &[MutantInfo] = &[
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
     ),
+    info!(
+        PresetEtcdNoRestartElection,
+        "lease",
+        "scenario/src/parse/resolve.rs: Ctx::service_timers",
+        "preset-etcd-restart-election-delays-the-takeover-none",
+        "-p fencesim-scenario --test parse",
+        "presets_resolve_their_defaults"
+    ),
 ];
 
 #[cfg(test)]

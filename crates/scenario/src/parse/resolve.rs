@@ -165,7 +165,7 @@ impl Ctx<'_> {
                 "expected ZooKeeper's tickTime (> 0 ms): with preset = \"zookeeper\" it sets the session timeout's bounds, got 0",
             ));
         }
-        let restart_election_ms = match (raw.restart_election_ms, preset) {
+        let mut restart_election_ms = match (raw.restart_election_ms, preset) {
             (Some(election), _) => self.non_negative_ms("lease.restart_election_ms", election)?,
             // A restarted etcd member serves (and its lessor re-extends leases, `Promote`) only
             // once it is leader: raft's randomized election timeout, [1, 2) x election timeout.
@@ -174,6 +174,12 @@ impl Ctx<'_> {
             (None, Some(Preset::Etcd)) => election_timeout_ms,
             (None, _) => 0,
         };
+        if active(Mutant::PresetEtcdNoRestartElection)
+            && (raw.restart_election_ms, preset) == (None, Some(Preset::Etcd))
+        {
+            // The planted bug: a restarted etcd member serves at once, with no election.
+            restart_election_ms = 0;
+        }
         Ok((election_timeout_ms, expiry_check_ms, restart_election_ms))
     }
 
