@@ -111,11 +111,14 @@ pub enum Mutant {
     /// etcd preset: a restarted member serves, and re-extends the leases it kept, at once,
     /// without first winning an election.
     PresetEtcdNoRestartElection,
+    /// ZooKeeper preset: the client gives its lock up at the first failed ping instead of
+    /// keeping it until readTimeout.
+    PresetZookeeperStopsOnRenewFailure,
 }
 
 impl Mutant {
     /// Every mutant, in catalogue order.
-    pub const ALL: [Mutant; 41] = [
+    pub const ALL: [Mutant; 42] = [
         Mutant::MaxTokenOffByOne,
         Mutant::MaxTokenForgetsDurable,
         Mutant::SqlIgnoresRowsAffected,
@@ -157,6 +160,7 @@ impl Mutant {
         Mutant::PresetClientGoIdentityIsSession,
         Mutant::PresetZookeeperNoSessionClamp,
         Mutant::PresetEtcdNoRestartElection,
+        Mutant::PresetZookeeperStopsOnRenewFailure,
     ];
 
     /// Its `FENCESIM_MUTANT` name.
@@ -205,6 +209,7 @@ impl Mutant {
             Mutant::PresetClientGoIdentityIsSession => "preset-client-go-identity-is-session",
             Mutant::PresetZookeeperNoSessionClamp => "preset-zookeeper-no-session-clamp",
             Mutant::PresetEtcdNoRestartElection => "preset-etcd-no-restart-election",
+            Mutant::PresetZookeeperStopsOnRenewFailure => "preset-zookeeper-stops-on-renew-failure",
         }
     }
 

@@ -759,6 +759,8 @@ fn presets_resolve_their_defaults() {
         zookeeper.workers.renew_deadline_ms, 26_666,
         "2/3 of the session"
     );
+    // One lost ping is no disconnect: the client keeps its lock until readTimeout.
+    assert!(!zookeeper.workers.stop_on_renew_failure);
     let short = parse_ok(&preset(
         "preset = \"zookeeper\"\nttl_ms = 1_000\nexpiry_check_ms = 500\n",
         "",

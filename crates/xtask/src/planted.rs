@@ -384,6 +384,14 @@ pub const ALL: &[MutantInfo] = &[
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
     ),
+    info!(
+        PresetZookeeperStopsOnRenewFailure,
+        "lease",
+        "scenario/src/parse/resolve.rs: Ctx::workers",
+        "preset-zookeeper-unanswered-ping-keeps-the-lock-none",
+        "-p fencesim-scenario --test parse",
+        "presets_resolve_their_defaults"
+    ),
 ];
 
 #[cfg(test)]

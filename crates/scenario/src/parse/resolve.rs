@@ -339,6 +339,19 @@ impl Ctx<'_> {
             self.renewal(raw.renew_every_ms, raw.renew_deadline_ms, lease)?;
         let request_timeout_ms =
             self.request_timeout_ms(raw.request_timeout_ms, lease.effective_ttl_ms())?;
+        // client-go keeps retrying renewals until RenewDeadline, a ZooKeeper client
+        // until readTimeout.
+        let mut stop_on_renew_failure = raw.stop_on_renew_failure.unwrap_or(!matches!(
+            preset,
+            Some(Preset::ClientGo | Preset::Zookeeper)
+        ));
+        if active(Mutant::PresetZookeeperStopsOnRenewFailure)
+            && raw.stop_on_renew_failure.is_none()
+            && preset == Some(Preset::Zookeeper)
+        {
+            // The planted bug: the ZooKeeper client gives its lock up at the first failed ping.
+            stop_on_renew_failure = true;
+        }
         let (acquire_retry_ms, acquire_retry_jitter) = self.acquire_retry(
             raw.acquire_retry_ms,
             raw.acquire_retry_jitter,
@@ -353,12 +366,7 @@ impl Ctx<'_> {
             writes_per_lease,
             renew_every_ms,
             renew_deadline_ms,
-            // client-go keeps retrying renewals until RenewDeadline, a ZooKeeper client
-            // until readTimeout.
-            stop_on_renew_failure: raw.stop_on_renew_failure.unwrap_or(!matches!(
-                preset,
-                Some(Preset::ClientGo | Preset::Zookeeper)
-            )),
+            stop_on_renew_failure,
             check_lease_before_write: raw.check_lease_before_write.unwrap_or(false),
             recheck_deadline_before_write: raw.recheck_deadline_before_write.unwrap_or(false),
             deadline_from: raw.deadline_from.unwrap_or(DeadlineFrom::RequestSent),
