@@ -114,11 +114,14 @@ pub enum Mutant {
     /// ZooKeeper preset: the client gives its lock up at the first failed ping instead of
     /// keeping it until readTimeout.
     PresetZookeeperStopsOnRenewFailure,
+    /// Consul preset: the session is renewed every TTL/3 (etcd's keepalive period) instead of
+    /// `RenewPeriodic`'s TTL/2.
+    PresetConsulRenewsEveryThirdOfTtl,
 }
 
 impl Mutant {
     /// Every mutant, in catalogue order.
-    pub const ALL: [Mutant; 42] = [
+    pub const ALL: [Mutant; 43] = [
         Mutant::MaxTokenOffByOne,
         Mutant::MaxTokenForgetsDurable,
         Mutant::SqlIgnoresRowsAffected,
@@ -161,6 +164,7 @@ impl Mutant {
         Mutant::PresetZookeeperNoSessionClamp,
         Mutant::PresetEtcdNoRestartElection,
         Mutant::PresetZookeeperStopsOnRenewFailure,
+        Mutant::PresetConsulRenewsEveryThirdOfTtl,
     ];
 
     /// Its `FENCESIM_MUTANT` name.
@@ -210,6 +214,7 @@ impl Mutant {
             Mutant::PresetZookeeperNoSessionClamp => "preset-zookeeper-no-session-clamp",
             Mutant::PresetEtcdNoRestartElection => "preset-etcd-no-restart-election",
             Mutant::PresetZookeeperStopsOnRenewFailure => "preset-zookeeper-stops-on-renew-failure",
+            Mutant::PresetConsulRenewsEveryThirdOfTtl => "preset-consul-renews-every-third-of-ttl",
         }
     }
 

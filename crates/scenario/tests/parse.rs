@@ -773,7 +773,7 @@ fn presets_resolve_their_defaults() {
         (15_000, 30_000)
     );
     assert_eq!(consul.lease.lock_delay_ms, 15_000);
-    assert_eq!(consul.workers.renew_every_ms, 7_500);
+    assert_eq!(consul.workers.renew_every_ms, 7_500, "RenewPeriodic: TTL/2");
 
     // Without a preset, a restarted holder is a new session.
     assert_eq!(

@@ -392,6 +392,14 @@ pub const ALL: &[MutantInfo] = &[
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
     ),
+    info!(
+        PresetConsulRenewsEveryThirdOfTtl,
+        "lease",
+        "scenario/src/parse/resolve.rs: Ctx::renewal",
+        "preset-consul-half-ttl-renewals-expire-a-paused-holder-none",
+        "-p fencesim-scenario --test parse",
+        "presets_resolve_their_defaults"
+    ),
 ];
 
 #[cfg(test)]

@@ -459,7 +459,7 @@ impl Ctx<'_> {
     ) -> Result<(u64, u64)> {
         let ttl_ms = lease.effective_ttl_ms();
         let preset = lease.preset;
-        let renew_every_ms = match every {
+        let mut renew_every_ms = match every {
             Some(renew) => {
                 let renew = self.positive_ms("workers.renew_every_ms", renew)?;
                 if renew >= ttl_ms {
@@ -483,6 +483,13 @@ impl Ctx<'_> {
             None if preset == Some(Preset::Consul) => ttl_ms / 2,
             None => ttl_ms / 3,
         };
+        if active(Mutant::PresetConsulRenewsEveryThirdOfTtl)
+            && every.is_none()
+            && preset == Some(Preset::Consul)
+        {
+            // The planted bug: Consul's session is renewed every TTL/3, like etcd's keepalive.
+            renew_every_ms = ttl_ms / 3;
+        }
         let mut renew_deadline_ms = match deadline {
             Some(deadline) => self.positive_ms("workers.renew_deadline_ms", deadline)?,
             // client-go's RenewDeadline: 10 s.
