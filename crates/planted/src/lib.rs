@@ -108,11 +108,20 @@ pub enum Mutant {
     /// ZooKeeper preset: a requested session timeout above 20 × tickTime is used as asked
     /// instead of being clamped.
     PresetZookeeperNoSessionClamp,
+    /// etcd preset: a restarted member serves, and re-extends the leases it kept, at once,
+    /// without first winning an election.
+    PresetEtcdNoRestartElection,
+    /// ZooKeeper preset: the client gives its lock up at the first failed ping instead of
+    /// keeping it until readTimeout.
+    PresetZookeeperStopsOnRenewFailure,
+    /// Consul preset: the session is renewed every TTL/3 (etcd's keepalive period) instead of
+    /// `RenewPeriodic`'s TTL/2.
+    PresetConsulRenewsEveryThirdOfTtl,
 }
 
 impl Mutant {
     /// Every mutant, in catalogue order.
-    pub const ALL: [Mutant; 40] = [
+    pub const ALL: [Mutant; 43] = [
         Mutant::MaxTokenOffByOne,
         Mutant::MaxTokenForgetsDurable,
         Mutant::SqlIgnoresRowsAffected,
@@ -153,6 +162,9 @@ impl Mutant {
         Mutant::PresetEtcdNoMinimumTtl,
         Mutant::PresetClientGoIdentityIsSession,
         Mutant::PresetZookeeperNoSessionClamp,
+        Mutant::PresetEtcdNoRestartElection,
+        Mutant::PresetZookeeperStopsOnRenewFailure,
+        Mutant::PresetConsulRenewsEveryThirdOfTtl,
     ];
 
     /// Its `FENCESIM_MUTANT` name.
@@ -200,6 +212,9 @@ impl Mutant {
             Mutant::PresetEtcdNoMinimumTtl => "preset-etcd-no-minimum-ttl",
             Mutant::PresetClientGoIdentityIsSession => "preset-client-go-identity-is-session",
             Mutant::PresetZookeeperNoSessionClamp => "preset-zookeeper-no-session-clamp",
+            Mutant::PresetEtcdNoRestartElection => "preset-etcd-no-restart-election",
+            Mutant::PresetZookeeperStopsOnRenewFailure => "preset-zookeeper-stops-on-renew-failure",
+            Mutant::PresetConsulRenewsEveryThirdOfTtl => "preset-consul-renews-every-third-of-ttl",
         }
     }
 

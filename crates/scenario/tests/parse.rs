@@ -759,6 +759,8 @@ fn presets_resolve_their_defaults() {
         zookeeper.workers.renew_deadline_ms, 26_666,
         "2/3 of the session"
     );
+    // One lost ping is no disconnect: the client keeps its lock until readTimeout.
+    assert!(!zookeeper.workers.stop_on_renew_failure);
     let short = parse_ok(&preset(
         "preset = \"zookeeper\"\nttl_ms = 1_000\nexpiry_check_ms = 500\n",
         "",
@@ -771,7 +773,7 @@ fn presets_resolve_their_defaults() {
         (15_000, 30_000)
     );
     assert_eq!(consul.lease.lock_delay_ms, 15_000);
-    assert_eq!(consul.workers.renew_every_ms, 7_500);
+    assert_eq!(consul.workers.renew_every_ms, 7_500, "RenewPeriodic: TTL/2");
 
     // Without a preset, a restarted holder is a new session.
     assert_eq!(

@@ -376,6 +376,30 @@ pub const ALL: &[MutantInfo] = &[
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
     ),
+    info!(
+        PresetEtcdNoRestartElection,
+        "lease",
+        "scenario/src/parse/resolve.rs: Ctx::service_timers",
+        "preset-etcd-restart-election-delays-the-takeover-none",
+        "-p fencesim-scenario --test parse",
+        "presets_resolve_their_defaults"
+    ),
+    info!(
+        PresetZookeeperStopsOnRenewFailure,
+        "lease",
+        "scenario/src/parse/resolve.rs: Ctx::workers",
+        "preset-zookeeper-unanswered-ping-keeps-the-lock-none",
+        "-p fencesim-scenario --test parse",
+        "presets_resolve_their_defaults"
+    ),
+    info!(
+        PresetConsulRenewsEveryThirdOfTtl,
+        "lease",
+        "scenario/src/parse/resolve.rs: Ctx::renewal",
+        "preset-consul-half-ttl-renewals-expire-a-paused-holder-none",
+        "-p fencesim-scenario --test parse",
+        "presets_resolve_their_defaults"
+    ),
 ];
 
 #[cfg(test)]

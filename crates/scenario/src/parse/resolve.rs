@@ -165,7 +165,7 @@ impl Ctx<'_> {
                 "expected ZooKeeper's tickTime (> 0 ms): with preset = \"zookeeper\" it sets the session timeout's bounds, got 0",
             ));
         }
-        let restart_election_ms = match (raw.restart_election_ms, preset) {
+        let mut restart_election_ms = match (raw.restart_election_ms, preset) {
             (Some(election), _) => self.non_negative_ms("lease.restart_election_ms", election)?,
             // A restarted etcd member serves (and its lessor re-extends leases, `Promote`) only
             // once it is leader: raft's randomized election timeout, [1, 2) x election timeout.
@@ -174,6 +174,12 @@ impl Ctx<'_> {
             (None, Some(Preset::Etcd)) => election_timeout_ms,
             (None, _) => 0,
         };
+        if active(Mutant::PresetEtcdNoRestartElection)
+            && (raw.restart_election_ms, preset) == (None, Some(Preset::Etcd))
+        {
+            // The planted bug: a restarted etcd member serves at once, with no election.
+            restart_election_ms = 0;
+        }
         Ok((election_timeout_ms, expiry_check_ms, restart_election_ms))
     }
 
@@ -333,6 +339,19 @@ impl Ctx<'_> {
             self.renewal(raw.renew_every_ms, raw.renew_deadline_ms, lease)?;
         let request_timeout_ms =
             self.request_timeout_ms(raw.request_timeout_ms, lease.effective_ttl_ms())?;
+        // client-go keeps retrying renewals until RenewDeadline, a ZooKeeper client
+        // until readTimeout.
+        let mut stop_on_renew_failure = raw.stop_on_renew_failure.unwrap_or(!matches!(
+            preset,
+            Some(Preset::ClientGo | Preset::Zookeeper)
+        ));
+        if active(Mutant::PresetZookeeperStopsOnRenewFailure)
+            && raw.stop_on_renew_failure.is_none()
+            && preset == Some(Preset::Zookeeper)
+        {
+            // The planted bug: the ZooKeeper client gives its lock up at the first failed ping.
+            stop_on_renew_failure = true;
+        }
         let (acquire_retry_ms, acquire_retry_jitter) = self.acquire_retry(
             raw.acquire_retry_ms,
             raw.acquire_retry_jitter,
@@ -347,12 +366,7 @@ impl Ctx<'_> {
             writes_per_lease,
             renew_every_ms,
             renew_deadline_ms,
-            // client-go keeps retrying renewals until RenewDeadline, a ZooKeeper client
-            // until readTimeout.
-            stop_on_renew_failure: raw.stop_on_renew_failure.unwrap_or(!matches!(
-                preset,
-                Some(Preset::ClientGo | Preset::Zookeeper)
-            )),
+            stop_on_renew_failure,
             check_lease_before_write: raw.check_lease_before_write.unwrap_or(false),
             recheck_deadline_before_write: raw.recheck_deadline_before_write.unwrap_or(false),
             deadline_from: raw.deadline_from.unwrap_or(DeadlineFrom::RequestSent),
@@ -445,7 +459,7 @@ impl Ctx<'_> {
     ) -> Result<(u64, u64)> {
         let ttl_ms = lease.effective_ttl_ms();
         let preset = lease.preset;
-        let renew_every_ms = match every {
+        let mut renew_every_ms = match every {
             Some(renew) => {
                 let renew = self.positive_ms("workers.renew_every_ms", renew)?;
                 if renew >= ttl_ms {
@@ -469,6 +483,13 @@ impl Ctx<'_> {
             None if preset == Some(Preset::Consul) => ttl_ms / 2,
             None => ttl_ms / 3,
         };
+        if active(Mutant::PresetConsulRenewsEveryThirdOfTtl)
+            && every.is_none()
+            && preset == Some(Preset::Consul)
+        {
+            // The planted bug: Consul's session is renewed every TTL/3, like etcd's keepalive.
+            renew_every_ms = ttl_ms / 3;
+        }
         let mut renew_deadline_ms = match deadline {
             Some(deadline) => self.positive_ms("workers.renew_deadline_ms", deadline)?,
             // client-go's RenewDeadline: 10 s.
