@@ -14,6 +14,7 @@
 use fencesim_model::{history::History, Invariant};
 use serde::{Deserialize, Serialize};
 
+pub mod abstract_state;
 pub mod coverage;
 pub mod index;
 mod invariants;
@@ -47,6 +48,11 @@ pub struct Checked {
     pub violations: Vec<Violation>,
     /// What happened, counted.
     pub metrics: Metrics,
+    /// The abstract states and transitions the run visited ([`abstract_state`]), which the
+    /// summary aggregates over seeds. In memory only: a seed's own list is not part of any
+    /// report (the summary's state carries the aggregate).
+    #[serde(skip)]
+    pub visited: abstract_state::Visited,
 }
 
 impl Checked {
@@ -64,6 +70,7 @@ pub fn check(history: &History) -> Checked {
     Checked {
         violations: invariants::check_all(history),
         metrics: metrics::compute(history),
+        visited: abstract_state::visited(history),
     }
 }
 
