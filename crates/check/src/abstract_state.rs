@@ -213,7 +213,8 @@ impl fmt::Display for State {
 
 /// The abstract state after each event of `history`, in history order (one per event).
 pub fn states(history: &History) -> Vec<State> {
-    let mut walk = Walk::new(history);
+    let index = Index::new(history);
+    let mut walk = Walk::new(history, &index);
     (0..history.events.len())
         .map(|k| {
             walk.apply(k);
@@ -225,7 +226,12 @@ pub fn states(history: &History) -> Vec<State> {
 /// The states and transitions `history` visits: [`states`], deduplicated, with the pairs of
 /// consecutive different states. An empty history visits nothing.
 pub fn visited(history: &History) -> Visited {
-    let mut walk = Walk::new(history);
+    visited_in(history, &Index::new(history))
+}
+
+/// [`visited`] with the history's index already built (the checker builds one for all).
+pub(crate) fn visited_in<'h>(history: &'h History, index: &Index<'h>) -> Visited {
+    let mut walk = Walk::new(history, index);
     // States are numbered as first seen and rendered once, at the end.
     let mut ids: BTreeMap<State, usize> = BTreeMap::new();
     let mut steps: BTreeSet<(usize, usize)> = BTreeSet::new();
@@ -236,12 +242,24 @@ pub fn visited(history: &History) -> Visited {
         if previous.is_some() && !can_change(&event.kind) {
             continue;
         }
-        let state = walk.state(k + 1);
+        // Only the scopes the event touched are abstracted again; when none of them changed,
+        // neither did the state.
+        if !walk.refresh(k + 1) && previous.is_some() {
+            continue;
+        }
+        let state = walk.cached_state();
         if previous.as_ref().is_some_and(|(p, _)| *p == state) {
             continue;
         }
-        let next = ids.len();
-        let id = *ids.entry(state.clone()).or_insert(next);
+        // Cloned only when new: most states recur.
+        let id = match ids.get(&state) {
+            Some(&id) => id,
+            None => {
+                let id = ids.len();
+                ids.insert(state.clone(), id);
+                id
+            }
+        };
         if let Some((_, from)) = previous {
             steps.insert((from, id));
         }
@@ -291,9 +309,9 @@ struct InFlight<'h> {
 }
 
 /// The running model of a history, one event at a time.
-struct Walk<'h> {
+struct Walk<'i, 'h> {
     history: &'h History,
-    index: Index<'h>,
+    index: &'i Index<'h>,
     /// Per scope, the open tenures as `(holder, token)`, oldest first.
     open: BTreeMap<&'h str, Vec<(&'h str, Token)>>,
     /// Per scope, per resource written under it, the high-water token.
@@ -311,10 +329,20 @@ struct Walk<'h> {
     /// Per resource, the lease scope of its writes as the storage saw them (accepted fences
     /// name only the resource).
     resource_scope: BTreeMap<&'h str, &'h str>,
+    /// The scopes' abstractions as of the last [`Walk::refresh`] (granted scopes only).
+    cache: BTreeMap<&'h str, ScopeState>,
+    /// The scopes events touched since the last refresh.
+    dirty: BTreeSet<&'h str>,
+    /// Every scope must be abstracted again (a process paused, resumed or crashed, the
+    /// storage lost its state, or a worker's outage began or ended).
+    all_dirty: bool,
+    /// Every outage's start and end (true time), sorted, and how many have passed.
+    boundaries: Vec<u64>,
+    boundaries_passed: usize,
 }
 
-impl<'h> Walk<'h> {
-    fn new(history: &'h History) -> Walk<'h> {
+impl<'i, 'h> Walk<'i, 'h> {
+    fn new(history: &'h History, index: &'i Index<'h>) -> Walk<'i, 'h> {
         let mut outages: BTreeMap<&str, Vec<(u64, u64)>> = BTreeMap::new();
         for o in outage::raw(&history.events) {
             outages
@@ -355,9 +383,20 @@ impl<'h> Walk<'h> {
                     .or_insert(lease_scope.as_str());
             }
         }
+        let mut boundaries: Vec<u64> = outages
+            .values()
+            .flatten()
+            .flat_map(|&(start, end)| [start, end])
+            .collect();
+        boundaries.sort_unstable();
         Walk {
+            cache: BTreeMap::new(),
+            dirty: BTreeSet::new(),
+            all_dirty: true,
+            boundaries,
+            boundaries_passed: 0,
             history,
-            index: Index::new(history),
+            index,
             open: BTreeMap::new(),
             high_water: BTreeMap::new(),
             beliefs: BTreeSet::new(),
@@ -382,6 +421,7 @@ impl<'h> Walk<'h> {
             } => {
                 self.open.entry(scope).or_default().push((holder, *token));
                 self.high_water.entry(scope).or_default();
+                self.dirty.insert(scope);
             }
             EventKind::Expired {
                 scope,
@@ -403,7 +443,10 @@ impl<'h> Walk<'h> {
                 scope,
                 holder,
                 token,
-            } => self.ended(scope, holder, *token),
+            } => {
+                self.ended(scope, holder, *token);
+                self.dirty.insert(scope);
+            }
             EventKind::WriteAccepted {
                 op,
                 resource,
@@ -413,14 +456,11 @@ impl<'h> Walk<'h> {
                 ..
             } => {
                 self.raise(lease_scope, resource, *token);
-                self.inflight.remove(&(writer.as_str(), *op));
+                self.dirty.insert(lease_scope);
+                self.landed(writer, *op);
             }
-            EventKind::WriteRejected { op, writer, .. } => {
-                self.inflight.remove(&(writer.as_str(), *op));
-            }
-            EventKind::WriteAbandoned { op, .. } => {
-                self.inflight.remove(&(node, *op));
-            }
+            EventKind::WriteRejected { op, writer, .. } => self.landed(writer, *op),
+            EventKind::WriteAbandoned { op, .. } => self.landed(node, *op),
             EventKind::Fence {
                 resource,
                 token,
@@ -433,14 +473,9 @@ impl<'h> Walk<'h> {
                     .copied()
                     .unwrap_or(resource.as_str());
                 self.raise(scope, resource, *token);
+                self.dirty.insert(scope);
             }
-            EventKind::StorageStateLost => {
-                for resources in self.high_water.values_mut() {
-                    for high in resources.values_mut() {
-                        *high = None;
-                    }
-                }
-            }
+            EventKind::StorageStateLost => self.storage_lost(),
             EventKind::WriteSent {
                 op,
                 resource,
@@ -448,20 +483,25 @@ impl<'h> Walk<'h> {
             } => self.sent(node, *op, resource, *token),
             EventKind::BeliefStarted { scope, token, .. } => {
                 self.beliefs.insert((node, scope, *token));
+                self.dirty.insert(scope);
             }
             EventKind::BeliefEnded { scope, token, .. } => {
                 self.beliefs.remove(&(node, scope.as_str(), *token));
+                self.dirty.insert(scope);
             }
             EventKind::Crashed => {
+                self.all_dirty = true;
                 self.beliefs.retain(|&(w, _, _)| w != node);
                 self.paused.remove(node);
                 self.inflight.retain(|_, write| write.writer != node);
             }
             EventKind::Paused { kind, .. } => {
                 self.paused.insert(node, *kind);
+                self.all_dirty = true;
             }
             EventKind::Resumed { .. } => {
                 self.paused.remove(node);
+                self.all_dirty = true;
             }
             _ => {}
         }
@@ -496,6 +536,24 @@ impl<'h> Walk<'h> {
             token,
         };
         self.inflight.insert((writer, op), write);
+        self.dirty.insert(scope);
+    }
+
+    /// The storage lost its state: every high-water token is gone.
+    fn storage_lost(&mut self) {
+        self.all_dirty = true;
+        for resources in self.high_water.values_mut() {
+            for high in resources.values_mut() {
+                *high = None;
+            }
+        }
+    }
+
+    /// Write `op` of `writer` was decided or abandoned: no longer in flight.
+    fn landed(&mut self, writer: &'h str, op: OpId) {
+        if let Some(write) = self.inflight.remove(&(writer, op)) {
+            self.dirty.insert(write.scope);
+        }
     }
 
     /// Raises `resource`'s high-water token (kept under `scope`) to `token`.
@@ -527,79 +585,122 @@ impl<'h> Walk<'h> {
         }
     }
 
-    /// The state once every event before `before` has been applied.
+    /// Abstracts again the scopes touched since the last call (every scope when a process
+    /// or the storage changed, or an outage began or ended by now); whether any changed.
+    fn refresh(&mut self, before: usize) -> bool {
+        let t_ns = self.history.events[before - 1].t_ns;
+        let passed = self.boundaries.partition_point(|&b| b <= t_ns);
+        if passed != self.boundaries_passed {
+            self.boundaries_passed = passed;
+            self.all_dirty = true;
+        }
+        let scopes: Vec<&'h str> = if self.all_dirty {
+            self.high_water.keys().copied().collect()
+        } else {
+            std::mem::take(&mut self.dirty).into_iter().collect()
+        };
+        self.all_dirty = false;
+        self.dirty.clear();
+        let mut changed = false;
+        for scope in scopes {
+            let fresh = self.scope_state(scope, before, t_ns);
+            if self.cache.get(scope) != fresh.as_ref() {
+                changed = true;
+                match fresh {
+                    Some(state) => self.cache.insert(scope, state),
+                    None => self.cache.remove(scope),
+                };
+            }
+        }
+        changed
+    }
+
+    /// The state as of the last [`Walk::refresh`].
+    fn cached_state(&self) -> State {
+        let mut scopes: Vec<ScopeState> = self.cache.values().cloned().collect();
+        scopes.sort();
+        State { scopes }
+    }
+
+    /// The state once every event before `before` has been applied, every scope abstracted
+    /// from scratch (what [`states`] gives; [`visited`] keeps a cache instead).
     fn state(&self, before: usize) -> State {
         let t_ns = self.history.events[before - 1].t_ns;
         let mut scopes: Vec<ScopeState> = self
             .high_water
-            .iter()
-            .filter_map(|(&scope, resources)| {
-                // Scopes are listed from their first grant; a fence or write on a scope never
-                // granted (a recorded history) still has no epoch to compare with.
-                let newest = self.index.newest_grant(scope, before)?;
-                let lease = match self.open.get(scope).map_or(0, Vec::len) {
-                    0 => Lease::Free,
-                    1 => Lease::Held,
-                    _ => Lease::Double,
-                };
-                let mut store: BTreeSet<Store> = resources
-                    .values()
-                    .map(|high| match high {
-                        None => Store::Empty,
-                        Some(h) if *h < newest.token => Store::Below,
-                        Some(h) if *h == newest.token => Store::Equal,
-                        Some(_) => Store::Above,
-                    })
-                    .collect();
-                if store.is_empty() {
-                    // Nothing written yet reads as one empty resource, as it is rendered.
-                    store.insert(Store::Empty);
-                }
-                let is_current =
-                    |writer: &str, token: Token| newest.holder == writer && newest.token == token;
-                let mut inflight_current = false;
-                let mut inflight_stale = false;
-                for write in self.inflight.values().filter(|w| w.scope == scope) {
-                    if is_current(write.writer, write.token) {
-                        inflight_current = true;
-                    } else {
-                        inflight_stale = true;
-                    }
-                }
-                let mut workers: Vec<(Role, Process)> = self
-                    .beliefs
-                    .iter()
-                    .filter(|&&(_, s, _)| s == scope)
-                    .map(|&(worker, _, token)| {
-                        let role = match self.index.epoch(scope, worker, token, before) {
-                            Epoch::NeverGranted => Role::Ungranted,
-                            Epoch::Superseded { .. } => Role::StaleHolder,
-                            Epoch::Current { .. } => {
-                                let held = self
-                                    .open
-                                    .get(scope)
-                                    .is_some_and(|o| o.contains(&(worker, token)));
-                                if held {
-                                    Role::Holder
-                                } else {
-                                    Role::ExpiredHolder
-                                }
-                            }
-                        };
-                        (role, self.process(worker, t_ns))
-                    })
-                    .collect();
-                workers.sort();
-                Some(ScopeState {
-                    lease,
-                    store: store.into_iter().collect(),
-                    inflight_current,
-                    inflight_stale,
-                    workers,
-                })
-            })
+            .keys()
+            .filter_map(|&scope| self.scope_state(scope, before, t_ns))
             .collect();
         scopes.sort();
         State { scopes }
+    }
+
+    /// Scope `scope`'s abstraction once every event before `before` has been applied, at
+    /// true time `t_ns`; `None` while it was never granted.
+    fn scope_state(&self, scope: &'h str, before: usize, t_ns: u64) -> Option<ScopeState> {
+        let resources = self.high_water.get(scope)?;
+        // Scopes are listed from their first grant; a fence or write on a scope never
+        // granted (a recorded history) still has no epoch to compare with.
+        let newest = self.index.newest_grant(scope, before)?;
+        let lease = match self.open.get(scope).map_or(0, Vec::len) {
+            0 => Lease::Free,
+            1 => Lease::Held,
+            _ => Lease::Double,
+        };
+        let mut store: BTreeSet<Store> = resources
+            .values()
+            .map(|high| match high {
+                None => Store::Empty,
+                Some(h) if *h < newest.token => Store::Below,
+                Some(h) if *h == newest.token => Store::Equal,
+                Some(_) => Store::Above,
+            })
+            .collect();
+        if store.is_empty() {
+            // Nothing written yet reads as one empty resource, as it is rendered.
+            store.insert(Store::Empty);
+        }
+        let is_current =
+            |writer: &str, token: Token| newest.holder == writer && newest.token == token;
+        let mut inflight_current = false;
+        let mut inflight_stale = false;
+        for write in self.inflight.values().filter(|w| w.scope == scope) {
+            if is_current(write.writer, write.token) {
+                inflight_current = true;
+            } else {
+                inflight_stale = true;
+            }
+        }
+        let mut workers: Vec<(Role, Process)> = self
+            .beliefs
+            .iter()
+            .filter(|&&(_, s, _)| s == scope)
+            .map(|&(worker, _, token)| {
+                let role = match self.index.epoch(scope, worker, token, before) {
+                    Epoch::NeverGranted => Role::Ungranted,
+                    Epoch::Superseded { .. } => Role::StaleHolder,
+                    Epoch::Current { .. } => {
+                        let held = self
+                            .open
+                            .get(scope)
+                            .is_some_and(|o| o.contains(&(worker, token)));
+                        if held {
+                            Role::Holder
+                        } else {
+                            Role::ExpiredHolder
+                        }
+                    }
+                };
+                (role, self.process(worker, t_ns))
+            })
+            .collect();
+        workers.sort();
+        Some(ScopeState {
+            lease,
+            store: store.into_iter().collect(),
+            inflight_current,
+            inflight_stale,
+            workers,
+        })
     }
 }

@@ -67,10 +67,12 @@ impl Checked {
 
 /// Checks every invariant and computes the metrics.
 pub fn check(history: &History) -> Checked {
+    // One index for every judgement: building it is a pass over the whole history.
+    let index = index::Index::new(history);
     Checked {
-        violations: invariants::check_all(history),
-        metrics: metrics::compute(history),
-        visited: abstract_state::visited(history),
+        violations: invariants::check_all(&index),
+        metrics: metrics::compute(&index),
+        visited: abstract_state::visited_in(history, &index),
     }
 }
 
