@@ -69,10 +69,12 @@ impl Checked {
 pub fn check(history: &History) -> Checked {
     // One index for every judgement: building it is a pass over the whole history.
     let index = index::Index::new(history);
+    // The outages, for the metrics' causes and the abstract states' `cut-off`, found once.
+    let causes = outage::Causes::new(&history.events);
     Checked {
         violations: invariants::check_all(&index),
-        metrics: metrics::compute(&index),
-        visited: abstract_state::visited_in(history, &index),
+        metrics: metrics::compute(&index, &causes),
+        visited: abstract_state::visited_in(history, &causes),
     }
 }
 

@@ -227,15 +227,16 @@ impl FaultsBegun {
     }
 }
 
-pub(crate) fn compute(index: &Index<'_>) -> Metrics {
-    let causes = Causes::new(index.events());
+/// The metrics of `index`'s history; `causes` is built from the same history
+/// ([`Causes::new`]; the checker builds one for the metrics and the abstract-state walk).
+pub(crate) fn compute(index: &Index<'_>, causes: &Causes<'_>) -> Metrics {
     let mut m = Metrics::default();
     grant_metrics(index, &mut m);
-    count_events(index, &causes, &mut m);
+    count_events(index, causes, &mut m);
     service_metrics(index, &mut m);
     belief_metrics(index, &mut m);
-    recovery_metrics(index, &causes, &mut m);
-    takeover_causes(index, &causes, &mut m);
+    recovery_metrics(index, causes, &mut m);
+    takeover_causes(index, causes, &mut m);
     availability_metrics(index, &mut m);
     m.outage_ms = causes.union_ms;
     m.fault_window_ms = index
