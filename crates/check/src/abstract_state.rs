@@ -617,6 +617,36 @@ struct Walk<'h> {
     all_dirty: bool,
 }
 
+/// A write the storage saw (presented, accepted or rejected) with names `[lease scope,
+/// resource, writer]`: the first lease scope seen for its `(writer, op)` and for its
+/// resource. `op_scope` is per writer, sorted by op (ops mostly come in order).
+fn presented(
+    op_scope: &mut Vec<Vec<(OpId, u32)>>,
+    resource_scope: &mut Vec<u32>,
+    ids: [u32; 3],
+    op: OpId,
+) {
+    let [scope, resource, writer] = ids.map(|id| id as usize);
+    if op_scope.len() <= writer {
+        op_scope.resize_with(writer + 1, Vec::new);
+    }
+    let ops = &mut op_scope[writer];
+    match ops.last() {
+        Some(&(last, _)) if last >= op => {
+            if let Err(at) = ops.binary_search_by_key(&op, |&(o, _)| o) {
+                ops.insert(at, (op, ids[0]));
+            }
+        }
+        _ => ops.push((op, ids[0])),
+    }
+    if resource_scope.len() <= resource {
+        resource_scope.resize(resource + 1, NONE);
+    }
+    if resource_scope[resource] == NONE {
+        resource_scope[resource] = scope as u32;
+    }
+}
+
 impl<'h> Walk<'h> {
     fn new(history: &'h History, outages: &BTreeMap<&'h str, Vec<(u64, u64)>>) -> Walk<'h> {
         let events = &history.events[..];
@@ -656,26 +686,7 @@ impl<'h> Walk<'h> {
                     ..
                 } => {
                     let ids = [id(lease_scope), id(resource), id(writer)];
-                    let [scope, resource, writer] = ids.map(|id| id as usize);
-                    if op_scope.len() <= writer {
-                        op_scope.resize_with(writer + 1, Vec::new);
-                    }
-                    // The first one seen; ops mostly come in order.
-                    let ops = &mut op_scope[writer];
-                    match ops.last() {
-                        Some(&(last, _)) if last >= *op => {
-                            if let Err(at) = ops.binary_search_by_key(op, |&(o, _)| o) {
-                                ops.insert(at, (*op, ids[0]));
-                            }
-                        }
-                        _ => ops.push((*op, ids[0])),
-                    }
-                    if resource_scope.len() <= resource {
-                        resource_scope.resize(resource + 1, NONE);
-                    }
-                    if resource_scope[resource] == NONE {
-                        resource_scope[resource] = scope as u32;
-                    }
+                    presented(&mut op_scope, &mut resource_scope, ids, *op);
                     *slot = ids;
                 }
                 EventKind::Fence {
