@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use fencesim_model::{history::History, Invariant};
+use fencesim_model::Invariant;
 
 use crate::{index::Index, Violation};
 
@@ -17,14 +17,13 @@ mod superseded_accept;
 mod tokens_increase;
 
 /// All violations, ordered by time, then invariant, then scope.
-pub(crate) fn check_all(history: &History) -> Vec<Violation> {
-    let index = Index::new(history);
+pub(crate) fn check_all(index: &Index<'_>) -> Vec<Violation> {
     let mut violations = Vec::new();
-    violations.extend(tokens_increase::check(&index));
-    violations.extend(single_holder::check(&index));
-    violations.extend(stale_accept::check(&index));
-    violations.extend(superseded_accept::check(&index));
-    violations.extend(liveness::check(&index));
+    violations.extend(tokens_increase::check(index));
+    violations.extend(single_holder::check(index));
+    violations.extend(stale_accept::check(index));
+    violations.extend(superseded_accept::check(index));
+    violations.extend(liveness::check(index));
 
     let mut seen: BTreeSet<(Invariant, String, Option<usize>)> = BTreeSet::new();
     violations.retain(|v| seen.insert((v.invariant, v.scope.clone(), v.evidence.last().copied())));

@@ -14,6 +14,7 @@
 use fencesim_model::{history::History, Invariant};
 use serde::{Deserialize, Serialize};
 
+pub mod abstract_state;
 pub mod coverage;
 pub mod index;
 mod invariants;
@@ -47,6 +48,11 @@ pub struct Checked {
     pub violations: Vec<Violation>,
     /// What happened, counted.
     pub metrics: Metrics,
+    /// The abstract states and transitions the run visited ([`abstract_state`]), which the
+    /// summary aggregates over seeds. In memory only: a seed's own list is not part of any
+    /// report (the summary's state carries the aggregate).
+    #[serde(skip)]
+    pub visited: abstract_state::Visited,
 }
 
 impl Checked {
@@ -61,9 +67,14 @@ impl Checked {
 
 /// Checks every invariant and computes the metrics.
 pub fn check(history: &History) -> Checked {
+    // One index for every judgement: building it is a pass over the whole history.
+    let index = index::Index::new(history);
+    // The outages, for the metrics' causes and the abstract states' `cut-off`, found once.
+    let causes = outage::Causes::new(&history.events);
     Checked {
-        violations: invariants::check_all(history),
-        metrics: metrics::compute(history),
+        violations: invariants::check_all(&index),
+        metrics: metrics::compute(&index, &causes),
+        visited: abstract_state::visited_in(history, &causes),
     }
 }
 

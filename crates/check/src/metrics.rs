@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use fencesim_model::{
-    history::{BeliefEnd, Event, EventKind, History, PauseKind},
+    history::{BeliefEnd, Event, EventKind, PauseKind},
     nodes,
 };
 use fencesim_planted::{active, Mutant};
@@ -227,17 +227,17 @@ impl FaultsBegun {
     }
 }
 
-pub(crate) fn compute(history: &History) -> Metrics {
-    let index = Index::new(history);
-    let causes = Causes::new(index.events());
+/// The metrics of `index`'s history; `causes` is built from the same history
+/// ([`Causes::new`]; the checker builds one for the metrics and the abstract-state walk).
+pub(crate) fn compute(index: &Index<'_>, causes: &Causes<'_>) -> Metrics {
     let mut m = Metrics::default();
-    grant_metrics(&index, &mut m);
-    count_events(&index, &causes, &mut m);
-    service_metrics(&index, &mut m);
-    belief_metrics(&index, &mut m);
-    recovery_metrics(&index, &causes, &mut m);
-    takeover_causes(&index, &causes, &mut m);
-    availability_metrics(&index, &mut m);
+    grant_metrics(index, &mut m);
+    count_events(index, causes, &mut m);
+    service_metrics(index, &mut m);
+    belief_metrics(index, &mut m);
+    recovery_metrics(index, causes, &mut m);
+    takeover_causes(index, causes, &mut m);
+    availability_metrics(index, &mut m);
     m.outage_ms = causes.union_ms;
     m.fault_window_ms = index
         .events()

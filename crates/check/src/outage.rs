@@ -323,6 +323,11 @@ pub(crate) struct Causes<'h> {
 }
 
 impl<'h> Causes<'h> {
+    /// Per worker, its outage intervals (true time, ns): `[start, end]` as merged.
+    pub fn by_worker(&self) -> &BTreeMap<&'h str, Vec<(u64, u64)>> {
+        &self.by_worker
+    }
+
     pub fn new(events: &'h [Event]) -> Causes<'h> {
         let outages = raw(events);
         let union_ms = union_ms(&outages);

@@ -188,7 +188,7 @@ fn write_outputs(
     set.commit().map_err(|e| InputError(e.to_string()))
 }
 
-const HEADER: &str = "scenario                                      expectation          result     runs  failing  coverage  wall (s)";
+const HEADER: &str = "scenario                                      expectation          result     runs  failing  coverage  states/trans  wall (s)";
 
 /// One table row; the verdict label coloured when `colour` (the columns line up either way).
 fn row(result: &ScenarioResult, verdict: &str, wall: Option<f64>, colour: bool) -> String {
@@ -198,14 +198,18 @@ fn row(result: &ScenarioResult, verdict: &str, wall: Option<f64>, colour: bool) 
         .iter()
         .filter(|condition| summary.coverage.get(*condition).copied().unwrap_or(0) > 0)
         .count();
+    let space = &summary.state_space;
+    // Abstract states / transitions reached; `+` when the summary kept only some.
+    let truncated = if space.truncated { "+" } else { "" };
     format!(
-        "{:<45} {:<20} {} {:>6} {:>8} {:>9} {:>9}",
+        "{:<45} {:<20} {} {:>6} {:>8} {:>9} {:>13} {:>9}",
         summary.scenario,
         summary.expectation,
         colour::paint_padded(verdict, 8, colour),
         summary.runs,
         summary.failing_seeds.len(),
         format!("{hit}/{}", required.len()),
+        format!("{}/{}{truncated}", space.states, space.transitions),
         wall.map_or("-".to_string(), |w| format!("{w:.1}")),
     )
 }

@@ -567,6 +567,10 @@ struct RunArgs {
     /// file (`foo.toml` → `foo.regressions`, commit it): `check` runs recorded seeds first.
     #[arg(long)]
     record_failures: bool,
+    /// Also draw the saturation curve, the distinct abstract states and transitions reached
+    /// against the seeds run (summary.json's `state_space`), as a PNG to FILE.
+    #[arg(long, value_name = "FILE")]
+    saturation: Option<PathBuf>,
     /// Output directory; the summary goes to DIR/<scenario name>/summary.json, or with
     /// `--set` to DIR/<scenario name>/set-<scenario hash>/summary.json (an overridden run
     /// is another scenario and never overwrites the file's own summary).
@@ -588,6 +592,7 @@ impl RunArgs {
             &RunReport {
                 max_failures: self.max_failures,
                 record_failures: self.record_failures,
+                saturation: self.saturation.clone(),
             },
         )
     }
@@ -599,6 +604,8 @@ struct RunReport {
     max_failures: usize,
     /// Record the seeds that contradict the expectation in the regressions file.
     record_failures: bool,
+    /// Where to draw the saturation curve (PNG).
+    saturation: Option<PathBuf>,
 }
 
 fn run(
@@ -620,6 +627,9 @@ fn run(
     let summary_path = summary_path(out, &scenario, set);
     let regressions_path = fencesim::regressions::path_for(path);
     let mut planned = vec![fencesim::outputs::Output::new("--out", &summary_path)];
+    if let Some(png) = &report.saturation {
+        planned.push(fencesim::outputs::Output::new("--saturation", png));
+    }
     if report.record_failures {
         // Read now, so a malformed file stops the run before its first seed.
         fencesim::regressions::load(&regressions_path).map_err(InputError)?;
@@ -637,8 +647,27 @@ fn run(
     );
     let swept = sweep_run(path, &scenario, seeds, jobs, set, report);
     let summary = swept.builder.finish(&scenario, seeds);
-    fencesim::fs::write_atomic(&summary_path, &fencesim_verdict::to_json(&summary))
-        .map_err(|e| InputError(format!("{}: cannot write: {e}", summary_path.display())))?;
+    let mut files = vec![(
+        summary_path.clone(),
+        fencesim_verdict::to_json(&summary).into_bytes(),
+    )];
+    if let Some(png) = &report.saturation {
+        let picture = saturation_png(&summary, seeds)
+            .map_err(|e| InputError(format!("{}: cannot draw: {e}", png.display())))?;
+        files.push((png.clone(), picture));
+    }
+    let mut set = fencesim::fs::OutputSet::new();
+    for (path, contents) in &files {
+        set.add(path, contents)
+            .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    set.commit().map_err(|failed| {
+        InputError(format!(
+            "{}: cannot write: {}",
+            failed.path.display(),
+            failed.error
+        ))
+    })?;
     println!(
         "{}",
         colour::paint_summary(
@@ -659,6 +688,9 @@ fn run(
         );
     }
     println!("summary written to {}", summary_path.display());
+    if let Some(png) = &report.saturation {
+        println!("saturation curve drawn to {}", png.display());
+    }
     if report.record_failures {
         let added = fencesim::regressions::record(&regressions_path, &shown(path), &swept.recorded)
             .map_err(InputError)?;
@@ -669,6 +701,36 @@ fn run(
         );
     }
     Ok(summary.expectation_met)
+}
+
+/// The saturation curve of `summary` (seeds `seeds`) as a PNG: one point per block of seeds.
+fn saturation_png(
+    summary: &fencesim_verdict::Summary,
+    seeds: fencesim_scenario::SeedRange,
+) -> Result<Vec<u8>, String> {
+    use fencesim_views::saturation::SaturationPoint;
+    let space = &summary.state_space;
+    let mut transitions = 0;
+    let points: Vec<SaturationPoint> = space
+        .saturation
+        .iter()
+        .map(|block| {
+            transitions += block.new_transitions;
+            SaturationPoint {
+                seeds: (block.first_seed + space.block_seeds).min(seeds.end) - seeds.start,
+                states: block.states,
+                transitions,
+            }
+        })
+        .collect();
+    let title = format!(
+        "{}: abstract states and transitions reached, seeds {seeds}",
+        summary.scenario
+    );
+    let note = space.truncated.then_some(
+        "truncated: more were reached than a summary keeps (10,000 states, 40,000 transitions)",
+    );
+    fencesim_views::saturation::saturation_png(&title, note, &points)
 }
 
 /// What `run` keeps of its sweep: the summary so far and, of the failing seeds, the first
@@ -1037,6 +1099,13 @@ fn check_history(path: &Path, json: Option<&Path>) -> Result<bool, InputError> {
             judged.metrics_not_supported[0].needs
         );
     }
+    // The same abstraction the sweeps count (ARCHITECTURE.md, `abstract_state`).
+    let visited = &judged.checked.visited;
+    println!(
+        "== abstract states: {} visited, {} transitions between them",
+        visited.states.len(),
+        visited.transitions.len()
+    );
     let violated: Vec<String> = judged
         .checked
         .violated()

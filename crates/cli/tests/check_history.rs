@@ -114,6 +114,12 @@ fn the_hand_written_gc_pause_story_is_caught() {
     );
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(stdout.contains("verdict: VIOLATED I3, I4"), "{stdout}");
+    // The story records no beliefs: held with nothing written, free, held again, then the
+    // newer token written (the stale write leaves the high-water mark where it was).
+    assert!(
+        stdout.contains("== abstract states: 3 visited, 3 transitions between them"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("I5 not judged (liveness after heal): needs a `run-started` event"),
         "{stdout}"

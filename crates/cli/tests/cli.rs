@@ -150,6 +150,49 @@ fn summaries_are_byte_identical_across_runs_and_job_counts() {
 }
 
 #[test]
+fn run_reports_the_abstract_states_reached_and_draws_their_saturation_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_scenario(dir.path(), &base());
+    let args = [
+        "run",
+        path.to_str().unwrap(),
+        "--seeds",
+        "0..6",
+        "--out",
+        "out",
+        "--saturation",
+        "saturation.png",
+    ];
+    let (code, stdout, stderr) = fencesim(&args, dir.path());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("out/cli-test/summary.json")).unwrap())
+            .unwrap();
+    let space = &summary["state_space"];
+    let states = space["states"].as_u64().unwrap();
+    // The pause past the TTL: at least the grant, the holder, its pause and the takeover.
+    assert!(states >= 4, "{space}");
+    assert!(
+        space["transitions"].as_u64().unwrap() >= states - 1,
+        "{space}"
+    );
+    assert_eq!(space["block_seeds"], 1);
+    let blocks = space["saturation"].as_array().unwrap();
+    assert_eq!(blocks.len(), 6);
+    assert_eq!(blocks[5]["states"].as_u64(), Some(states));
+    assert!(
+        stdout.contains(&format!("  state space: {states} abstract states, ")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("saturation curve drawn to saturation.png"),
+        "{stdout}"
+    );
+    let png = fs::read(dir.path().join("saturation.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+}
+
+#[test]
 fn unmet_expectation_exits_1_and_prints_replay_commands() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_scenario(

@@ -189,7 +189,9 @@ pub fn catalogue(name: &str) -> Scenario {
 
 /// A seed outcome violating `violated` (one violation each), optionally panicked, whose
 /// metrics hit `stale-write-rejected` in every third seed and hold floats that do not
-/// survive a careless JSON round trip.
+/// survive a careless JSON round trip, and whose run visited the abstract states `start`,
+/// `kind-<seed % 4>` and, in seeds divisible by 9, `nine`, with the transitions from
+/// `start` to each.
 pub fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOutcome {
     let mut checked = Checked {
         violations: violated
@@ -203,6 +205,7 @@ pub fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOu
             })
             .collect(),
         metrics: Default::default(),
+        visited: visited(seed),
     };
     let metrics = &mut checked.metrics;
     metrics.acquisitions = seed % 5 + 1;
@@ -218,6 +221,22 @@ pub fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOu
         checked,
         panic: panic.map(str::to_string),
         runaway: false,
+    }
+}
+
+/// The abstract states and transitions of [`outcome`]'s run.
+fn visited(seed: u64) -> fencesim_check::abstract_state::Visited {
+    let mut states = vec!["start".to_string(), format!("kind-{}", seed % 4)];
+    if seed.is_multiple_of(9) {
+        states.push("nine".to_string());
+    }
+    let transitions = states[1..]
+        .iter()
+        .map(|to| ("start".to_string(), to.clone()))
+        .collect();
+    fencesim_check::abstract_state::Visited {
+        states: states.into_iter().collect(),
+        transitions,
     }
 }
 

@@ -51,6 +51,7 @@ fn outcome(seed: u64, violations: &[Invariant], metrics: Metrics) -> SeedOutcome
                 })
                 .collect(),
             metrics,
+            visited: Default::default(),
         },
         panic: None,
         runaway: false,

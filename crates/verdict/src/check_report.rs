@@ -104,6 +104,9 @@ impl ScenarioResultBuilder {
             .any(|invariant| self.builder.state().violating(*invariant).is_empty());
         self.builder.push(&outcome);
         if first_violation || contradicts(&self.expect, &outcome) {
+            let mut outcome = outcome;
+            // Kept as a report writes it: the states it visited are counted in the state.
+            outcome.checked.visited = Default::default();
             self.failures.push(outcome);
         }
     }

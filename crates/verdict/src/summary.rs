@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
 pub mod numeric;
+pub mod state_space;
 mod stream;
 pub use stream::{FieldAcc, SeedStride, SummaryBuilder, SummaryState};
 
@@ -80,6 +81,10 @@ pub struct Summary {
     /// Seed (decimal) → trace hash, for the failing seeds only (any violation, a panic or a
     /// runaway): the seeds a reader replays. Every seed's hash is in [`Summary::trace_digest`].
     pub failing_trace_hashes: BTreeMap<String, String>,
+    /// The abstract protocol states and transitions the seeds reached, the saturation curve
+    /// and the rare states ([`state_space`]; absent from reports written before it: none).
+    #[serde(default)]
+    pub state_space: state_space::StateSpace,
 }
 
 /// One seed's term of [`Summary::trace_digest`]: `mix(mix(seed + 0x9e3779b97f4a7c15) ^ h)`
@@ -730,6 +735,7 @@ pub fn render_summary(summary: &Summary) -> String {
         out.push_str(" VACUOUS");
     }
     out.push('\n');
+    render_state_space(&mut out, &summary.state_space);
     out.push_str(&format!(
         "  expectation {}: {} — {}",
         summary.expectation,
@@ -737,6 +743,51 @@ pub fn render_summary(summary: &Summary) -> String {
         summary.expectation_detail
     ));
     out
+}
+
+/// Rare states listed on the console (all are in the JSON).
+const CONSOLE_RARE_STATES: usize = 5;
+
+/// The state-space lines of the console summary: counts, the saturation curve, rare states.
+fn render_state_space(out: &mut String, space: &state_space::StateSpace) {
+    if space.states == 0 {
+        return;
+    }
+    let at_least = if space.truncated { "at least " } else { "" };
+    let curve: Vec<String> = space
+        .saturation
+        .iter()
+        .map(|b| b.new_states.to_string())
+        .collect();
+    out.push_str(&format!(
+        "  state space: {at_least}{} abstract states, {at_least}{} transitions; new states per {}: {}\n",
+        space.states,
+        space.transitions,
+        plural(space.block_seeds, "seed"),
+        curve.join(" ")
+    ));
+    if space.rare.is_empty() {
+        return;
+    }
+    let more = space.rare.len().saturating_sub(CONSOLE_RARE_STATES);
+    out.push_str(&format!(
+        "  rare states (< {} % of seeds): {}{}\n",
+        state_space::RARE_PERCENT,
+        space.rare.len(),
+        if more > 0 {
+            format!(", the {CONSOLE_RARE_STATES} rarest:")
+        } else {
+            ":".to_string()
+        }
+    ));
+    for rare in space.rare.iter().take(CONSOLE_RARE_STATES) {
+        out.push_str(&format!(
+            "    {} (first seed {}): {}\n",
+            plural(rare.seeds, "seed"),
+            rare.first_seed,
+            one_line(&rare.state, 300)
+        ));
+    }
 }
 
 /// How a scenario's expectation came out over its seeds.

@@ -13,6 +13,8 @@ pub mod picture;
 #[cfg(feature = "pictures")]
 pub mod plot;
 pub mod replay_text;
+#[cfg(feature = "pictures")]
+pub mod saturation;
 pub mod timeline;
 
 pub use perfetto::perfetto_json;

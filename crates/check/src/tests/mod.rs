@@ -8,6 +8,7 @@ use fencesim_model::{
 
 use crate::{Checked, Metrics};
 
+mod abstract_state;
 mod coverage;
 mod index;
 mod invariants;

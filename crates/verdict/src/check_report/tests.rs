@@ -353,3 +353,20 @@ fn a_never_condition_hit_in_a_shard_is_a_definite_failure() {
         falsely_rejected
     )));
 }
+
+#[test]
+fn every_scenario_reports_the_abstract_states_its_seeds_reached_and_merges_them_exactly() {
+    let whole = whole();
+    let space = &whole.scenarios[0].summary.state_space;
+    // `start`, `kind-0`..`kind-3` and `nine` (seeds 0, 9 and 18), each from `start`.
+    assert_eq!((space.states, space.transitions), (6, 5));
+    assert_eq!(space.block_seeds, 1);
+    let new: Vec<u64> = space.saturation.iter().map(|b| b.new_states).collect();
+    let mut expected = vec![0; 20];
+    expected[..4].copy_from_slice(&[3, 1, 1, 1]);
+    assert_eq!(new, expected);
+    let merged = merge(vec![shard(1, 3), shard(0, 3), shard(2, 3)]).unwrap();
+    assert_eq!(merged.scenarios[0].summary.state_space, *space);
+    let json = report_to_json(&whole);
+    assert!(json.contains("\"state_space\""), "{json}");
+}

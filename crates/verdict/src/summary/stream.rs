@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 use super::numeric::{ExactSum, Histogram};
+use super::state_space::StateSpaceAcc;
 use super::{
     evaluate_stats, expectation_text, float_value, int_value, object, trace_term, Stats, Summary,
 };
@@ -82,6 +83,10 @@ pub struct SummaryState {
     failing_trace_hashes: BTreeMap<u64, String>,
     /// The seeds' metrics objects, aggregated.
     metrics: FieldAcc,
+    /// The abstract states and transitions the seeds reached (absent from reports written
+    /// before it existed: read as none).
+    #[serde(default)]
+    state_space: StateSpaceAcc,
 }
 
 impl Default for SummaryState {
@@ -99,6 +104,7 @@ impl SummaryState {
             trace_digest: format!("{:016x}", 0),
             failing_trace_hashes: BTreeMap::new(),
             metrics: FieldAcc::default(),
+            state_space: StateSpaceAcc::default(),
         }
     }
 
@@ -109,6 +115,8 @@ impl SummaryState {
     /// Counts one outcome (see [`SummaryBuilder::push`] for the order).
     fn push(&mut self, outcome: &SeedOutcome) {
         self.stats.push(outcome);
+        self.state_space
+            .push(outcome.seed, &outcome.checked.visited);
         // Metrics are plain data; failing to serialize them would be a bug in the checker.
         let metrics = serde_json::to_value(&outcome.checked.metrics).expect("metrics serialize");
         if let Value::Object(map) = metrics {
@@ -158,6 +166,7 @@ impl SummaryState {
                 .map(|(seed, hash)| (*seed, hash.clone())),
         );
         self.metrics.merge(&other.metrics);
+        self.state_space.merge(&other.state_space);
     }
 
     /// The seeds counted, as strides in the order they came.
@@ -227,7 +236,8 @@ impl SummaryState {
         let named = self
             .stats
             .named_seeds()
-            .chain(self.failing_trace_hashes.keys().copied());
+            .chain(self.failing_trace_hashes.keys().copied())
+            .chain(self.state_space.named_seeds());
         for seed in named {
             if !self.seeds.iter().any(|stride| stride.contains(seed)) {
                 return Err(format!(
@@ -242,6 +252,7 @@ impl SummaryState {
             ));
         }
         self.stats.check_consistent()?;
+        self.state_space.check_consistent(self.stats.runs)?;
         Ok(())
     }
 
@@ -284,6 +295,7 @@ impl SummaryState {
                 .iter()
                 .map(|(seed, hash)| (seed.to_string(), hash.clone()))
                 .collect(),
+            state_space: self.state_space.finish(seeds, stats.runs),
         }
     }
 }

@@ -26,6 +26,7 @@ fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOutcom
         checked: Checked {
             violations: violated.iter().map(|inv| violation(*inv, seed)).collect(),
             metrics: Default::default(),
+            visited: Default::default(),
         },
         panic: panic.map(str::to_string),
         runaway: false,
