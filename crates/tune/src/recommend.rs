@@ -204,7 +204,7 @@ fn verdict(s: &SettingResult, failures: &[String], open: &[String]) -> String {
     } else if !open.is_empty() {
         format!("undecided after {} seeds: {}", s.runs, open.join("; "))
     } else {
-        let bound = if s.unsafe_seeds.high > UNSAFE_SHARE_TO_EXCLUDE {
+        let bound = if too_few_to_exclude(s) {
             " (too few seeds to exclude a 1 % unsafe share)"
         } else {
             ""
@@ -215,6 +215,15 @@ fn verdict(s: &SettingResult, failures: &[String], open: &[String]) -> String {
             crate::report::percent(s.unsafe_seeds.high)
         )
     }
+}
+
+/// Whether `s`'s seeds are too few for its safe verdict to exclude an unsafe share of
+/// [`UNSAFE_SHARE_TO_EXCLUDE`]: the exact Clopper–Pearson upper bound is above it. Not the
+/// rounded bound the report prints: at 367 seeds without an unsafe one that is 1 % exactly
+/// (1.0001 % unrounded), while excluding 1 % takes 368 ([`crate::stats::seeds_to_exclude`]).
+fn too_few_to_exclude(s: &SettingResult) -> bool {
+    crate::stats::clopper_pearson(s.unsafe_seeds.seeds, s.unsafe_seeds.of).1
+        > UNSAFE_SHARE_TO_EXCLUDE
 }
 
 /// The ranking metric: the first of [`Ranking::ALL`] with a sample in any setting meeting the
@@ -384,7 +393,7 @@ fn warnings(
     let mut warnings = Vec::new();
     if let Some(i) = best {
         let s = &report.settings[i];
-        if s.unsafe_seeds.high > UNSAFE_SHARE_TO_EXCLUDE {
+        if too_few_to_exclude(s) {
             warnings.push(format!(
                 "the recommendation's safe verdict rests on {} seeds: 0 unsafe, but the 95 % \
                  upper bound on the unsafe share is {}, above 1 % (excluding 1 % needs {} \
@@ -723,6 +732,10 @@ mod tests {
             .recommendation
             .reason
             .contains("p99 of recovery after a crash"));
+        // Both safe, on 400 seeds each: nothing to warn about.
+        assert_eq!(r.warnings, Vec::<String>::new());
+        // The recommendation is the last setting: its one neighbour is before it.
+        assert_eq!(r.neighbours, [0]);
     }
 
     #[test]
@@ -1231,6 +1244,71 @@ mod tests {
         // Nothing meets the targets (no outage re-run), so no pick is compared.
         assert_eq!(r.recommendation.setting, None);
         assert_eq!(r.disagreements[0], "lease.ttl_ms=40000: the rules accept it, the simulation does not (undecided after 400 seeds: no outage re-run of 30000 ms was made)");
+    }
+
+    #[test]
+    fn a_tie_goes_to_the_lower_sum_of_false_expiries_and_stand_downs() {
+        // A: no false expiry but 5 stand-downs; B: 3 false expiries, no stand-down.
+        let mut a = setting(5000, 0, 0, &flat(100.0, 10));
+        a.stand_downs = stats::rate(5, 16.67 * 3_600_000.0);
+        let b = setting(6000, 0, 3, &flat(100.0, 10));
+        let r = report(vec![a, b], Targets::default());
+        assert_eq!(
+            r.recommendation.setting,
+            Some(1),
+            "{}",
+            r.recommendation.reason
+        );
+    }
+
+    #[test]
+    fn the_smallest_safe_value_lies_above_the_largest_unsafe_one() {
+        // Along the TTL: 4000 safe, 6000 unsafe, 8000 and 9000 safe.
+        let r = report(
+            vec![
+                setting(4000, 0, 0, &flat(100.0, 10)),
+                setting(6000, 2, 0, &flat(100.0, 10)),
+                setting(8000, 0, 0, &flat(300.0, 10)),
+                setting(9000, 0, 0, &flat(400.0, 10)),
+            ],
+            Targets::default(),
+        );
+        assert_eq!(r.recommendation.setting, Some(0));
+        let m = &r.margins[0];
+        assert_eq!(m.largest_unsafe.as_deref(), Some("6000"));
+        assert_eq!(m.smallest_safe.as_deref(), Some("8000"));
+        assert_eq!(m.recommended.as_deref(), Some("4000"));
+        assert_eq!(m.distance, Some(-2000.0));
+        assert_eq!(r.neighbours, [1]);
+    }
+
+    #[test]
+    fn a_safe_verdict_needs_368_seeds_to_exclude_a_1_percent_unsafe_share() {
+        // At 367 seeds the upper bound is 1.0001 %, printed as 1 %: still too few.
+        let on = |runs: u64| {
+            let mut s = setting(5000, 0, 0, &flat(100.0, 10));
+            s.runs = runs;
+            s.unsafe_seeds = stats::seed_share(0, runs);
+            report(vec![s], Targets::default())
+        };
+        let r = on(367);
+        assert_eq!(r.settings[0].unsafe_seeds.high, 0.01);
+        assert_eq!(
+            r.settings[0].verdict,
+            "meets the targets; 0 of 367 unsafe, share ≤ 1 % (too few seeds to exclude a 1 % \
+             unsafe share)"
+        );
+        assert!(
+            r.warnings.iter().any(|w| w.contains("rests on 367 seeds")),
+            "{:?}",
+            r.warnings
+        );
+        let r = on(368);
+        assert_eq!(
+            r.settings[0].verdict,
+            "meets the targets; 0 of 368 unsafe, share ≤ 0.9974 %"
+        );
+        assert_eq!(r.warnings, Vec::<String>::new());
     }
 
     #[test]

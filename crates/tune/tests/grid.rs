@@ -196,6 +196,15 @@ fn a_ratio_needs_a_named_field_and_a_positive_finite_number() {
         &["lease.on_restart=drop", "lease.ttl_ms=lease.on_restart/2"],
         "--vary lease.ttl_ms: `lease.on_restart/2` needs a number in lease.on_restart, got `drop`",
     );
+    // The ratio reads its own base, wherever it sits in the setting.
+    check(
+        &[
+            "lease.on_restart=drop",
+            "lease.ttl_ms=3000",
+            "workers.renew_every_ms=lease.ttl_ms/3",
+        ],
+        &["lease.on_restart=drop lease.ttl_ms=3000 workers.renew_every_ms=1000"],
+    );
     // Settings that resolve alike are one setting.
     check(&["lease.ttl_ms=1000,1000"], &["lease.ttl_ms=1000"]);
 }
