@@ -1050,15 +1050,17 @@ mod tests {
 
     #[test]
     fn the_pareto_front_keeps_every_setting_no_other_beats_on_both_axes() {
-        // (recovery p99, false expiries): 0 (100, 6/h), 1 (200, 1.8/h), 2 (300, 1.8/h)
-        // dominated by 1, 3 (300, 0.3/h), 4 (100, 6/h) equal to 0 (neither dominates).
+        // (recovery p99, false expiries/h): 0 (100, 6), 1 (200, 1.8), 2 (300, 1.8) beaten by
+        // 1 on the p99 alone, 3 (400, 0.3), 4 (100, 6) equal to 0 (neither beats the other),
+        // 5 (400, 1.02) beaten by 3 on the false expiries alone.
         let r = report(
             vec![
                 setting(2000, 0, 100, &flat(100.0, 10)),
                 setting(3000, 0, 30, &flat(200.0, 10)),
                 setting(4000, 0, 30, &flat(300.0, 10)),
-                setting(5000, 0, 5, &flat(300.0, 10)),
+                setting(5000, 0, 5, &flat(400.0, 10)),
                 setting(6000, 0, 100, &flat(100.0, 10)),
+                setting(7000, 0, 17, &flat(400.0, 10)),
             ],
             Targets::default(),
         );
