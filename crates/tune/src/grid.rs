@@ -151,7 +151,8 @@ pub fn grid(varies: &[Vary]) -> Result<Vec<Setting>, String> {
     if size > MAX_SETTINGS {
         let counts: Vec<String> = varies.iter().map(|v| v.items.len().to_string()).collect();
         return Err(format!(
-            "expected at most {MAX_SETTINGS} settings (the cap on a tune grid), got {size}              ({}); split the sweep or use fewer values",
+            "expected at most {MAX_SETTINGS} settings (the cap on a tune grid), got {size} \
+             ({}); split the sweep or use fewer values",
             counts.join(" × ")
         ));
     }

@@ -535,7 +535,8 @@ pub fn fault_count_warnings(counts: &[FaultCount]) -> Vec<String> {
         })
         .map(|f| {
             format!(
-                "fault {}: realized {} differs from nominal {} by {:+.1} % (more than ±{} %):                  the profile that ran is not the one described",
+                "fault {}: realized {} differs from nominal {} by {:+.1} % (more than ±{} %): \
+                 the profile that ran is not the one described",
                 f.kind,
                 f.realized,
                 round(f.nominal),

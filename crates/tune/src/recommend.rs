@@ -204,7 +204,7 @@ fn verdict(s: &SettingResult, failures: &[String], open: &[String]) -> String {
     } else if !open.is_empty() {
         format!("undecided after {} seeds: {}", s.runs, open.join("; "))
     } else {
-        let bound = if s.unsafe_seeds.high > UNSAFE_SHARE_TO_EXCLUDE {
+        let bound = if too_few_to_exclude(s) {
             " (too few seeds to exclude a 1 % unsafe share)"
         } else {
             ""
@@ -215,6 +215,15 @@ fn verdict(s: &SettingResult, failures: &[String], open: &[String]) -> String {
             crate::report::percent(s.unsafe_seeds.high)
         )
     }
+}
+
+/// Whether `s`'s seeds are too few for its safe verdict to exclude an unsafe share of
+/// [`UNSAFE_SHARE_TO_EXCLUDE`]: the exact Clopper–Pearson upper bound is above it. Not the
+/// rounded bound the report prints: at 367 seeds without an unsafe one that is 1 % exactly
+/// (1.0001 % unrounded), while excluding 1 % takes 368 ([`crate::stats::seeds_to_exclude`]).
+fn too_few_to_exclude(s: &SettingResult) -> bool {
+    crate::stats::clopper_pearson(s.unsafe_seeds.seeds, s.unsafe_seeds.of).1
+        > UNSAFE_SHARE_TO_EXCLUDE
 }
 
 /// The ranking metric: the first of [`Ranking::ALL`] with a sample in any setting meeting the
@@ -384,7 +393,7 @@ fn warnings(
     let mut warnings = Vec::new();
     if let Some(i) = best {
         let s = &report.settings[i];
-        if s.unsafe_seeds.high > UNSAFE_SHARE_TO_EXCLUDE {
+        if too_few_to_exclude(s) {
             warnings.push(format!(
                 "the recommendation's safe verdict rests on {} seeds: 0 unsafe, but the 95 % \
                  upper bound on the unsafe share is {}, above 1 % (excluding 1 % needs {} \
@@ -606,7 +615,7 @@ pub fn rules(report: &mut TuneReport, scenarios: &[&Scenario]) {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::{FieldValue, OutageRun, Targets};
+    use crate::report::{FieldValue, OutageRun, Profile, Targets};
 
     use super::*;
     use crate::stats;
@@ -723,6 +732,10 @@ mod tests {
             .recommendation
             .reason
             .contains("p99 of recovery after a crash"));
+        // Both safe, on 400 seeds each: nothing to warn about.
+        assert_eq!(r.warnings, Vec::<String>::new());
+        // The recommendation is the last setting: its one neighbour is before it.
+        assert_eq!(r.neighbours, [0]);
     }
 
     #[test]
@@ -818,6 +831,486 @@ mod tests {
         assert_eq!(r.settings[0].outage, Decision::Open);
         assert_eq!(r.recommendation.setting, None);
         assert_eq!(r.unjudged.len(), 1, "{:?}", r.unjudged);
+    }
+
+    /// `setting` with its own renew interval and deadline (the rules of thumb read them).
+    fn timed(ttl: u64, renew: u64, deadline: u64, recovery: f64) -> SettingResult {
+        SettingResult {
+            renew_every_ms: renew,
+            renew_deadline_ms: deadline,
+            ..setting(ttl, 0, 0, &flat(recovery, 50))
+        }
+    }
+
+    #[test]
+    fn a_rate_is_judged_at_its_bounds_inclusive() {
+        // 2/h [1, 3] over 1 h.
+        let rate = Rate {
+            count: 2,
+            exposure_h: 1.0,
+            per_hour: 2.0,
+            low: 1.0,
+            high: 3.0,
+        };
+        let upper = DecideRule::UpperBound;
+        assert_eq!(judge_rate(&rate, 3.0, upper), Decision::Meets, "high = max");
+        assert_eq!(judge_rate(&rate, 2.99, upper), Decision::Open);
+        assert_eq!(judge_rate(&rate, 1.0, upper), Decision::Open, "low = max");
+        assert_eq!(judge_rate(&rate, 0.99, upper), Decision::Fails);
+        assert_eq!(judge_rate(&rate, 2.0, DecideRule::Mean), Decision::Meets);
+        assert_eq!(judge_rate(&rate, 1.99, DecideRule::Mean), Decision::Fails);
+        let none = Rate {
+            exposure_h: 0.0,
+            ..rate
+        };
+        assert_eq!(judge_rate(&none, 100.0, upper), Decision::Open);
+        assert_eq!(judge_rate(&none, 100.0, DecideRule::Mean), Decision::Open);
+    }
+
+    #[test]
+    fn a_false_expiry_target_without_fault_exposure_is_undecided() {
+        let mut s = setting(5000, 0, 0, &flat(100.0, 10));
+        s.false_expiries = stats::rate(0, 0.0);
+        let r = report(vec![s], budget(2.0));
+        let s = &r.settings[0];
+        assert_eq!(s.false_expiry, Decision::Open);
+        assert_eq!(
+            s.verdict,
+            "undecided after 400 seeds: no fault exposure to measure false expiries over"
+        );
+        assert_eq!(r.recommendation.setting, None);
+        assert_eq!(
+            r.recommendation.reason,
+            "no setting meets the targets; 1 could not be decided (raise --max-seeds, widen \
+             the grid or relax a target)"
+        );
+        assert_eq!(
+            r.unjudged,
+            [
+                "lease.ttl_ms=5000: undecided after 400 seeds: no fault exposure to measure \
+              false expiries over"
+            ]
+        );
+    }
+
+    #[test]
+    fn verdicts_name_what_failed_and_what_is_open() {
+        let r = report(
+            vec![
+                setting(2000, 2, 100, &flat(100.0, 10)),
+                setting(4000, 0, 30, &flat(100.0, 10)),
+                setting(6000, 0, 5, &flat(100.0, 10)),
+            ],
+            budget(2.0),
+        );
+        assert_eq!(
+            r.settings[0].verdict,
+            "fails: unsafe in 2 of 400 [0.0606 %, 1.794 %] (I3 0, I4 2, panics 0, runaways 0); \
+             false expiries 5.999/h [4.881, 7.296] > 2/h (upper bound 7.296)"
+        );
+        assert_eq!(
+            r.settings[1].verdict,
+            "undecided after 400 seeds: false expiries 1.8/h [1.214, 2.569] straddle 2/h"
+        );
+        assert_eq!(
+            r.settings[2].verdict,
+            "meets the targets; 0 of 400 unsafe, share ≤ 0.918 %"
+        );
+        let mut mean = budget(1.0);
+        mean.decide = DecideRule::Mean;
+        let r = report(vec![setting(4000, 0, 30, &flat(100.0, 10))], mean);
+        assert_eq!(
+            r.settings[0].verdict,
+            "fails: false expiries 1.8/h [1.214, 2.569] > 1/h (mean 1.8)"
+        );
+        assert_eq!(
+            r.recommendation.reason,
+            "no setting meets the targets: widen the grid or relax a target"
+        );
+        assert!(r.unjudged.is_empty());
+        // Too few seeds to exclude a 1 % unsafe share: said in the verdict.
+        let mut few = setting(5000, 0, 0, &flat(100.0, 10));
+        few.runs = 200;
+        few.unsafe_seeds = stats::seed_share(0, 200);
+        let r = report(vec![few], Targets::default());
+        assert_eq!(
+            r.settings[0].verdict,
+            "meets the targets; 0 of 200 unsafe, share ≤ 1.828 % (too few seeds to exclude a \
+             1 % unsafe share)"
+        );
+    }
+
+    #[test]
+    fn an_outage_target_on_the_profiles_own_outages_fails_on_any_caused_stand_down_or_takeover() {
+        let targets = Targets {
+            survive_outage_ms: Some(90_000),
+            ..Targets::default()
+        };
+        let mut stands_down = setting(5000, 0, 0, &flat(100.0, 10));
+        stands_down.outage_stand_downs = 2;
+        let mut taken_over = setting(6000, 0, 0, &flat(100.0, 10));
+        taken_over.takeovers.after_outage = 1;
+        let survives = setting(7000, 0, 0, &flat(900.0, 10));
+        let mut r = TuneReport {
+            settings: vec![stands_down, taken_over, survives],
+            targets,
+            ..TuneReport::default()
+        };
+        decide(&mut r, true);
+        assert_eq!(r.settings[0].outage, Decision::Fails);
+        assert_eq!(
+            r.settings[0].verdict,
+            "fails: did not survive the profile's outages of ≥ 90000 ms: 2 stand-downs, 0 \
+             takeovers caused by them"
+        );
+        assert_eq!(r.settings[1].outage, Decision::Fails);
+        assert!(r.settings[1].verdict.contains("0 stand-downs, 1 takeovers"));
+        assert_eq!(r.settings[2].outage, Decision::Meets);
+        assert_eq!(r.recommendation.setting, Some(2));
+    }
+
+    #[test]
+    fn an_outage_re_run_fails_on_a_failed_or_an_unsafe_seed() {
+        let targets = Targets {
+            survive_outage_ms: Some(60_000),
+            ..Targets::default()
+        };
+        let run = |failed: u64, unsafe_seeds: u64| OutageRun {
+            form: "holder-link-cut".into(),
+            failed_seeds: stats::seed_share(failed, 4),
+            stand_downs: failed,
+            takeovers: failed,
+            false_expiries: 0,
+            current_write_rejections: 0,
+            unsafe_seeds,
+        };
+        let mut failed = setting(5000, 0, 0, &flat(100.0, 10));
+        failed.outage_runs = vec![run(0, 0), run(1, 0)];
+        let mut unsafe_only = setting(6000, 0, 0, &flat(100.0, 10));
+        unsafe_only.outage_runs = vec![run(0, 1)];
+        let mut survives = setting(7000, 0, 0, &flat(900.0, 10));
+        survives.outage_runs = vec![run(0, 0), run(0, 0)];
+        let r = report(vec![failed, unsafe_only, survives], targets);
+        assert_eq!(
+            r.settings[0].verdict,
+            "fails: does not survive a 60000 ms outage: holder-link-cut in 1 of 4 [0.6309 %, \
+             80.59 %] (1 stand-downs, 1 takeovers, 0 false expiries, 0 rejected current \
+             writes caused by it; 0 unsafe seeds)"
+        );
+        assert_eq!(r.settings[1].outage, Decision::Fails);
+        assert!(r.settings[1].verdict.contains("; 1 unsafe seeds)"));
+        assert_eq!(r.settings[2].outage, Decision::Meets);
+        assert_eq!(r.recommendation.setting, Some(2));
+    }
+
+    #[test]
+    fn the_ranking_metric_is_the_first_with_a_sample_among_settings_meeting_the_targets() {
+        let stall = |ttl: u64, unsafe_seeds: u64, p99: f64| SettingResult {
+            recovery_after_stall_ms: stats::quantiles(&flat(p99, 10)),
+            takeover_ms: stats::quantiles(&flat(p99 / 2.0, 10)),
+            ..setting(ttl, unsafe_seeds, 0, &[])
+        };
+        // Only an unsafe setting has crash-recovery samples: the safe ones rank by stall
+        // recovery.
+        let r = report(
+            vec![
+                setting(4000, 3, 0, &flat(100.0, 10)),
+                stall(5000, 0, 800.0),
+                stall(6000, 0, 700.0),
+            ],
+            Targets::default(),
+        );
+        assert_eq!(r.ranking, Ranking::RecoveryAfterStallP99);
+        assert_eq!(r.recommendation.setting, Some(2));
+        assert_eq!(
+            r.recommendation.reason,
+            "the lowest p99 of recovery after a stall (pause start → first accepted write by \
+             a new holder) (700 ms), of the 2 of 3 settings that meet the targets; false \
+             expiries 0/h [0, 0.2213], stand-downs 0/h, unsafe 0 of 400 [0 %, 0.918 %]"
+        );
+        // Only takeover samples: takeover latency.
+        let take = |ttl: u64, p99: f64| SettingResult {
+            takeover_ms: stats::quantiles(&flat(p99, 10)),
+            ..setting(ttl, 0, 0, &[])
+        };
+        let r = report(
+            vec![take(5000, 900.0), take(6000, 300.0)],
+            Targets::default(),
+        );
+        assert_eq!(r.ranking, Ranking::TakeoverP99);
+        assert_eq!(r.recommendation.setting, Some(1));
+        // No setting meets the targets: the first metric with a sample in any setting.
+        let r = report(
+            vec![stall(5000, 3, 800.0), setting(6000, 2, 0, &[])],
+            Targets::default(),
+        );
+        assert_eq!(r.ranking, Ranking::RecoveryAfterStallP99);
+        assert_eq!(ranking(&[]), Ranking::RecoveryAfterCrashP99);
+    }
+
+    #[test]
+    fn the_pareto_front_keeps_every_setting_no_other_beats_on_both_axes() {
+        // (recovery p99, false expiries/h): 0 (100, 6), 1 (200, 1.8), 2 (300, 1.8) beaten by
+        // 1 on the p99 alone, 3 (400, 0.3), 4 (100, 6) equal to 0 (neither beats the other),
+        // 5 (400, 1.02) beaten by 3 on the false expiries alone.
+        let r = report(
+            vec![
+                setting(2000, 0, 100, &flat(100.0, 10)),
+                setting(3000, 0, 30, &flat(200.0, 10)),
+                setting(4000, 0, 30, &flat(300.0, 10)),
+                setting(5000, 0, 5, &flat(400.0, 10)),
+                setting(6000, 0, 100, &flat(100.0, 10)),
+                setting(7000, 0, 17, &flat(400.0, 10)),
+            ],
+            Targets::default(),
+        );
+        assert_eq!(r.pareto, [0, 1, 3, 4]);
+    }
+
+    #[test]
+    fn the_neighbours_and_margins_follow_each_varied_field_on_the_recommendations_line() {
+        let at = |ttl: u64, renew: u64, unsafe_seeds: u64, p99: f64| {
+            let mut s = setting(ttl, unsafe_seeds, 0, &flat(p99, 10));
+            s.values.push(FieldValue {
+                field: "workers.renew_every_ms".into(),
+                value: renew.to_string(),
+            });
+            s
+        };
+        // A 3 × 2 grid: TTL 4000, 6000, 8000 × renew 1000, 2000; 4000 is unsafe at both.
+        let r = report(
+            vec![
+                at(4000, 1000, 2, 50.0),
+                at(4000, 2000, 2, 50.0),
+                at(6000, 1000, 0, 300.0),
+                at(6000, 2000, 0, 200.0),
+                at(8000, 1000, 0, 400.0),
+                at(8000, 2000, 0, 500.0),
+            ],
+            Targets::default(),
+        );
+        assert_eq!(r.recommendation.setting, Some(3));
+        // Along the TTL: 4000/2000 below, 8000/2000 above; along the renew interval:
+        // 6000/1000.
+        assert_eq!(line_neighbours(&r, 3), [1, 2, 5]);
+        assert_eq!(r.neighbours, [2, 4]);
+        assert_eq!(
+            r.margins,
+            [
+                Margin {
+                    field: "lease.ttl_ms".into(),
+                    largest_unsafe: Some("4000".into()),
+                    smallest_safe: Some("6000".into()),
+                    recommended: Some("6000".into()),
+                    distance: Some(2000.0),
+                },
+                Margin {
+                    field: "workers.renew_every_ms".into(),
+                    largest_unsafe: None,
+                    smallest_safe: Some("1000".into()),
+                    recommended: Some("2000".into()),
+                    distance: None,
+                },
+            ]
+        );
+        assert!(r
+            .warnings
+            .iter()
+            .any(|w| w.contains("borders an unsafe setting: lease.ttl_ms=4000")));
+        // A derived field is not a line of its own.
+        let mut derived = r.clone();
+        derived.derived = vec!["workers.renew_every_ms".into()];
+        assert_eq!(line_neighbours(&derived, 3), [1, 4]);
+        assert_eq!(margins(&derived, Some(3)).len(), 1);
+        // Without a recommendation the margins run through the first setting.
+        let m = margins(&r, None);
+        assert_eq!(m[0].recommended, None);
+        assert_eq!(m[0].largest_unsafe.as_deref(), Some("4000"));
+        assert_eq!(m[0].distance, None);
+    }
+
+    #[test]
+    fn the_rules_of_thumb_judge_each_rule_at_its_bound_and_pick_the_shortest_ttl() {
+        let settings = vec![
+            timed(6000, 2000, 6000, 100.0), // 6000 < 4000 + 2000 + 100: too short for a pause
+            timed(6100, 2000, 6100, 150.0), // TTL = pause + renew + RTT exactly: too short
+            timed(9000, 3000, 9000, 300.0), // renew = TTL/3, TTL = deadline: passes every rule
+            timed(9500, 2500, 3000, 300.0), // deadline = 1.2 × renew: not above it
+            timed(10000, 3334, 10000, 300.0), // renew = ⌈TTL/3⌉: passes
+            timed(12000, 4001, 12000, 300.0), // renew > ⌈TTL/3⌉
+            timed(8000, 2000, 9000, 300.0), // deadline > TTL
+            timed(11000, 3000, 11000, 300.0), // passes, unsafe in the simulation
+        ];
+        let mut settings = settings;
+        settings[7].unsafe_seeds = stats::seed_share(1, 400);
+        settings[7].seeds_violating_i4 = 1;
+        let mut r = report(settings, Targets::default());
+        r.profile = Profile {
+            longest_pause_ms: 4000.0,
+            round_trip_ms: 100.0,
+            ..Profile::default()
+        };
+        let scenario = fencesim_testkit::Spec::default().scenario();
+        rules(&mut r, &[&scenario; 8]);
+        let checks: Vec<(bool, bool, bool, bool, bool)> = r
+            .settings
+            .iter()
+            .map(|s| {
+                let c = &s.rules;
+                (
+                    c.keepalive_third,
+                    c.client_go_ordering,
+                    c.outlives_longest_pause,
+                    c.outlives_outage,
+                    c.ok,
+                )
+            })
+            .collect();
+        assert_eq!(
+            checks,
+            [
+                (true, true, false, true, false),
+                (true, true, false, true, false),
+                (true, true, true, true, true),
+                (true, false, true, true, false),
+                (true, true, true, true, true),
+                (false, true, true, true, false),
+                (true, false, true, true, false),
+                (true, true, true, true, true),
+            ]
+        );
+        assert_eq!(r.rule_of_thumb.setting, Some(2));
+        assert_eq!(
+            r.rule_of_thumb.reason,
+            "the shortest TTL with renew ≤ TTL/3, TTL ≥ RenewDeadline > 1.2 × renew interval, \
+             TTL > longest pause (4000 ms) + renew interval + round trip (100 ms)"
+        );
+        assert_eq!(r.recommendation.setting, Some(0));
+        assert_eq!(
+            r.disagreements,
+            [
+                "the simulation picks lease.ttl_ms=6000 (crash recovery p99 (ms) 100 ms), the \
+                 rules pick lease.ttl_ms=9000 (300 ms)",
+                "lease.ttl_ms=6000: the rules reject it (TTL > longest pause + renew + RTT), \
+                 the simulation finds it meets the targets",
+                "lease.ttl_ms=6100: the rules reject it (TTL > longest pause + renew + RTT), \
+                 the simulation finds it meets the targets",
+                "lease.ttl_ms=9500: the rules reject it (client-go ordering), the simulation \
+                 finds it meets the targets",
+                "lease.ttl_ms=12000: the rules reject it (renew ≤ TTL/3), the simulation finds \
+                 it meets the targets",
+                "lease.ttl_ms=8000: the rules reject it (client-go ordering), the simulation \
+                 finds it meets the targets",
+                "lease.ttl_ms=11000: the rules accept it, the simulation does not (fails: \
+                 unsafe in 1 of 400 [0.0063 %, 1.385 %] (I3 0, I4 1, panics 0, runaways 0))",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_outage_rule_needs_a_deadline_past_the_outage_and_no_stop_at_the_first_failure() {
+        let targets = Targets {
+            survive_outage_ms: Some(30_000),
+            ..Targets::default()
+        };
+        let mut r = report(
+            vec![
+                timed(40_000, 3000, 33_000, 100.0), // deadline = outage + renew: not above
+                timed(40_000, 3000, 33_001, 100.0),
+                timed(40_000, 3000, 33_001, 100.0), // stops at the first failed renewal
+            ],
+            targets,
+        );
+        let worker = |stop: &str| {
+            fencesim_testkit::Spec {
+                workers: stop,
+                ..fencesim_testkit::Spec::default()
+            }
+            .scenario()
+        };
+        let keeps = worker("stop_on_renew_failure = false");
+        let stops = worker("stop_on_renew_failure = true");
+        assert!(stops.workers.stop_on_renew_failure && !keeps.workers.stop_on_renew_failure);
+        rules(&mut r, &[&keeps, &keeps, &stops]);
+        let outlives: Vec<bool> = r.settings.iter().map(|s| s.rules.outlives_outage).collect();
+        assert_eq!(outlives, [false, true, false]);
+        assert_eq!(r.rule_of_thumb.setting, Some(1));
+        assert!(
+            r.rule_of_thumb.reason.ends_with(
+                ", and RenewDeadline > outage (30000 ms) + renew interval without stopping at \
+                 the first failed renewal"
+            ),
+            "{}",
+            r.rule_of_thumb.reason
+        );
+        // Nothing meets the targets (no outage re-run), so no pick is compared.
+        assert_eq!(r.recommendation.setting, None);
+        assert_eq!(r.disagreements[0], "lease.ttl_ms=40000: the rules accept it, the simulation does not (undecided after 400 seeds: no outage re-run of 30000 ms was made)");
+    }
+
+    #[test]
+    fn a_tie_goes_to_the_lower_sum_of_false_expiries_and_stand_downs() {
+        // A: no false expiry but 5 stand-downs; B: 3 false expiries, no stand-down.
+        let mut a = setting(5000, 0, 0, &flat(100.0, 10));
+        a.stand_downs = stats::rate(5, 16.67 * 3_600_000.0);
+        let b = setting(6000, 0, 3, &flat(100.0, 10));
+        let r = report(vec![a, b], Targets::default());
+        assert_eq!(
+            r.recommendation.setting,
+            Some(1),
+            "{}",
+            r.recommendation.reason
+        );
+    }
+
+    #[test]
+    fn the_smallest_safe_value_lies_above_the_largest_unsafe_one() {
+        // Along the TTL: 4000 safe, 6000 unsafe, 8000 and 9000 safe.
+        let r = report(
+            vec![
+                setting(4000, 0, 0, &flat(100.0, 10)),
+                setting(6000, 2, 0, &flat(100.0, 10)),
+                setting(8000, 0, 0, &flat(300.0, 10)),
+                setting(9000, 0, 0, &flat(400.0, 10)),
+            ],
+            Targets::default(),
+        );
+        assert_eq!(r.recommendation.setting, Some(0));
+        let m = &r.margins[0];
+        assert_eq!(m.largest_unsafe.as_deref(), Some("6000"));
+        assert_eq!(m.smallest_safe.as_deref(), Some("8000"));
+        assert_eq!(m.recommended.as_deref(), Some("4000"));
+        assert_eq!(m.distance, Some(-2000.0));
+        assert_eq!(r.neighbours, [1]);
+    }
+
+    #[test]
+    fn a_safe_verdict_needs_368_seeds_to_exclude_a_1_percent_unsafe_share() {
+        // At 367 seeds the upper bound is 1.0001 %, printed as 1 %: still too few.
+        let on = |runs: u64| {
+            let mut s = setting(5000, 0, 0, &flat(100.0, 10));
+            s.runs = runs;
+            s.unsafe_seeds = stats::seed_share(0, runs);
+            report(vec![s], Targets::default())
+        };
+        let r = on(367);
+        assert_eq!(r.settings[0].unsafe_seeds.high, 0.01);
+        assert_eq!(
+            r.settings[0].verdict,
+            "meets the targets; 0 of 367 unsafe, share ≤ 1 % (too few seeds to exclude a 1 % \
+             unsafe share)"
+        );
+        assert!(
+            r.warnings.iter().any(|w| w.contains("rests on 367 seeds")),
+            "{:?}",
+            r.warnings
+        );
+        let r = on(368);
+        assert_eq!(
+            r.settings[0].verdict,
+            "meets the targets; 0 of 368 unsafe, share ≤ 0.9974 %"
+        );
+        assert_eq!(r.warnings, Vec::<String>::new());
     }
 
     #[test]

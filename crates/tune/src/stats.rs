@@ -168,6 +168,82 @@ mod tests {
     }
 
     #[test]
+    fn rates_match_published_garwood_bounds() {
+        // Garwood 95 % for 34 events: [23.546, 47.512] (χ²(0.025; 68)/2, χ²(0.975; 70)/2),
+        // over 200 × 300 s = 16.667 h.
+        let r = rate(34, 200.0 * 300_000.0);
+        assert_eq!(r.count, 34);
+        assert_eq!(r.exposure_h, 16.67);
+        assert_eq!((r.low, r.high), (1.413, 2.851));
+        // 0 events: [0, 3.689] over 2 h.
+        let r = rate(0, 7_200_000.0);
+        assert_eq!((r.per_hour, r.low, r.high), (0.0, 0.0, 1.844));
+        // No exposure: the count alone, no rate.
+        let r = rate(3, 0.0);
+        assert_eq!(
+            r,
+            Rate {
+                count: 3,
+                ..Rate::default()
+            }
+        );
+    }
+
+    #[test]
+    fn seed_shares_match_published_clopper_pearson_bounds() {
+        // 1 of 4: [0.006309, 0.8059]; 2 of 400: [0.000606, 0.01794] (rounded to 6 places).
+        let s = seed_share(1, 4);
+        assert_eq!((s.seeds, s.of, s.low, s.high), (1, 4, 0.006309, 0.8059));
+        let s = seed_share(2, 400);
+        assert_eq!((s.low, s.high), (0.000606, 0.01794));
+        assert_eq!(seed_share(0, 0), SeedShare::default());
+        // 5 % needs 72 seeds without an unsafe one (1 − 0.025^(1/72) ≤ 5 % < 1 − 0.025^(1/71)).
+        assert_eq!(seeds_to_exclude(0.05), 72);
+        assert_eq!(seeds_to_exclude(0.99), 1);
+    }
+
+    #[test]
+    fn quantile_intervals_are_the_published_order_statistics() {
+        // n = 1000, p99: rank 990, interval [x₍₉₈₃₎, x₍₉₉₇₎] (binomial coverage ≥ 95 %).
+        let samples: Vec<f64> = (1..=1000).rev().map(f64::from).collect();
+        let q = quantiles(&samples);
+        assert_eq!(q.count, 1000);
+        assert_eq!(
+            (q.p99, q.p99_low, q.p99_high),
+            (Some(990.0), Some(983.0), Some(997.0))
+        );
+        // n = 100, p50: rank 50, interval [x₍₄₀₎, x₍₆₁₎].
+        let samples: Vec<f64> = (1..=100).map(f64::from).collect();
+        let q = quantiles(&samples);
+        assert_eq!(
+            (q.p50, q.p50_low, q.p50_high),
+            (Some(50.0), Some(40.0), Some(61.0))
+        );
+        // One sample: it is every quantile, with no interval.
+        let q = quantiles(&[7.0]);
+        assert_eq!(
+            (q.p50, q.p99, q.p50_low, q.p99_high),
+            (Some(7.0), Some(7.0), None, None)
+        );
+    }
+
+    #[test]
+    fn display_means_are_mean_plus_minus_1_96_standard_errors() {
+        // 1..5: mean 3, s² = 2.5, half-width 1.96 × √(2.5/5) = 1.386.
+        let m = mean_ci(&[1.0, 2.0, 3.0, 4.0, 5.0], false);
+        assert_eq!((m.mean, m.low, m.high), (3.0, 1.614, 4.386));
+        // -1, 1: mean 0, s² = 2, half-width 1.96; unclamped below zero.
+        let m = mean_ci(&[-1.0, 1.0], false);
+        assert_eq!((m.mean, m.low, m.high), (0.0, -1.96, 1.96));
+        let m = mean_ci(&[-1.0, 1.0], true);
+        assert_eq!((m.low, m.high), (0.0, 1.96));
+        // One value: no spread to estimate.
+        let m = mean_ci(&[5.0], false);
+        assert_eq!((m.mean, m.low, m.high), (5.0, 5.0, 5.0));
+        assert_eq!(mean_ci(&[], false), MeanCi::default());
+    }
+
+    #[test]
     fn display_means_shrink_with_more_seeds() {
         let few = mean_ci(&[0.0, 4.0], true);
         let many = mean_ci(&[0.0, 4.0].repeat(50), true);

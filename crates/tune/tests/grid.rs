@@ -1,6 +1,6 @@
 //! `--vary` parsing and grid expansion: one `check` per case.
 
-use fencesim_tune::{grid, parse_vary};
+use fencesim_tune::{grid, parse_vary, Item};
 
 #[track_caller]
 fn check(varies: &[&str], expected: &[&str]) {
@@ -118,4 +118,118 @@ fn a_grid_over_the_cap_is_refused_before_it_is_built() {
     .map(|v| parse_vary(v).unwrap())
     .collect();
     assert_eq!(grid(&parsed).unwrap().len(), 40_000);
+}
+
+#[test]
+fn a_range_needs_a_count_up_to_1000_and_finite_ends() {
+    error(
+        &["lease.ttl_ms=1..5:1001"],
+        "expected a count in 1..=1000 and finite ends",
+    );
+    let thousand: Vec<String> = (1..=1000).map(|t| format!("lease.ttl_ms={t}")).collect();
+    let thousand: Vec<&str> = thousand.iter().map(String::as_str).collect();
+    check(&["lease.ttl_ms=1..1000:1000"], &thousand);
+    error(&["lease.ttl_ms=inf..5:3"], "finite ends, got `inf..5:3`");
+    error(&["lease.ttl_ms=1..NaN:3"], "finite ends");
+    // A count of one is the start; ends written as floats give floats.
+    check(&["lease.ttl_ms=2000..5000:1"], &["lease.ttl_ms=2000"]);
+    check(
+        &["lease.ttl_ms=1E3..2000:2"],
+        &["lease.ttl_ms=1000.0", "lease.ttl_ms=2000.0"],
+    );
+    check(
+        &["network.loss=0..0.5e-1:2"],
+        &["network.loss=0.0", "network.loss=0.05"],
+    );
+}
+
+#[test]
+fn a_ratio_needs_a_named_field_and_a_positive_finite_number() {
+    let items = |text: &str| parse_vary(text).unwrap().items;
+    assert_eq!(
+        items("workers.renew_every_ms=lease.ttl_ms / 4"),
+        [Item::Ratio {
+            of: "lease.ttl_ms".into(),
+            factor: 0.25,
+            text: "lease.ttl_ms / 4".into()
+        }]
+    );
+    assert_eq!(
+        items("workers.renew_every_ms=lease.ttl_ms*4"),
+        [Item::Ratio {
+            of: "lease.ttl_ms".into(),
+            factor: 4.0,
+            text: "lease.ttl_ms*4".into()
+        }]
+    );
+    for literal in [
+        "lease.ttl_ms/0",
+        "lease.ttl_ms/-2",
+        "lease.ttl_ms/inf",
+        "lease.ttl_ms/x",
+        "2/3",
+        "/3",
+    ] {
+        assert_eq!(
+            items(&format!("workers.renew_every_ms={literal}")),
+            [Item::Literal(literal.into())],
+            "{literal}"
+        );
+    }
+    // A ratio of a float is a float; of itself, of a ratio or of a word is refused.
+    check(
+        &[
+            "lease.ttl_ms=1000.0",
+            "workers.renew_every_ms=lease.ttl_ms/4",
+        ],
+        &["lease.ttl_ms=1000.0 workers.renew_every_ms=250.0"],
+    );
+    error(
+        &["lease.ttl_ms=lease.ttl_ms/2"],
+        "must be a ratio of another varied field",
+    );
+    error(
+        &["a.b=1,2", "c.d=a.b/2", "e.f=c.d/2"],
+        "`c.d/2` must be a ratio of another varied field whose values are numbers",
+    );
+    error(
+        &["lease.on_restart=drop", "lease.ttl_ms=lease.on_restart/2"],
+        "--vary lease.ttl_ms: `lease.on_restart/2` needs a number in lease.on_restart, got `drop`",
+    );
+    // The ratio reads its own base, wherever it sits in the setting.
+    check(
+        &[
+            "lease.on_restart=drop",
+            "lease.ttl_ms=3000",
+            "workers.renew_every_ms=lease.ttl_ms/3",
+        ],
+        &["lease.on_restart=drop lease.ttl_ms=3000 workers.renew_every_ms=1000"],
+    );
+    // Settings that resolve alike are one setting.
+    check(&["lease.ttl_ms=1000,1000"], &["lease.ttl_ms=1000"]);
+}
+
+#[test]
+fn the_cap_admits_exactly_100000_settings_and_names_the_product() {
+    let parsed: Vec<_> = [
+        "lease.ttl_ms=1..1000:1000",
+        "workers.renew_every_ms=1..100:100",
+    ]
+    .iter()
+    .map(|v| parse_vary(v).unwrap())
+    .collect();
+    assert_eq!(fencesim_tune::grid::grid_size(&parsed), 100_000);
+    assert_eq!(grid(&parsed).unwrap().len(), 100_000);
+    let parsed: Vec<_> = [
+        "lease.ttl_ms=1..1000:1000",
+        "workers.renew_every_ms=1..101:101",
+    ]
+    .iter()
+    .map(|v| parse_vary(v).unwrap())
+    .collect();
+    assert_eq!(
+        grid(&parsed).unwrap_err(),
+        "expected at most 100000 settings (the cap on a tune grid), got 101000 (1000 × 101); \
+         split the sweep or use fewer values"
+    );
 }
