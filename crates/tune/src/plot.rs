@@ -1398,6 +1398,7 @@ mod tests {
                         per_hour: 4.0 / (k + 1) as f64,
                         low: 2.0 / (k + 1) as f64,
                         high: 6.0 / (k + 1) as f64,
+                        exact: None,
                     },
                     recovery_after_crash_ms: q(ttl as f64),
                     meets_targets: k > 1,

@@ -53,11 +53,13 @@ pub fn judge_rate(rate: &Rate, max: f64, rule: DecideRule) -> Decision {
             x <= max
         }
     };
+    // The unrounded figures when the rate was computed here (see `Rate::exact`).
+    let [per_hour, low, high] = rate.exact.unwrap_or([rate.per_hour, rate.low, rate.high]);
     match rule {
-        DecideRule::Mean if within(rate.per_hour) => Decision::Meets,
+        DecideRule::Mean if within(per_hour) => Decision::Meets,
         DecideRule::Mean => Decision::Fails,
-        DecideRule::UpperBound if within(rate.high) => Decision::Meets,
-        DecideRule::UpperBound if !within(rate.low) => Decision::Fails,
+        DecideRule::UpperBound if within(high) => Decision::Meets,
+        DecideRule::UpperBound if !within(low) => Decision::Fails,
         DecideRule::UpperBound => Decision::Open,
     }
 }
@@ -851,6 +853,7 @@ mod tests {
             per_hour: 2.0,
             low: 1.0,
             high: 3.0,
+            exact: None,
         };
         let upper = DecideRule::UpperBound;
         assert_eq!(judge_rate(&rate, 3.0, upper), Decision::Meets, "high = max");
@@ -865,6 +868,22 @@ mod tests {
         };
         assert_eq!(judge_rate(&none, 100.0, upper), Decision::Open);
         assert_eq!(judge_rate(&none, 100.0, DecideRule::Mean), Decision::Open);
+    }
+
+    #[test]
+    fn a_rate_is_judged_on_its_unrounded_bounds() {
+        // 0 events: Garwood's upper bound 3.689 events, over an exposure that puts it just
+        // above 3 per hour (3.0004), which prints as 3.
+        let (_, high) = crate::stats::poisson_interval(0);
+        let rate = crate::stats::rate(0, high / 3.0004 * 3_600_000.0);
+        assert_eq!(rate.high, 3.0, "printed");
+        let upper = DecideRule::UpperBound;
+        assert_eq!(judge_rate(&rate, 3.0, upper), Decision::Open);
+        assert_eq!(judge_rate(&rate, 3.0005, upper), Decision::Meets);
+        // Read back from JSON, only the printed figures remain, and they are judged.
+        let read: Rate = serde_json::from_str(&serde_json::to_string(&rate).unwrap()).unwrap();
+        assert_eq!(read.exact, None);
+        assert_eq!(judge_rate(&read, 3.0, upper), Decision::Meets);
     }
 
     #[test]

@@ -31,6 +31,11 @@ pub struct Rate {
     pub low: f64,
     /// Upper end of the 95 % interval (per hour).
     pub high: f64,
+    /// `(per_hour, low, high)` before rounding to four significant digits, which the
+    /// decisions read (a bound of 3.0004 printed as 3.000 does not meet a target of 3); not
+    /// serialized, so a rate read back from JSON is judged on its printed figures.
+    #[serde(skip)]
+    pub exact: Option<[f64; 3]>,
 }
 
 /// A count of seeds out of the seeds run, with the 95 % Clopper–Pearson interval on the

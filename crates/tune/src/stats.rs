@@ -41,6 +41,7 @@ pub fn rate(count: u64, exposure_ms: f64) -> Rate {
         per_hour: round(count as f64 / hours),
         low: round(low / hours),
         high: round(high / hours),
+        exact: Some([count as f64 / hours, low / hours, high / hours]),
     }
 }
 
