@@ -214,6 +214,26 @@ enum Command {
         /// in the scenario's regressions file (`NAME.regressions`; run first by `check`).
         #[arg(long)]
         record_failures: bool,
+        /// Coverage-guided search instead of proptest: keep a corpus of fault plans that
+        /// reached new abstract states or transitions, mutate them (rare states first), add
+        /// lineage-driven proposals, stop at the first violation and shrink it.
+        #[arg(long, conflicts_with_all = ["cases", "record_failures"])]
+        guided: bool,
+        /// --guided: runs the search may spend (1 to 1,000,000).
+        #[arg(long, default_value_t = 1_000, requires = "guided")]
+        runs: u64,
+        /// --guided: seed of the search's own choices (same seed, same search).
+        #[arg(long, default_value_t = 0, requires = "guided")]
+        search_seed: u64,
+        /// --guided: threads that run each batch (the search does not depend on it).
+        #[arg(long, default_value_t = 1, requires = "guided", value_parser = clap::value_parser!(u64).range(1..=256))]
+        jobs: u64,
+        /// --guided: only violations of these invariants count (comma-separated, e.g. I3,I4).
+        #[arg(long, requires = "guided", value_parser = args::invariant_list)]
+        invariants: Option<args::InvariantList>,
+        /// --guided: no lineage-driven proposals (mutations and fresh seeds only).
+        #[arg(long, requires = "guided")]
+        no_lineage: bool,
     },
     /// Sweep lease timings over a fault profile: every setting of the `--vary` grid runs the
     /// same seeds with the same fault plans; measures safety, false expiries, stand-downs,
@@ -379,7 +399,26 @@ fn main() -> ExitCode {
             sweep_seeds,
             set,
             record_failures,
+            guided,
+            runs,
+            search_seed,
+            jobs,
+            invariants,
+            no_lineage,
         } => set.overrides().and_then(|set| {
+            if guided {
+                return shrink::guided(&shrink::GuidedArgs {
+                    path: &scenario,
+                    output: output.as_deref(),
+                    runs,
+                    search_seed,
+                    jobs: jobs as usize,
+                    invariants: invariants.map(|list| list.0),
+                    lineage: !no_lineage,
+                    sweep_seeds,
+                    set: &set,
+                });
+            }
             shrink::explore(
                 &scenario,
                 cases,

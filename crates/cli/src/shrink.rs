@@ -295,3 +295,130 @@ fn names(invariants: &[fencesim_model::Invariant]) -> String {
     let names: Vec<String> = invariants.iter().map(|i| i.to_string()).collect();
     format!("[{}]", names.join(", "))
 }
+
+/// What `fencesim explore --guided` was asked.
+pub(crate) struct GuidedArgs<'a> {
+    pub path: &'a Path,
+    pub output: Option<&'a Path>,
+    pub runs: u64,
+    pub search_seed: u64,
+    pub jobs: usize,
+    pub invariants: Option<Vec<fencesim_model::Invariant>>,
+    pub lineage: bool,
+    pub sweep_seeds: u64,
+    pub set: &'a [fencesim_scenario::Override],
+}
+
+/// `fencesim explore SCENARIO --guided [--runs N] [--search-seed S]`: coverage-guided search
+/// (fencesim_explore::guided), then the shrinker on what it finds.
+pub(crate) fn guided(args: &GuidedArgs) -> Result<bool, InputError> {
+    let scenario = fencesim_scenario::load_with(args.path, args.set)?;
+    check_output(args.path, &scenario, scenario.seeds.start, args.output)?;
+    if args.runs == 0 || args.runs > fencesim_explore::guided::MAX_RUNS {
+        return Err(InputError(format!(
+            "--runs: expected a number of runs from 1 to {}, got {}",
+            fencesim_explore::guided::MAX_RUNS,
+            args.runs
+        )));
+    }
+    let target = args
+        .invariants
+        .as_ref()
+        .map_or("any invariant".to_string(), |list| names(list));
+    println!(
+        "fencesim explore --guided {} ({}), scenario hash {}, search seed {}, budget {} runs, \
+         target {target}, lineage {}",
+        scenario.name,
+        args.path.display(),
+        scenario.hash(),
+        args.search_seed,
+        args.runs,
+        if args.lineage { "on" } else { "off" }
+    );
+    let options = fencesim_explore::GuidedOptions {
+        runs: args.runs,
+        rng_seed: args.search_seed,
+        jobs: args.jobs,
+        target: args.invariants.clone(),
+        lineage: args.lineage,
+        ..fencesim_explore::GuidedOptions::default()
+    };
+    let mut last_states = 0;
+    let mut last_printed = 0;
+    let guided = fencesim_explore::guided(&scenario, &options, &mut |p| {
+        if p.states != last_states || p.runs >= last_printed + 100 || p.runs == args.runs {
+            println!(
+                "  runs {:>6}: {} states, {} transitions, corpus {}, {} lineage proposals queued",
+                p.runs, p.states, p.transitions, p.corpus, p.queued
+            );
+            last_states = p.states;
+            last_printed = p.runs;
+        }
+    });
+    let [seeds, mutated, lineage] = guided.runs_by_origin;
+    println!(
+        "searched {} runs ({seeds} plain seeds, {mutated} mutations, {lineage} lineage \
+         proposals of {} made): {} abstract states, {} transitions, corpus of {}",
+        guided.runs,
+        guided.proposals,
+        guided.states,
+        guided.transitions,
+        guided.corpus.len()
+    );
+    if let Some(what) = &guided.first_not_a_verdict {
+        println!(
+            "{} runs failed without a violation (first: {what}): not shrunk",
+            guided.not_verdicts
+        );
+    }
+    let sweep = (args.sweep_seeds > 0).then(|| {
+        fencesim_explore::seeds_to_first_violation(
+            &scenario,
+            args.sweep_seeds,
+            &fencesim::Components::default(),
+        )
+    });
+    let sweep = match sweep {
+        Some(fencesim_explore::SeedSweep {
+            first_violation: Some(seed),
+            seeds_run,
+            ..
+        }) => format!(
+            "a plain run of seeds {} needed {seeds_run} seeds (first violation: seed {seed})",
+            scenario.seeds
+        ),
+        Some(sweep) => format!(
+            "a plain run of seeds {} found none in {} seeds",
+            scenario.seeds, sweep.seeds_run
+        ),
+        None => "no plain run for comparison".into(),
+    };
+    let Some(found) = guided.found else {
+        println!("no violation in {} runs; {sweep}", guided.runs);
+        return Ok(false);
+    };
+    println!(
+        "first violation at run {} (seed {}, {} faults; {}): violates {}; {sweep}",
+        found.run,
+        found.candidate.seed,
+        found.candidate.scenario.faults.schedule.len(),
+        found.candidate.origin,
+        names(&found.violated)
+    );
+    let shrink_options = ShrinkOptions {
+        target: Some(found.violated.clone()),
+        ..ShrinkOptions::default()
+    };
+    match fencesim_explore::shrink(
+        &found.candidate.scenario,
+        found.candidate.seed,
+        &shrink_options,
+        &mut |step| println!("{step}"),
+    ) {
+        Ok(shrunk) => save(&shrunk, args.output),
+        Err(error) => {
+            println!("{error}");
+            Ok(false)
+        }
+    }
+}

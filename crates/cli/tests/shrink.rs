@@ -131,3 +131,82 @@ fn explore_finds_shrinks_and_writes_or_exits_1() {
     assert!(stdout.contains("no violation in 16 cases"), "{stdout}");
     assert!(!dir.path().join("none.toml").exists());
 }
+
+#[test]
+fn explore_guided_finds_shrinks_and_writes_or_exits_1_and_refuses_bad_budgets() {
+    let dir = tempfile::tempdir().unwrap();
+    let hard = catalogue("chaos-5-workers-max-token");
+    let (code, stdout, stderr) = fencesim(
+        &[
+            "explore",
+            &hard,
+            "--guided",
+            "--runs",
+            "30",
+            "--jobs",
+            "2",
+            "--invariants",
+            "I4",
+            "--sweep-seeds",
+            "30",
+            "-o",
+            "found.toml",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("first violation at run"), "{stdout}");
+    assert!(stdout.contains("lineage of run"), "{stdout}");
+    assert!(
+        stdout.contains("a plain run of seeds 0..1000 found none in 30 seeds"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("abstract states"), "{stdout}");
+    let (code, stdout, stderr) = fencesim(&["run", "found.toml"], dir.path());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+
+    // max-token keeps I3 whatever the pauses (its I4 gap is found: see the module docs of
+    // fencesim_explore::lineage).
+    let safe = catalogue("gc-pause-textbook-max-token");
+    let (code, stdout, _) = fencesim(
+        &[
+            "explore",
+            &safe,
+            "--guided",
+            "--runs",
+            "12",
+            "--invariants",
+            "I3",
+            "--sweep-seeds",
+            "0",
+            "-o",
+            "none.toml",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("no violation in 12 runs"), "{stdout}");
+    assert!(!dir.path().join("none.toml").exists());
+
+    for (args, expected) in [
+        (
+            vec!["--guided", "--runs", "0"],
+            "--runs: expected a number of runs from 1",
+        ),
+        (vec!["--guided", "--runs", "1000001"], "--runs: expected"),
+        (
+            vec!["--guided", "--invariants", "I9"],
+            "expected invariants I1 to I5",
+        ),
+        (vec!["--runs", "5"], "--guided"),
+        (vec!["--guided", "--cases", "5"], "--cases"),
+    ] {
+        let mut all = vec!["explore", safe.as_str()];
+        all.extend(args.iter().copied());
+        all.extend(["-o", "bad.toml"]);
+        let (code, stdout, stderr) = fencesim(&all, dir.path());
+        assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(!dir.path().join("bad.toml").exists());
+    }
+}

@@ -262,7 +262,7 @@ pub fn schedule_strategy(scenario: &Scenario) -> impl Strategy<Value = Vec<Timed
 }
 
 /// One occurrence, built as `plan` builds a drawn one.
-fn occurrence(
+pub(crate) fn occurrence(
     entry: &RandomFault,
     targets: &[String],
     at_ms: f64,
@@ -282,7 +282,7 @@ fn occurrence(
 
 /// Sorted by time (stable: the explicit schedule first at equal times); a stop-the-process
 /// fault overlapping an earlier kept one on the same node is dropped.
-fn without_overlaps(mut faults: Vec<TimedFault>) -> Vec<TimedFault> {
+pub(crate) fn without_overlaps(mut faults: Vec<TimedFault>) -> Vec<TimedFault> {
     faults.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
     let mut stopped: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     faults.retain(|timed| {
@@ -304,7 +304,7 @@ fn without_overlaps(mut faults: Vec<TimedFault>) -> Vec<TimedFault> {
 const Z_P99: f64 = 2.326_347_874_040_841;
 
 /// The `quantile`-th quantile of `dist` (quantile in [0, 1)).
-fn quantile_ms(dist: &Dist, quantile: f64) -> f64 {
+pub(crate) fn quantile_ms(dist: &Dist, quantile: f64) -> f64 {
     let q = quantile.clamp(1e-9, 1.0 - 1e-9);
     match *dist {
         Dist::Const { value } => value,
