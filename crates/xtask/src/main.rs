@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod planted;
+mod search_bench;
 mod sensitivity;
 
 /// Wall time for the tools' own timings (never inside a simulation or a deterministic report).
@@ -75,6 +76,10 @@ enum Command {
     /// (ratio per message, scaling with duration, workers and --jobs, peak RSS over seeds);
     /// writes DIR/bench.md and DIR/bench.json and prints whether each target is met.
     Bench(bench::BenchArgs),
+    /// The hard-bug benchmark (reports/search-benchmark.md): runs and CPU to the first
+    /// violation of each hard case for random swarm and guided search (build with
+    /// `--features mutants` for the planted-bug cases).
+    SearchBench(search_bench::SearchBenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -113,6 +118,7 @@ fn main() -> ExitCode {
                 })
             }),
         Command::Bench(args) => bench::bench(&args),
+        Command::SearchBench(args) => search_bench::search_bench(&args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

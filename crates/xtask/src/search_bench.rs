@@ -1,0 +1,393 @@
+//! `xtask search-bench`: the hard-bug benchmark (issue 23). For each hard case — a rare
+//! catalogue violation, or a planted bug caught by one scenario run from a random profile not
+//! written for it — the runs and CPU seconds to the first violation of the case's target
+//! invariants, for random swarm (the scenario's seeds in order, as `fencesim run` draws them)
+//! and for coverage-guided search (`fencesim explore --guided`), over several replicas.
+//!
+//! Replica `r` starts both searches at seed `r * 1_000_000` (so they share their first plain
+//! seeds: guided search starts where random swarm starts) and seeds guided search's choices
+//! with `r`. A search that finds nothing within the budget is censored at the budget: medians
+//! are reported as "> budget" when more than half of the replicas are. CPU seconds are the
+//! process's user + system time over the search (read from /proc/self/stat), one search at a
+//! time.
+
+use std::{fmt::Write as _, path::PathBuf, sync::Arc};
+
+use fencesim::explore::{guided, GuidedOptions};
+use fencesim_model::Invariant;
+use fencesim_planted::Mutant;
+use fencesim_scenario::{Scenario, SeedRange};
+use fencesim_sim::runner::{run_seed, Components};
+
+use crate::InputError;
+
+/// `xtask search-bench` arguments.
+#[derive(clap::Args)]
+pub(crate) struct SearchBenchArgs {
+    /// Replicas per case and search (1..=100).
+    #[arg(long, default_value_t = 9)]
+    replicas: u64,
+    /// Runs each search may spend (1..=100000).
+    #[arg(long, default_value_t = 2_000)]
+    budget: u64,
+    /// Threads per search (the counts do not depend on it).
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
+    /// The Markdown report to write.
+    #[arg(short = 'o', long, default_value = "reports/search-benchmark.md")]
+    output: PathBuf,
+}
+
+/// One hard case.
+struct Case {
+    /// The scenario file.
+    file: &'static str,
+    /// The planted bug it needs (`None`: the real code).
+    mutant: Option<&'static str>,
+    /// A violation counts when it includes one of these.
+    target: &'static [Invariant],
+    /// Why it is hard, in a phrase.
+    why: &'static str,
+}
+
+const CASES: [Case; 4] = [
+    Case {
+        file: "scenarios/chaos-5-workers-max-token.toml",
+        mutant: None,
+        target: &[Invariant::I4],
+        why: "catalogue: 57 seeds to the first I4 in reports/sensitivity.md",
+    },
+    Case {
+        file: "scenarios/fence-on-acquire-window-random.toml",
+        mutant: None,
+        target: &[Invariant::I4],
+        why: "catalogue: 11 seeds to the first I4",
+    },
+    Case {
+        file: "scenarios/k8s-client-go-clock-skew.toml",
+        mutant: None,
+        target: &[Invariant::I4],
+        why: "catalogue: 7 seeds to the first I4; its coverage is hit in 2 of 300 seeds",
+    },
+    Case {
+        file: "scenarios/benchmark/proxy-under-swarm.toml",
+        mutant: Some("proxy-bypasses-everyone"),
+        target: &[Invariant::I3],
+        why:
+            "planted bug caught only by proxy-durable-gc-pause, here under chaos + storage restarts",
+    },
+];
+
+/// One search's result.
+#[derive(Clone, Copy)]
+struct Outcome {
+    /// Runs to the first violation, counting it; `None`: none within the budget.
+    runs: Option<u64>,
+    /// CPU seconds the search spent (to its end).
+    cpu_s: f64,
+}
+
+/// The process's CPU time so far (user + system), in seconds.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn hits(violated: &[Invariant], target: &[Invariant]) -> bool {
+    violated.iter().any(|i| target.contains(i))
+}
+
+/// Random swarm: the scenario's seeds from its start, in order, `jobs` at a time.
+fn random(scenario: &Scenario, case: &Case, budget: u64, jobs: usize) -> Outcome {
+    let scenario = Arc::new(scenario.clone());
+    let start = cpu_seconds();
+    let components = Components::default();
+    let mut spent = 0;
+    while spent < budget {
+        let chunk = (budget - spent).min(jobs as u64 * 4);
+        let seeds: Vec<u64> = (0..chunk)
+            .map(|i| scenario.seeds.start + spent + i)
+            .collect();
+        let mut results = vec![false; seeds.len()];
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = seeds
+                .chunks(seeds.len().div_ceil(jobs.max(1)))
+                .map(|part| {
+                    let scenario = &scenario;
+                    let components = &components;
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|&seed| {
+                                let outcome = run_seed(scenario, seed, components).outcome;
+                                outcome.panic.is_none()
+                                    && !outcome.runaway
+                                    && hits(&outcome.checked.violated(), case.target)
+                            })
+                            .collect::<Vec<bool>>()
+                    })
+                })
+                .collect();
+            let mut at = 0;
+            for handle in handles {
+                for hit in handle.join().expect("a search thread") {
+                    results[at] = hit;
+                    at += 1;
+                }
+            }
+        });
+        if let Some(first) = results.iter().position(|&hit| hit) {
+            return Outcome {
+                runs: Some(spent + first as u64 + 1),
+                cpu_s: cpu_seconds() - start,
+            };
+        }
+        spent += chunk;
+    }
+    Outcome {
+        runs: None,
+        cpu_s: cpu_seconds() - start,
+    }
+}
+
+fn guided_search(scenario: &Scenario, case: &Case, budget: u64, jobs: usize, r: u64) -> Outcome {
+    let start = cpu_seconds();
+    let options = GuidedOptions {
+        runs: budget,
+        rng_seed: r,
+        jobs,
+        target: Some(case.target.to_vec()),
+        ..GuidedOptions::default()
+    };
+    let result = guided(scenario, &options, &mut |_| {});
+    Outcome {
+        runs: result.found.as_ref().map(|found| found.run),
+        cpu_s: cpu_seconds() - start,
+    }
+}
+
+/// The median of `outcomes`' runs, `None` (censored) past the budget.
+fn median_runs(outcomes: &[Outcome]) -> Option<f64> {
+    median(
+        outcomes
+            .iter()
+            .map(|o| o.runs.map_or(f64::INFINITY, |r| r as f64))
+            .collect(),
+    )
+    .filter(|m| m.is_finite())
+}
+
+fn median_cpu(outcomes: &[Outcome]) -> f64 {
+    median(outcomes.iter().map(|o| o.cpu_s).collect()).unwrap_or(0.0)
+}
+
+fn runs_list(outcomes: &[Outcome], budget: u64) -> String {
+    let list: Vec<String> = outcomes
+        .iter()
+        .map(|o| o.runs.map_or(format!(">{budget}"), |r| r.to_string()))
+        .collect();
+    list.join(" ")
+}
+
+fn fmt_median(median: Option<f64>, budget: u64) -> String {
+    median.map_or(format!("> {budget}"), |m| format!("{m}"))
+}
+
+/// One case's results: random swarm's and guided search's outcome per replica.
+struct CaseResult {
+    name: String,
+    case: &'static Case,
+    random: Vec<Outcome>,
+    guided: Vec<Outcome>,
+}
+
+impl CaseResult {
+    /// Random's median runs over guided's (infinite: only guided found it within budget).
+    fn ratio(&self) -> Option<f64> {
+        match (median_runs(&self.random), median_runs(&self.guided)) {
+            (Some(r), Some(g)) => Some(r / g),
+            (None, Some(_)) => Some(f64::INFINITY),
+            _ => None,
+        }
+    }
+
+    fn row(&self, budget: u64) -> String {
+        format!(
+            "| {} | {} | {} | {} ({}) | {:.2} | {} ({}) | {:.2} | {} |",
+            self.name,
+            self.case
+                .mutant
+                .map_or("-".to_string(), |m| format!("`{m}`")),
+            self.case
+                .target
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            fmt_median(median_runs(&self.random), budget),
+            runs_list(&self.random, budget),
+            median_cpu(&self.random),
+            fmt_median(median_runs(&self.guided), budget),
+            runs_list(&self.guided, budget),
+            median_cpu(&self.guided),
+            self.ratio().map_or("-".into(), |r| {
+                if r.is_finite() {
+                    format!("{r:.1}x")
+                } else {
+                    "guided only".into()
+                }
+            }),
+        )
+    }
+}
+
+fn fmt_runs(runs: Option<u64>, budget: u64) -> String {
+    runs.map_or(format!(">{budget}"), |x| x.to_string())
+}
+
+/// Runs every replica of `case` (`None`: it needs planted bugs this build lacks).
+fn run_case(
+    case: &'static Case,
+    args: &SearchBenchArgs,
+    jobs: usize,
+) -> Result<Option<CaseResult>, InputError> {
+    let mutant = match case.mutant {
+        None => None,
+        Some(name) => Some(
+            Mutant::ALL
+                .iter()
+                .copied()
+                .find(|m| m.name() == name)
+                .ok_or_else(|| InputError(format!("no planted bug {name}")))?,
+        ),
+    };
+    if mutant.is_some() && !fencesim_planted::select(mutant) {
+        return Ok(None);
+    }
+    let base = fencesim_scenario::load(std::path::Path::new(case.file))?;
+    let mut result = CaseResult {
+        name: base.name.clone(),
+        case,
+        random: Vec::new(),
+        guided: Vec::new(),
+    };
+    for r in 0..args.replicas {
+        let mut scenario = base.clone();
+        let start = r * 1_000_000;
+        scenario.seeds = SeedRange {
+            start,
+            end: start + args.budget,
+        };
+        let random_outcome = random(&scenario, case, args.budget, jobs);
+        let guided_outcome = guided_search(&scenario, case, args.budget, jobs, r);
+        println!(
+            "{} replica {r}: random {} runs ({:.1} s CPU), guided {} runs ({:.1} s CPU)",
+            base.name,
+            fmt_runs(random_outcome.runs, args.budget),
+            random_outcome.cpu_s,
+            fmt_runs(guided_outcome.runs, args.budget),
+            guided_outcome.cpu_s,
+        );
+        result.random.push(random_outcome);
+        result.guided.push(guided_outcome);
+    }
+    fencesim_planted::select(None);
+    Ok(Some(result))
+}
+
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
+
+fn report(results: &[CaseResult], skipped: &[&str], args: &SearchBenchArgs) -> String {
+    let mut report = String::new();
+    let _ = writeln!(
+        report,
+        "# Hard-bug benchmark: random swarm against guided search\n"
+    );
+    let _ = writeln!(
+        report,
+        "Regenerated by `cargo run --release -p fencesim-xtask --features mutants -- search-bench \
+         --replicas {} --budget {} --jobs {}`. Runs to the first violation of each case's target \
+         invariants (counting it), median over {} replicas; replica r starts both searches at \
+         seed r x 1,000,000 and seeds guided search with r. In parentheses: every replica's \
+         count. CPU: median seconds of process CPU per search (machine-dependent; the run \
+         counts are not). Ratio: random's median over guided's.\n",
+        args.replicas, args.budget, args.jobs, args.replicas
+    );
+    let _ = writeln!(
+        report,
+        "| case | planted bug | target | random: runs (each replica) | random CPU s | guided: runs (each replica) | guided CPU s | ratio |"
+    );
+    let _ = writeln!(report, "|---|---|---|---|---|---|---|---|");
+    for result in results {
+        let _ = writeln!(report, "{}", result.row(args.budget));
+    }
+    let overall = median(results.iter().filter_map(CaseResult::ratio).collect());
+    let _ = writeln!(
+        report,
+        "\nMedian ratio over the cases: {}.",
+        overall.map_or("-".into(), |r| format!("{r:.1}x"))
+    );
+    let _ = writeln!(report, "\nWhy each case is hard:\n");
+    for result in results {
+        let _ = writeln!(report, "- {}: {}", result.name, result.case.why);
+    }
+    for file in skipped {
+        let _ = writeln!(report, "\nSKIPPED {file}: this build has no planted bugs.");
+    }
+    report
+}
+
+pub(crate) fn search_bench(args: &SearchBenchArgs) -> Result<bool, InputError> {
+    if !(1..=100).contains(&args.replicas) {
+        return Err(InputError(format!(
+            "--replicas: expected 1 to 100, got {}",
+            args.replicas
+        )));
+    }
+    if !(1..=100_000).contains(&args.budget) {
+        return Err(InputError(format!(
+            "--budget: expected 1 to 100000 runs, got {}",
+            args.budget
+        )));
+    }
+    let jobs = fencesim::check_jobs(args.jobs).map_err(|e| InputError(format!("--jobs: {e}")))?;
+    fencesim::outputs::preflight(&[fencesim::outputs::Output::new("-o", &args.output)], &[])?;
+    let mut results = Vec::new();
+    let mut skipped = Vec::new();
+    for case in &CASES {
+        match run_case(case, args, jobs)? {
+            Some(result) => results.push(result),
+            None => {
+                println!(
+                    "{}: SKIPPED (needs planted bug {}: build with --features mutants)",
+                    case.file,
+                    case.mutant.unwrap_or_default()
+                );
+                skipped.push(case.file);
+            }
+        }
+    }
+    let report = report(&results, &skipped, args);
+    print!("{report}");
+    fencesim::fs::write_atomic(&args.output, &report)
+        .map_err(|e| InputError(format!("{}: cannot write: {e}", args.output.display())))?;
+    println!("written to {}", args.output.display());
+    Ok(true)
+}
