@@ -15,6 +15,7 @@
 pub mod explore;
 pub mod guided;
 pub mod lineage;
+pub mod profile;
 pub mod shrink;
 
 pub use explore::{explore, seeds_to_first_violation, ExploreOptions, Explored, SeedSweep};

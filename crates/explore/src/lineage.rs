@@ -32,7 +32,7 @@ use fencesim_model::{
 };
 use fencesim_scenario::{Fault, FaultKind, TimedFault};
 
-use crate::guided::Profile;
+use crate::profile::Profile;
 
 /// Accepted writes of one run that proposals are made for at most (spread evenly over the
 /// run's accepted writes).
