@@ -31,7 +31,7 @@
 //! taken in batch order, so `jobs` changes the wall time only, never the search.
 
 use std::{
-    collections::{BTreeMap, BTreeSet, VecDeque},
+    collections::{BTreeMap, VecDeque},
     sync::{
         atomic::{AtomicUsize, Ordering},
         Arc, Mutex,
@@ -39,8 +39,8 @@ use std::{
 };
 
 use fencesim_check::abstract_state::Visited;
-use fencesim_model::{nodes, Invariant};
-use fencesim_scenario::{Fault, FaultKind, Scenario, TimedFault};
+use fencesim_model::Invariant;
+use fencesim_scenario::{Fault, Scenario, TimedFault};
 use fencesim_sim::runner::{run_seed, Components};
 use rand::{Rng as _, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -693,6 +693,10 @@ fn move_to(fault: &Fault, worker: &str) -> Option<Fault> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
+    use fencesim_scenario::FaultKind;
+
     use super::*;
 
     #[test]
