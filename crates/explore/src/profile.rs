@@ -26,6 +26,7 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// The profile of `scenario`: its random entries and its explicit schedule.
     pub fn of(scenario: &Scenario) -> Profile {
         let mut kinds = BTreeSet::new();
         let mut max_size: BTreeMap<FaultKind, f64> = BTreeMap::new();
