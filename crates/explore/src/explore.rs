@@ -93,7 +93,10 @@ pub struct Explored {
 }
 
 /// What a failed run without a verdict did, in one line (`None` for a run that finished).
-fn not_a_verdict(outcome: &fencesim_check::SeedOutcome, scenario: &Scenario) -> Option<String> {
+pub(crate) fn not_a_verdict(
+    outcome: &fencesim_check::SeedOutcome,
+    scenario: &Scenario,
+) -> Option<String> {
     if let Some(panic) = &outcome.panic {
         return Some(format!(
             "panicked: {}",
@@ -304,7 +307,7 @@ fn without_overlaps(mut faults: Vec<TimedFault>) -> Vec<TimedFault> {
 const Z_P99: f64 = 2.326_347_874_040_841;
 
 /// The `quantile`-th quantile of `dist` (quantile in [0, 1)).
-fn quantile_ms(dist: &Dist, quantile: f64) -> f64 {
+pub(crate) fn quantile_ms(dist: &Dist, quantile: f64) -> f64 {
     let q = quantile.clamp(1e-9, 1.0 - 1e-9);
     match *dist {
         Dist::Const { value } => value,

@@ -1,6 +1,7 @@
 //! Reducing failures: `shrink` turns one failing seed's fault plan into an explicit schedule
 //! and reduces it until it is 1-minimal; `explore` searches a scenario's fault profile with
-//! proptest, then shrinks what it finds.
+//! proptest, then shrinks what it finds; `exhaustive` runs every schedule of at most two faults
+//! from a finite alphabet at discretized start times, and states what it covered.
 //!
 //! Both run candidates through `fencesim_sim::runner` with the failing seed, because every
 //! random stream other than the fault plan (network, workers, clocks) depends only on the
@@ -11,9 +12,13 @@
 
 #![warn(missing_docs)]
 
+pub mod exhaustive;
 pub mod explore;
 pub mod shrink;
 
+pub use exhaustive::{
+    exhaustive, Exhausted, ExhaustiveError, ExhaustiveOptions, NotAVerdict, Progress, Violating,
+};
 pub use explore::{explore, seeds_to_first_violation, ExploreOptions, Explored, SeedSweep};
 pub use shrink::{
     shrink, Change, Minimality, MinimalityCheck, ShrinkError, ShrinkOptions, Shrunk, Step,
