@@ -190,9 +190,11 @@ enum Command {
         set: args::SetArgs,
     },
     /// Search the scenario's fault profile with proptest (on its first seed); shrink and save
-    /// the first violation like `shrink`.
+    /// the first violation like `shrink`. With --exhaustive: run every schedule of at most
+    /// two faults from the scenario's fault alphabet at discretized start times, and either
+    /// find a violation (shrunk and saved) or state what was covered.
     #[command(
-        after_help = "Example:\n  fencesim explore scenarios/chaos-5-workers-max-token.toml --cases 100 -o regress.toml"
+        after_help = "Examples:\n  fencesim explore scenarios/chaos-5-workers-max-token.toml --cases 100 -o regress.toml\n  fencesim explore scenarios/search/textbook-none.toml --exhaustive --resolution-ms 100 -o regress.toml\n\nExit codes with --exhaustive: 0 no violation (and no panic or runaway) in any schedule of the bound; 1 a violation (or a run that failed without one); 2 bad input, nothing run."
     )]
     Explore {
         /// The scenario file (its `[[faults.random]]` profile is searched).
@@ -214,6 +216,8 @@ enum Command {
         /// in the scenario's regressions file (`NAME.regressions`; run first by `check`).
         #[arg(long)]
         record_failures: bool,
+        #[command(flatten)]
+        exhaustive: shrink::ExhaustiveArgs,
     },
     /// Sweep lease timings over a fault profile: every setting of the `--vary` grid runs the
     /// same seeds with the same fault plans; measures safety, false expiries, stand-downs,
@@ -374,11 +378,21 @@ fn main() -> ExitCode {
             .and_then(|set| shrink::shrink(&scenario, seed, output.as_deref(), max_runs, &set)),
         Command::Explore {
             scenario,
+            output,
+            set,
+            exhaustive,
+            ..
+        } if exhaustive.exhaustive => set
+            .overrides()
+            .and_then(|set| shrink::exhaustive(&scenario, &exhaustive, output.as_deref(), &set)),
+        Command::Explore {
+            scenario,
             cases,
             output,
             sweep_seeds,
             set,
             record_failures,
+            exhaustive: _,
         } => set.overrides().and_then(|set| {
             shrink::explore(
                 &scenario,

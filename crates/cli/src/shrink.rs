@@ -1,6 +1,7 @@
 //! `fencesim shrink` (one failing seed → a 1-minimal explicit schedule, saved as a scenario
 //! file) and `fencesim explore` (proptest over the scenario's fault profile, then shrink).
-//! The work is in `fencesim-explore`; this is printing and files.
+//! The work is in `fencesim-explore`; this is printing and files. `explore --exhaustive`
+//! runs every schedule of a small bound (`fencesim_explore::exhaustive`) instead.
 //!
 //! Exit codes: 0 a violation was shrunk, written and confirmed by a fresh run of the written
 //! file; 1 nothing to shrink (the seed passes, or exploration found nothing); 2 bad input,
@@ -11,7 +12,12 @@ use std::{
     sync::Arc,
 };
 
-use fencesim_explore::{ExploreOptions, ShrinkError, ShrinkOptions, Shrunk};
+use clap::Args;
+use fencesim_explore::{
+    exhaustive::{self as search, ExhaustiveError, ExhaustiveOptions},
+    ExploreOptions, ShrinkError, ShrinkOptions, Shrunk,
+};
+use fencesim_model::Invariant;
 use fencesim_scenario::Outcome;
 
 use crate::InputError;
@@ -160,6 +166,189 @@ pub(crate) fn explore(
         schedule.len()
     );
     save(&shrunk, output)
+}
+
+/// `explore --exhaustive` and its bound.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct ExhaustiveArgs {
+    /// Run every schedule of at most --max-faults faults from the scenario's fault alphabet
+    /// (its explicit schedule's faults, its outage, and each random entry's targets x sizes:
+    /// a const size, else the p50 and p99) at start times 0, R, 2R, ... below the horizon,
+    /// on its first seed; stop at the first violation (shrunk and saved like explore's) or
+    /// state what was covered.
+    #[arg(long, conflicts_with_all = ["cases", "sweep_seeds", "record_failures"])]
+    pub(crate) exhaustive: bool,
+    /// --exhaustive: start times are multiples of this (ms).
+    #[arg(long, value_name = "MS", default_value_t = search::DEFAULT_RESOLUTION_MS, requires = "exhaustive")]
+    resolution_ms: u64,
+    /// --exhaustive: faults per schedule at most (0, 1 or 2).
+    #[arg(long, value_name = "N", default_value_t = search::MAX_FAULTS, requires = "exhaustive")]
+    max_faults: usize,
+    /// --exhaustive: start times are below this (ms). Default: the scenario's duration_ms.
+    #[arg(long, value_name = "MS", requires = "exhaustive")]
+    horizon_ms: Option<u64>,
+    /// --exhaustive: a schedule violates when its run violates any of these (comma-separated,
+    /// I1 to I5). Default: any invariant.
+    #[arg(long, value_name = "I3,I4", requires = "exhaustive")]
+    invariants: Option<String>,
+    /// --exhaustive: refuse a bound of more schedules than this.
+    #[arg(long, value_name = "N", default_value_t = search::DEFAULT_MAX_SCHEDULES, requires = "exhaustive")]
+    max_schedules: u64,
+    /// --exhaustive: simulations at once (each on a fresh thread and runtime), 1 to 1024;
+    /// the result does not depend on it. Default: every core.
+    #[arg(long, requires = "exhaustive")]
+    jobs: Option<usize>,
+    /// --exhaustive: run every schedule and count every violating one (else stop at the
+    /// first violation).
+    #[arg(long, requires = "exhaustive")]
+    all: bool,
+}
+
+/// `--invariants I3,I4`.
+fn parse_invariants(text: &str) -> Result<Vec<Invariant>, InputError> {
+    let mut invariants = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        let invariant = Invariant::parse(name).ok_or_else(|| {
+            InputError(format!(
+                "--invariants: expected a comma-separated list of I1, I2, I3, I4, I5, got {text:?}"
+            ))
+        })?;
+        if !invariants.contains(&invariant) {
+            invariants.push(invariant);
+        }
+    }
+    invariants.sort();
+    Ok(invariants)
+}
+
+/// A refused bound, naming the flag.
+fn exhaustive_input_error(error: ExhaustiveError, path: &Path) -> InputError {
+    let flag = match error {
+        ExhaustiveError::ZeroResolution | ExhaustiveError::ResolutionAboveHorizon { .. } => {
+            "--resolution-ms: "
+        }
+        ExhaustiveError::Horizon { .. } => "--horizon-ms: ",
+        ExhaustiveError::TooManyFaults(_) => "--max-faults: ",
+        ExhaustiveError::NoInvariants => "--invariants: ",
+        ExhaustiveError::TooManySchedules { .. } => "--max-schedules: ",
+        ExhaustiveError::EmptyAlphabet => {
+            return InputError(format!("{}: {error}", path.display()));
+        }
+    };
+    InputError(format!("{flag}{error}"))
+}
+
+/// `fencesim explore SCENARIO --exhaustive [--resolution-ms R] [--max-faults K]
+/// [--horizon-ms H] [--invariants I3,I4] [--max-schedules N] [--jobs J] [--all] [-o FILE]`.
+/// Exit: 0 no violation and no failed run in the whole bound; 1 a violation (shrunk and
+/// saved) or a run that failed without one; 2 bad input.
+pub(crate) fn exhaustive(
+    path: &Path,
+    args: &ExhaustiveArgs,
+    output: Option<&Path>,
+    set: &[fencesim_scenario::Override],
+) -> Result<bool, InputError> {
+    let scenario = fencesim_scenario::load_with(path, set)?;
+    let seed = scenario.seeds.start;
+    check_output(path, &scenario, seed, output)?;
+    let invariants = args
+        .invariants
+        .as_deref()
+        .map(parse_invariants)
+        .transpose()?;
+    let jobs = args.jobs.unwrap_or_else(fencesim::default_jobs);
+    let jobs = fencesim::check_jobs(jobs).map_err(|e| InputError(format!("--jobs: {e}")))?;
+    if args.max_schedules == 0 {
+        return Err(InputError(
+            "--max-schedules: expected a positive number, got 0".into(),
+        ));
+    }
+    let options = ExhaustiveOptions {
+        resolution_ms: args.resolution_ms,
+        max_faults: args.max_faults,
+        horizon_ms: args.horizon_ms,
+        invariants,
+        max_schedules: args.max_schedules,
+        jobs,
+        all: args.all,
+        ..ExhaustiveOptions::default()
+    };
+    let bound = search::enumeration(&scenario, &options)
+        .map_err(|error| exhaustive_input_error(error, path))?;
+    let total = bound.total();
+    println!(
+        "fencesim explore --exhaustive {} ({}), scenario hash {}, seed {seed}: {} schedules of \
+         at most {} faults ({} faults x {} start times every {} ms below {} ms; {} pairs \
+         skipped: two stops overlapping on one node), {jobs} jobs",
+        scenario.name,
+        path.display(),
+        scenario.hash(),
+        search::thousands(total),
+        bound.max_faults,
+        bound.alphabet.len(),
+        bound.slots,
+        bound.resolution_ms,
+        options.horizon_ms.unwrap_or(scenario.duration_ms),
+        search::thousands(bound.skipped()),
+    );
+    for (index, letter) in bound.alphabet.iter().enumerate() {
+        println!("  fault {}: {letter}", index + 1);
+    }
+    // A progress line every ~5 % of the bound.
+    let step = (total / 20).max(1);
+    let mut next = step;
+    let exhausted = search::exhaustive(&scenario, &options, &mut |progress| {
+        let run = u128::from(progress.run);
+        if run >= next && progress.run < progress.total {
+            println!(
+                "  {}/{} schedules run ({}%), {} violating",
+                search::thousands(run),
+                search::thousands(total),
+                run * 100 / total,
+                progress.violating
+            );
+            next = (run / step + 1) * step;
+        }
+    })
+    .map_err(|error| exhaustive_input_error(error, path))?;
+    println!("{}", exhausted.statement());
+    let Some(found) = &exhausted.first_violation else {
+        return Ok(exhausted.not_verdicts == 0);
+    };
+    println!(
+        "schedule {} of {}:",
+        search::thousands(u128::from(found.index + 1)),
+        search::thousands(total)
+    );
+    for timed in &found.schedule {
+        println!("  {}", fencesim_explore::shrink::describe(timed));
+    }
+    if found.schedule.is_empty() {
+        println!("  (no fault)");
+    }
+    let target: Vec<Invariant> = match &exhausted.invariants {
+        Some(target) => found
+            .violated
+            .iter()
+            .copied()
+            .filter(|i| target.contains(i))
+            .collect(),
+        None => found.violated.clone(),
+    };
+    let candidate = search::candidate(&scenario, seed, &found.schedule);
+    let shrink_options = ShrinkOptions {
+        target: Some(target),
+        ..ShrinkOptions::default()
+    };
+    match fencesim_explore::shrink(&candidate, seed, &shrink_options, &mut |step| {
+        println!("{step}")
+    }) {
+        Ok(shrunk) => {
+            save(&shrunk, output)?;
+        }
+        Err(error) => eprintln!("error: {error}"),
+    }
+    Ok(false)
 }
 
 /// `explore --record-failures`: the plain sweep's first failing seed (a violation, or a seed

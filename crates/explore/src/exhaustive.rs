@@ -573,6 +573,15 @@ pub fn enumeration(
     Ok(enumeration)
 }
 
+/// `scenario` as run for `seed` with `schedule` in place of every fault it has (its plan for
+/// the seed made explicit, then the schedule replaced): what each schedule of the search
+/// runs, and what to shrink when one violates.
+pub fn candidate(scenario: &Scenario, seed: u64, schedule: &[TimedFault]) -> Scenario {
+    let mut candidate = explicit_for_seed(scenario, seed);
+    candidate.faults.schedule = schedule.to_vec();
+    candidate
+}
+
 /// What one run gave.
 enum RunOutcome {
     Passed,
@@ -590,7 +599,7 @@ pub fn exhaustive(
     let enumeration = enumeration(scenario, options)?;
     let total = u64::try_from(enumeration.total()).expect("checked against max_schedules");
     let seed = scenario.seeds.start;
-    let base = explicit_for_seed(scenario, seed);
+    let base = candidate(scenario, seed, &[]);
     let jobs = options.jobs.clamp(1, fencesim_scenario::limits::MAX_JOBS);
     let chunk_len = CHUNK_PER_JOB * jobs;
     let mut result = Exhausted {
