@@ -44,20 +44,3 @@ impl JobsArgs {
         fencesim::check_jobs(self.jobs).map_err(|e| InputError(format!("--jobs: {e}")))
     }
 }
-
-/// `--invariants I3,I4`: one argument holding a list (a newtype, so that clap takes it as one
-/// value).
-#[derive(Clone, Debug)]
-pub(crate) struct InvariantList(pub(crate) Vec<fencesim_model::Invariant>);
-
-/// `I3,I4` → the invariants (for `--invariants`).
-pub(crate) fn invariant_list(text: &str) -> Result<InvariantList, String> {
-    text.split(',')
-        .map(|name| {
-            fencesim_model::Invariant::parse(name.trim()).ok_or_else(|| {
-                format!("expected invariants I1 to I5, comma-separated; got {name:?}")
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(InvariantList)
-}

@@ -190,9 +190,11 @@ enum Command {
         set: args::SetArgs,
     },
     /// Search the scenario's fault profile with proptest (on its first seed); shrink and save
-    /// the first violation like `shrink`.
+    /// the first violation like `shrink`. With --exhaustive: run every schedule of at most
+    /// two faults from the scenario's fault alphabet at discretized start times, and either
+    /// find a violation (shrunk and saved) or state what was covered.
     #[command(
-        after_help = "Example:\n  fencesim explore scenarios/chaos-5-workers-max-token.toml --cases 100 -o regress.toml"
+        after_help = "Examples:\n  fencesim explore scenarios/chaos-5-workers-max-token.toml --cases 100 -o regress.toml\n  fencesim explore scenarios/search/textbook-none.toml --exhaustive --resolution-ms 100 -o regress.toml\n\nExit codes with --exhaustive: 0 no violation (and no panic or runaway) in any schedule of the bound; 1 a violation (or a run that failed without one); 2 bad input, nothing run."
     )]
     Explore {
         /// The scenario file (its `[[faults.random]]` profile is searched).
@@ -214,26 +216,12 @@ enum Command {
         /// in the scenario's regressions file (`NAME.regressions`; run first by `check`).
         #[arg(long)]
         record_failures: bool,
-        /// Coverage-guided search instead of proptest: keep a corpus of fault plans that
-        /// reached new abstract states or transitions, mutate them (rare states first), add
-        /// lineage-driven proposals, stop at the first violation and shrink it.
-        #[arg(long, conflicts_with_all = ["cases", "record_failures"])]
-        guided: bool,
-        /// --guided: runs the search may spend (1 to 1,000,000).
-        #[arg(long, default_value_t = 1_000, requires = "guided")]
-        runs: u64,
-        /// --guided: seed of the search's own choices (same seed, same search).
-        #[arg(long, default_value_t = 0, requires = "guided")]
-        search_seed: u64,
-        /// --guided: threads that run each batch (the search does not depend on it).
-        #[arg(long, default_value_t = 1, requires = "guided", value_parser = clap::value_parser!(u64).range(1..=256))]
-        jobs: u64,
-        /// --guided: only violations of these invariants count (comma-separated, e.g. I3,I4).
-        #[arg(long, requires = "guided", value_parser = args::invariant_list)]
-        invariants: Option<args::InvariantList>,
-        /// --guided: no lineage-driven proposals (mutations and fresh seeds only).
-        #[arg(long, requires = "guided")]
-        no_lineage: bool,
+        #[command(flatten)]
+        guided: shrink::GuidedFlags,
+        #[command(flatten)]
+        exhaustive: shrink::ExhaustiveArgs,
+        #[command(flatten)]
+        search: shrink::SearchFlags,
     },
     /// Sweep lease timings over a fault profile: every setting of the `--vary` grid runs the
     /// same seeds with the same fault plans; measures safety, false expiries, stand-downs,
@@ -400,33 +388,20 @@ fn main() -> ExitCode {
             set,
             record_failures,
             guided,
-            runs,
-            search_seed,
-            jobs,
-            invariants,
-            no_lineage,
+            exhaustive,
+            search,
         } => set.overrides().and_then(|set| {
-            if guided {
-                return shrink::guided(&shrink::GuidedArgs {
-                    path: &scenario,
-                    output: output.as_deref(),
-                    runs,
-                    search_seed,
-                    jobs: jobs as usize,
-                    invariants: invariants.map(|list| list.0),
-                    lineage: !no_lineage,
-                    sweep_seeds,
-                    set: &set,
-                });
-            }
-            shrink::explore(
-                &scenario,
+            shrink::explore_command(&shrink::ExploreCommand {
+                path: &scenario,
                 cases,
-                output.as_deref(),
+                output: output.as_deref(),
                 sweep_seeds,
-                &set,
+                set: &set,
                 record_failures,
-            )
+                guided: &guided,
+                exhaustive: &exhaustive,
+                search: &search,
+            })
         }),
         Command::Tune(args) => tune::tune(&args),
         Command::Profile(args) => profile::profile(&args),

@@ -1,6 +1,7 @@
 //! `fencesim shrink` (one failing seed → a 1-minimal explicit schedule, saved as a scenario
 //! file) and `fencesim explore` (proptest over the scenario's fault profile, then shrink).
-//! The work is in `fencesim-explore`; this is printing and files.
+//! The work is in `fencesim-explore`; this is printing and files. `explore --exhaustive`
+//! runs every schedule of a small bound (`fencesim_explore::exhaustive`) instead.
 //!
 //! Exit codes: 0 a violation was shrunk, written and confirmed by a fresh run of the written
 //! file; 1 nothing to shrink (the seed passes, or exploration found nothing); 2 bad input,
@@ -11,7 +12,12 @@ use std::{
     sync::Arc,
 };
 
-use fencesim_explore::{ExploreOptions, ShrinkError, ShrinkOptions, Shrunk};
+use clap::Args;
+use fencesim_explore::{
+    exhaustive::{self as search, ExhaustiveError, ExhaustiveOptions},
+    ExploreOptions, ShrinkError, ShrinkOptions, Shrunk,
+};
+use fencesim_model::Invariant;
 use fencesim_scenario::Outcome;
 
 use crate::InputError;
@@ -162,6 +168,273 @@ pub(crate) fn explore(
     save(&shrunk, output)
 }
 
+/// `explore --guided`'s flags.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct GuidedFlags {
+    /// Coverage-guided search instead of proptest: keep a corpus of fault plans whose runs
+    /// reached new abstract states or transitions, mutate them (rare states first), add
+    /// lineage-driven proposals, stop at the first violation and shrink it.
+    #[arg(long, conflicts_with_all = ["cases", "record_failures"])]
+    pub(crate) guided: bool,
+    /// --guided: runs the search may spend (1 to 1,000,000).
+    #[arg(long, value_name = "N", default_value_t = 1_000, requires = "guided")]
+    runs: u64,
+    /// --guided: seed of the search's own choices (same seed, same search).
+    #[arg(long, value_name = "S", default_value_t = 0, requires = "guided")]
+    search_seed: u64,
+    /// --guided: no lineage-driven proposals (mutations and fresh seeds only).
+    #[arg(long, requires = "guided")]
+    no_lineage: bool,
+}
+
+/// The flags `--guided` and `--exhaustive` share.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct SearchFlags {
+    /// --guided, --exhaustive: only violations of these invariants count (comma-separated, I1
+    /// to I5). Default: any invariant.
+    #[arg(long, value_name = "I3,I4")]
+    invariants: Option<String>,
+    /// --guided, --exhaustive: simulations at once (each on a fresh thread and runtime), 1 to
+    /// 1024; the result does not depend on it. Default: every core.
+    #[arg(long)]
+    jobs: Option<usize>,
+}
+
+impl SearchFlags {
+    /// The jobs (checked) and the target invariants.
+    fn values(&self) -> Result<(usize, Option<Vec<Invariant>>), InputError> {
+        let invariants = self
+            .invariants
+            .as_deref()
+            .map(parse_invariants)
+            .transpose()?;
+        let jobs = self.jobs.unwrap_or_else(fencesim::default_jobs);
+        let jobs = fencesim::check_jobs(jobs).map_err(|e| InputError(format!("--jobs: {e}")))?;
+        Ok((jobs, invariants))
+    }
+
+    /// The first flag given, for the error when neither search is asked for.
+    fn given(&self) -> Option<&'static str> {
+        if self.invariants.is_some() {
+            Some("--invariants")
+        } else {
+            self.jobs.map(|_| "--jobs")
+        }
+    }
+}
+
+/// Everything `fencesim explore` was given.
+pub(crate) struct ExploreCommand<'a> {
+    pub(crate) path: &'a Path,
+    pub(crate) cases: u32,
+    pub(crate) output: Option<&'a Path>,
+    pub(crate) sweep_seeds: u64,
+    pub(crate) set: &'a [fencesim_scenario::Override],
+    pub(crate) record_failures: bool,
+    pub(crate) guided: &'a GuidedFlags,
+    pub(crate) exhaustive: &'a ExhaustiveArgs,
+    pub(crate) search: &'a SearchFlags,
+}
+
+/// `fencesim explore`: proptest, `--guided` or `--exhaustive`.
+pub(crate) fn explore_command(command: &ExploreCommand) -> Result<bool, InputError> {
+    if command.exhaustive.exhaustive {
+        return exhaustive(
+            command.path,
+            command.exhaustive,
+            command.search,
+            command.output,
+            command.set,
+        );
+    }
+    if command.guided.guided {
+        return guided(command);
+    }
+    if let Some(flag) = command.search.given() {
+        return Err(InputError(format!(
+            "{flag}: only with --guided or --exhaustive"
+        )));
+    }
+    explore(
+        command.path,
+        command.cases,
+        command.output,
+        command.sweep_seeds,
+        command.set,
+        command.record_failures,
+    )
+}
+
+/// `explore --exhaustive` and its bound.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct ExhaustiveArgs {
+    /// Run every schedule of at most --max-faults faults from the scenario's fault alphabet
+    /// (its explicit schedule's faults, its outage, and each random entry's targets x sizes:
+    /// a const size, else the p50 and p99) at start times 0, R, 2R, ... below the horizon,
+    /// on its first seed; stop at the first violation (shrunk and saved like explore's) or
+    /// state what was covered.
+    #[arg(long, conflicts_with_all = ["cases", "sweep_seeds", "record_failures", "guided"])]
+    pub(crate) exhaustive: bool,
+    /// --exhaustive: start times are multiples of this (ms).
+    #[arg(long, value_name = "MS", default_value_t = search::DEFAULT_RESOLUTION_MS, requires = "exhaustive")]
+    resolution_ms: u64,
+    /// --exhaustive: faults per schedule at most (0, 1 or 2).
+    #[arg(long, value_name = "N", default_value_t = search::MAX_FAULTS, requires = "exhaustive")]
+    max_faults: usize,
+    /// --exhaustive: start times are below this (ms). Default: the scenario's duration_ms.
+    #[arg(long, value_name = "MS", requires = "exhaustive")]
+    horizon_ms: Option<u64>,
+    /// --exhaustive: refuse a bound of more schedules than this.
+    #[arg(long, value_name = "N", default_value_t = search::DEFAULT_MAX_SCHEDULES, requires = "exhaustive")]
+    max_schedules: u64,
+    /// --exhaustive: run every schedule and count every violating one (else stop at the
+    /// first violation).
+    #[arg(long, requires = "exhaustive")]
+    all: bool,
+}
+
+/// `--invariants I3,I4`.
+fn parse_invariants(text: &str) -> Result<Vec<Invariant>, InputError> {
+    let mut invariants = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        let invariant = Invariant::parse(name).ok_or_else(|| {
+            InputError(format!(
+                "--invariants: expected a comma-separated list of I1, I2, I3, I4, I5, got {text:?}"
+            ))
+        })?;
+        if !invariants.contains(&invariant) {
+            invariants.push(invariant);
+        }
+    }
+    invariants.sort();
+    Ok(invariants)
+}
+
+/// A refused bound, naming the flag.
+fn exhaustive_input_error(error: ExhaustiveError, path: &Path) -> InputError {
+    let flag = match error {
+        ExhaustiveError::ZeroResolution | ExhaustiveError::ResolutionAboveHorizon { .. } => {
+            "--resolution-ms: "
+        }
+        ExhaustiveError::Horizon { .. } => "--horizon-ms: ",
+        ExhaustiveError::TooManyFaults(_) => "--max-faults: ",
+        ExhaustiveError::NoInvariants => "--invariants: ",
+        ExhaustiveError::TooManySchedules { .. } => "--max-schedules: ",
+        ExhaustiveError::EmptyAlphabet => {
+            return InputError(format!("{}: {error}", path.display()));
+        }
+    };
+    InputError(format!("{flag}{error}"))
+}
+
+/// `fencesim explore SCENARIO --exhaustive [--resolution-ms R] [--max-faults K]
+/// [--horizon-ms H] [--invariants I3,I4] [--max-schedules N] [--jobs J] [--all] [-o FILE]`.
+/// Exit: 0 no violation and no failed run in the whole bound; 1 a violation (shrunk and
+/// saved) or a run that failed without one; 2 bad input.
+pub(crate) fn exhaustive(
+    path: &Path,
+    args: &ExhaustiveArgs,
+    search: &SearchFlags,
+    output: Option<&Path>,
+    set: &[fencesim_scenario::Override],
+) -> Result<bool, InputError> {
+    let scenario = fencesim_scenario::load_with(path, set)?;
+    let seed = scenario.seeds.start;
+    check_output(path, &scenario, seed, output)?;
+    let (jobs, invariants) = search.values()?;
+    if args.max_schedules == 0 {
+        return Err(InputError(
+            "--max-schedules: expected a positive number, got 0".into(),
+        ));
+    }
+    let options = ExhaustiveOptions {
+        resolution_ms: args.resolution_ms,
+        max_faults: args.max_faults,
+        horizon_ms: args.horizon_ms,
+        invariants,
+        max_schedules: args.max_schedules,
+        jobs,
+        all: args.all,
+        ..ExhaustiveOptions::default()
+    };
+    let bound = search::enumeration(&scenario, &options)
+        .map_err(|error| exhaustive_input_error(error, path))?;
+    let total = bound.total();
+    println!(
+        "fencesim explore --exhaustive {} ({}), scenario hash {}, seed {seed}: {} schedules of \
+         at most {} faults ({} faults x {} start times every {} ms below {} ms; {} pairs \
+         skipped: two stops overlapping on one node), {jobs} jobs",
+        scenario.name,
+        path.display(),
+        scenario.hash(),
+        search::thousands(total),
+        bound.max_faults,
+        bound.alphabet.len(),
+        bound.slots,
+        bound.resolution_ms,
+        options.horizon_ms.unwrap_or(scenario.duration_ms),
+        search::thousands(bound.skipped()),
+    );
+    for (index, letter) in bound.alphabet.iter().enumerate() {
+        println!("  fault {}: {letter}", index + 1);
+    }
+    // A progress line every ~5 % of the bound.
+    let step = (total / 20).max(1);
+    let mut next = step;
+    let exhausted = search::exhaustive(&scenario, &options, &mut |progress| {
+        let run = u128::from(progress.run);
+        if run >= next && progress.run < progress.total {
+            println!(
+                "  {}/{} schedules run ({}%), {} violating",
+                search::thousands(run),
+                search::thousands(total),
+                run * 100 / total,
+                progress.violating
+            );
+            next = (run / step + 1) * step;
+        }
+    })
+    .map_err(|error| exhaustive_input_error(error, path))?;
+    println!("{}", exhausted.statement());
+    let Some(found) = &exhausted.first_violation else {
+        return Ok(exhausted.not_verdicts == 0);
+    };
+    println!(
+        "schedule {} of {}:",
+        search::thousands(u128::from(found.index + 1)),
+        search::thousands(total)
+    );
+    for timed in &found.schedule {
+        println!("  {}", fencesim_explore::shrink::describe(timed));
+    }
+    if found.schedule.is_empty() {
+        println!("  (no fault)");
+    }
+    let target: Vec<Invariant> = match &exhausted.invariants {
+        Some(target) => found
+            .violated
+            .iter()
+            .copied()
+            .filter(|i| target.contains(i))
+            .collect(),
+        None => found.violated.clone(),
+    };
+    let candidate = search::candidate(&scenario, seed, &found.schedule);
+    let shrink_options = ShrinkOptions {
+        target: Some(target),
+        ..ShrinkOptions::default()
+    };
+    match fencesim_explore::shrink(&candidate, seed, &shrink_options, &mut |step| {
+        println!("{step}")
+    }) {
+        Ok(shrunk) => {
+            save(&shrunk, output)?;
+        }
+        Err(error) => eprintln!("error: {error}"),
+    }
+    Ok(false)
+}
+
 /// `explore --record-failures`: the plain sweep's first failing seed (a violation, or a seed
 /// that failed without one), run again for its trace, recorded in `path`'s regressions file
 /// when it contradicts the expectation. The schedule explore found is saved as its own
@@ -296,57 +569,50 @@ fn names(invariants: &[fencesim_model::Invariant]) -> String {
     format!("[{}]", names.join(", "))
 }
 
-/// What `fencesim explore --guided` was asked.
-pub(crate) struct GuidedArgs<'a> {
-    pub path: &'a Path,
-    pub output: Option<&'a Path>,
-    pub runs: u64,
-    pub search_seed: u64,
-    pub jobs: usize,
-    pub invariants: Option<Vec<fencesim_model::Invariant>>,
-    pub lineage: bool,
-    pub sweep_seeds: u64,
-    pub set: &'a [fencesim_scenario::Override],
-}
-
 /// `fencesim explore SCENARIO --guided [--runs N] [--search-seed S]`: coverage-guided search
-/// (fencesim_explore::guided), then the shrinker on what it finds.
-pub(crate) fn guided(args: &GuidedArgs) -> Result<bool, InputError> {
-    let scenario = fencesim_scenario::load_with(args.path, args.set)?;
-    check_output(args.path, &scenario, scenario.seeds.start, args.output)?;
-    if args.runs == 0 || args.runs > fencesim_explore::guided::MAX_RUNS {
+/// (fencesim_explore::guided), then the shrinker on what it finds. Exit codes as `explore`'s.
+fn guided(command: &ExploreCommand) -> Result<bool, InputError> {
+    let flags = command.guided;
+    let scenario = fencesim_scenario::load_with(command.path, command.set)?;
+    check_output(
+        command.path,
+        &scenario,
+        scenario.seeds.start,
+        command.output,
+    )?;
+    if flags.runs == 0 || flags.runs > fencesim_explore::guided::MAX_RUNS {
         return Err(InputError(format!(
             "--runs: expected a number of runs from 1 to {}, got {}",
             fencesim_explore::guided::MAX_RUNS,
-            args.runs
+            flags.runs
         )));
     }
-    let target = args
-        .invariants
+    let (jobs, invariants) = command.search.values()?;
+    let target = invariants
         .as_ref()
         .map_or("any invariant".to_string(), |list| names(list));
     println!(
         "fencesim explore --guided {} ({}), scenario hash {}, search seed {}, budget {} runs, \
          target {target}, lineage {}",
         scenario.name,
-        args.path.display(),
+        command.path.display(),
         scenario.hash(),
-        args.search_seed,
-        args.runs,
-        if args.lineage { "on" } else { "off" }
+        flags.search_seed,
+        flags.runs,
+        if flags.no_lineage { "off" } else { "on" }
     );
     let options = fencesim_explore::GuidedOptions {
-        runs: args.runs,
-        rng_seed: args.search_seed,
-        jobs: args.jobs,
-        target: args.invariants.clone(),
-        lineage: args.lineage,
+        runs: flags.runs,
+        rng_seed: flags.search_seed,
+        jobs,
+        target: invariants,
+        lineage: !flags.no_lineage,
         ..fencesim_explore::GuidedOptions::default()
     };
     let mut last_states = 0;
     let mut last_printed = 0;
     let guided = fencesim_explore::guided(&scenario, &options, &mut |p| {
-        if p.states != last_states || p.runs >= last_printed + 100 || p.runs == args.runs {
+        if p.states != last_states || p.runs >= last_printed + 100 || p.runs == flags.runs {
             println!(
                 "  runs {:>6}: {} states, {} transitions, corpus {}, {} lineage proposals queued",
                 p.runs, p.states, p.transitions, p.corpus, p.queued
@@ -371,28 +637,7 @@ pub(crate) fn guided(args: &GuidedArgs) -> Result<bool, InputError> {
             guided.not_verdicts
         );
     }
-    let sweep = (args.sweep_seeds > 0).then(|| {
-        fencesim_explore::seeds_to_first_violation(
-            &scenario,
-            args.sweep_seeds,
-            &fencesim::Components::default(),
-        )
-    });
-    let sweep = match sweep {
-        Some(fencesim_explore::SeedSweep {
-            first_violation: Some(seed),
-            seeds_run,
-            ..
-        }) => format!(
-            "a plain run of seeds {} needed {seeds_run} seeds (first violation: seed {seed})",
-            scenario.seeds
-        ),
-        Some(sweep) => format!(
-            "a plain run of seeds {} found none in {} seeds",
-            scenario.seeds, sweep.seeds_run
-        ),
-        None => "no plain run for comparison".into(),
-    };
+    let sweep = sweep_comparison(&scenario, command.sweep_seeds);
     let Some(found) = guided.found else {
         println!("no violation in {} runs; {sweep}", guided.runs);
         return Ok(false);
@@ -415,10 +660,36 @@ pub(crate) fn guided(args: &GuidedArgs) -> Result<bool, InputError> {
         &shrink_options,
         &mut |step| println!("{step}"),
     ) {
-        Ok(shrunk) => save(&shrunk, args.output),
+        Ok(shrunk) => save(&shrunk, command.output),
         Err(error) => {
             println!("{error}");
             Ok(false)
         }
+    }
+}
+
+/// How many seeds a plain sweep needed, for comparison (`--sweep-seeds`, 0: none).
+fn sweep_comparison(scenario: &fencesim_scenario::Scenario, sweep_seeds: u64) -> String {
+    let sweep = (sweep_seeds > 0).then(|| {
+        fencesim_explore::seeds_to_first_violation(
+            scenario,
+            sweep_seeds,
+            &fencesim::Components::default(),
+        )
+    });
+    match sweep {
+        Some(fencesim_explore::SeedSweep {
+            first_violation: Some(seed),
+            seeds_run,
+            ..
+        }) => format!(
+            "a plain run of seeds {} needed {seeds_run} seeds (first violation: seed {seed})",
+            scenario.seeds
+        ),
+        Some(sweep) => format!(
+            "a plain run of seeds {} found none in {} seeds",
+            scenario.seeds, sweep.seeds_run
+        ),
+        None => "no plain run for comparison".into(),
     }
 }

@@ -196,9 +196,14 @@ fn explore_guided_finds_shrinks_and_writes_or_exits_1_and_refuses_bad_budgets() 
         (vec!["--guided", "--runs", "1000001"], "--runs: expected"),
         (
             vec!["--guided", "--invariants", "I9"],
-            "expected invariants I1 to I5",
+            "--invariants: expected a comma-separated list of I1, I2, I3, I4, I5",
         ),
         (vec!["--runs", "5"], "--guided"),
+        (
+            vec!["--jobs", "2"],
+            "--jobs: only with --guided or --exhaustive",
+        ),
+        (vec!["--guided", "--exhaustive"], "--exhaustive"),
         (vec!["--guided", "--cases", "5"], "--cases"),
     ] {
         let mut all = vec!["explore", safe.as_str()];
@@ -208,5 +213,82 @@ fn explore_guided_finds_shrinks_and_writes_or_exits_1_and_refuses_bad_budgets() 
         assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
         assert!(!dir.path().join("bad.toml").exists());
+    }
+}
+
+/// `explore --exhaustive`: a violation exits 1 with the schedule shrunk, written and confirmed;
+/// a bound covered without one exits 0 with the statement; bad input exits 2 naming the flag,
+/// before any run and writing nothing.
+#[test]
+fn exhaustive_exit_codes_statement_and_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let unsafe_ = catalogue("search/textbook-none");
+    let (code, stdout, stderr) = fencesim(
+        &[
+            "explore",
+            &unsafe_,
+            "--exhaustive",
+            "--resolution-ms",
+            "1000",
+            "--jobs",
+            "2",
+            "-o",
+            "found.toml",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("violation of I3, I4 found by schedule"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("confirmed by a fresh run of the written file: true"),
+        "{stdout}"
+    );
+    assert!(dir.path().join("found.toml").exists());
+
+    let safe = catalogue("search/textbook-max-token");
+    let (code, stdout, stderr) = fencesim(
+        &[
+            "explore",
+            &safe,
+            "--exhaustive",
+            "--resolution-ms",
+            "5000",
+            "--horizon-ms",
+            "10000",
+            "--invariants",
+            "I3",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    // 4 letters x 2 start times: 1 + 8 + 28 pairs, less the two pauses 5 s apart.
+    assert!(
+        stdout.contains(
+            "no violation of I3 for any ≤ 2-fault schedule at 5000 ms resolution over 35 schedules"
+        ),
+        "{stdout}"
+    );
+
+    for (args, expected) in [
+        (vec!["--resolution-ms", "0"], "--resolution-ms: expected a positive"),
+        (vec!["--horizon-ms", "30001"], "--horizon-ms: expected a horizon from 1"),
+        (vec!["--max-faults", "3"], "--max-faults: expected at most 2"),
+        (vec!["--invariants", "I6"], "--invariants: expected"),
+        (vec!["--jobs", "0"], "--jobs: expected"),
+        (
+            vec!["--max-schedules", "1000"],
+            "--max-schedules: 113,251 schedules of at most 2 faults (2 faults in the alphabet x 300 start times",
+        ),
+    ] {
+        let mut all = vec!["explore", &unsafe_, "--exhaustive", "-o", "refused.toml"];
+        all.extend(args);
+        let (code, stdout, stderr) = fencesim(&all, dir.path());
+        assert_eq!(code, 2, "{all:?}: {stdout}{stderr}");
+        assert!(stderr.contains(expected), "{all:?}: {stderr}");
+        assert!(stdout.is_empty(), "{all:?}: {stdout}");
+        assert!(!dir.path().join("refused.toml").exists());
     }
 }

@@ -93,7 +93,10 @@ pub struct Explored {
 }
 
 /// What a failed run without a verdict did, in one line (`None` for a run that finished).
-fn not_a_verdict(outcome: &fencesim_check::SeedOutcome, scenario: &Scenario) -> Option<String> {
+pub(crate) fn not_a_verdict(
+    outcome: &fencesim_check::SeedOutcome,
+    scenario: &Scenario,
+) -> Option<String> {
     if let Some(panic) = &outcome.panic {
         return Some(format!(
             "panicked: {}",

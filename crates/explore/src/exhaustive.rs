@@ -1,0 +1,1022 @@
+//! Exhaustive search of small fault schedules: every schedule of at most `max_faults` (0, 1
+//! or 2) faults drawn from a finite alphabet, each at a start time on a grid
+//! (`0, r, 2r, … < horizon`), run on the scenario's first seed, in a fixed order. Either a
+//! schedule violates a target invariant (the lowest-numbered one is reported), or the result
+//! states exactly what was covered.
+//!
+//! The alphabet: every fault of the scenario's explicit `faults.schedule` (its time
+//! forgotten), the fault of its `faults.outage` if any, and for each `faults.random` entry
+//! every target (its `nodes`, or every worker) × sizes (a `const` distribution's value, any
+//! other distribution's 0.5 and 0.99 quantiles) × signs for a clock step × directions for a
+//! partition whose `one_way_probability` is strictly between 0 and 1; identical faults are
+//! kept once, in order of first appearance. The scenario's own schedule, outage and random
+//! entries are not run: the search replaces them.
+//!
+//! The order: the empty schedule; then every placement (a letter at a start time), ordered
+//! by time, then letter; then every unordered pair of distinct placements, lexicographically
+//! by (first placement, second placement). A pair whose two faults stop the same node over
+//! overlapping intervals (as `plan` and the explore strategy refuse) is skipped and counted.
+//! The count is computed before anything runs.
+//!
+//! Deterministic and independent of `jobs`: schedules run in chunks in enumeration order,
+//! every result is kept by its index, and what is reported stops at the first violating
+//! index (unless `all`).
+
+use std::{
+    fmt,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc, Mutex,
+    },
+};
+
+use fencesim_model::{nodes, Invariant};
+use fencesim_scenario::{Dist, Fault, FaultKind, RandomFault, Scenario, TimedFault};
+use fencesim_sim::runner::{run_seed, Components};
+
+use crate::{
+    explore::{not_a_verdict, quantile_ms},
+    shrink::{describe, explicit_for_seed, MIN_DURATION_MS},
+};
+
+/// Faults per schedule at most that the search accepts.
+pub const MAX_FAULTS: usize = 2;
+
+/// Default start-time resolution (ms).
+pub const DEFAULT_RESOLUTION_MS: u64 = 100;
+
+/// Default bound on the number of schedules.
+pub const DEFAULT_MAX_SCHEDULES: u64 = 200_000;
+
+/// Schedules per chunk and per job: progress is reported after every chunk, and the search
+/// stops after the chunk holding the first violation.
+const CHUNK_PER_JOB: usize = 32;
+
+/// How to search.
+#[derive(Clone)]
+pub struct ExhaustiveOptions {
+    /// Start times are multiples of this (ms, > 0).
+    pub resolution_ms: u64,
+    /// Faults per schedule at most (0..=[`MAX_FAULTS`]).
+    pub max_faults: usize,
+    /// Start times are below this (ms); `None`: the scenario's `duration_ms`.
+    pub horizon_ms: Option<u64>,
+    /// A run violates when it violates any of these; `None`: any invariant.
+    pub invariants: Option<Vec<Invariant>>,
+    /// Refuse to search more schedules than this.
+    pub max_schedules: u64,
+    /// Simulations at once (each on its own thread and runtime).
+    pub jobs: usize,
+    /// Run every schedule and count every violating one (else stop at the first violation).
+    pub all: bool,
+    /// The store, worker policy and token source every schedule runs with.
+    pub components: Components,
+}
+
+impl Default for ExhaustiveOptions {
+    fn default() -> Self {
+        ExhaustiveOptions {
+            resolution_ms: DEFAULT_RESOLUTION_MS,
+            max_faults: MAX_FAULTS,
+            horizon_ms: None,
+            invariants: None,
+            max_schedules: DEFAULT_MAX_SCHEDULES,
+            jobs: 1,
+            all: false,
+            components: Components::default(),
+        }
+    }
+}
+
+/// Why the search was refused before any run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExhaustiveError {
+    /// `resolution_ms` is 0.
+    ZeroResolution,
+    /// `horizon_ms` is 0 or past the scenario's `duration_ms`.
+    Horizon {
+        /// The horizon asked for.
+        horizon_ms: u64,
+        /// The scenario's `duration_ms`.
+        duration_ms: u64,
+    },
+    /// `resolution_ms` is above the horizon (a single start time, 0, would be searched).
+    ResolutionAboveHorizon {
+        /// The resolution asked for.
+        resolution_ms: u64,
+        /// The horizon.
+        horizon_ms: u64,
+    },
+    /// `max_faults` is above [`MAX_FAULTS`].
+    TooManyFaults(usize),
+    /// `invariants` is an empty list.
+    NoInvariants,
+    /// The scenario has no fault to enumerate.
+    EmptyAlphabet,
+    /// More schedules than `max_schedules`.
+    TooManySchedules {
+        /// Schedules the bound would need.
+        total: u128,
+        /// The limit.
+        max_schedules: u64,
+        /// Letters in the alphabet.
+        letters: usize,
+        /// Start times.
+        slots: u64,
+        /// The resolution (ms).
+        resolution_ms: u64,
+        /// The horizon (ms).
+        horizon_ms: u64,
+        /// Faults per schedule at most.
+        max_faults: usize,
+    },
+}
+
+impl fmt::Display for ExhaustiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExhaustiveError::ZeroResolution => {
+                write!(f, "expected a positive resolution in ms, got 0")
+            }
+            ExhaustiveError::Horizon {
+                horizon_ms,
+                duration_ms,
+            } => write!(
+                f,
+                "expected a horizon from 1 to the scenario's duration_ms ({duration_ms}) ms, got \
+                 {horizon_ms}"
+            ),
+            ExhaustiveError::ResolutionAboveHorizon {
+                resolution_ms,
+                horizon_ms,
+            } => write!(
+                f,
+                "expected a resolution of at most the horizon ({horizon_ms} ms), got \
+                 {resolution_ms} ms"
+            ),
+            ExhaustiveError::TooManyFaults(n) => write!(
+                f,
+                "expected at most {MAX_FAULTS} faults per schedule (0, 1 or 2), got {n}"
+            ),
+            ExhaustiveError::NoInvariants => {
+                write!(f, "expected at least one invariant (I1 to I5)")
+            }
+            ExhaustiveError::EmptyAlphabet => write!(
+                f,
+                "no fault to enumerate: the scenario has no [[faults.schedule]], \
+                 [faults.outage] or [[faults.random]] entry"
+            ),
+            ExhaustiveError::TooManySchedules {
+                total,
+                max_schedules,
+                letters,
+                slots,
+                resolution_ms,
+                horizon_ms,
+                max_faults,
+            } => write!(
+                f,
+                "{} schedules of at most {max_faults} faults ({letters} faults in the alphabet \
+                 x {slots} start times: 0..{horizon_ms} ms every {resolution_ms} ms) exceed \
+                 the limit of {}; narrow it with a shorter --horizon-ms or a coarser \
+                 --resolution-ms (or fewer faults in the scenario, or --max-faults 1), or \
+                 raise --max-schedules",
+                thousands(*total),
+                thousands(u128::from(*max_schedules))
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ExhaustiveError {}
+
+/// A violating schedule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Violating {
+    /// Its index in the enumeration (0: the empty schedule).
+    pub index: u64,
+    /// The schedule, sorted by time.
+    pub schedule: Vec<TimedFault>,
+    /// Everything its run violates (at least one target invariant).
+    pub violated: Vec<Invariant>,
+}
+
+/// A schedule whose run failed without a verdict (a panic or a runaway).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotAVerdict {
+    /// Its index in the enumeration.
+    pub index: u64,
+    /// The schedule.
+    pub schedule: Vec<TimedFault>,
+    /// `panicked: …` or `runaway: …`.
+    pub what: String,
+}
+
+/// Progress, after every chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Schedules run so far (in enumeration order).
+    pub run: u64,
+    /// Schedules in the bound.
+    pub total: u64,
+    /// Violating schedules so far.
+    pub violating: u64,
+}
+
+/// What the search covered and found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exhausted {
+    /// Every schedule runs on this seed (the scenario's first).
+    pub seed: u64,
+    /// The faults a schedule is made of.
+    pub alphabet: Vec<Fault>,
+    /// Start times: `0, resolution, …` below the horizon.
+    pub slots: u64,
+    /// The start-time resolution (ms).
+    pub resolution_ms: u64,
+    /// Start times are below this (ms).
+    pub horizon_ms: u64,
+    /// Faults per schedule at most.
+    pub max_faults: usize,
+    /// The invariants looked for (`None`: any).
+    pub invariants: Option<Vec<Invariant>>,
+    /// Schedules in the bound (N).
+    pub total: u64,
+    /// Schedules run, in enumeration order: up to and including the first violation, or all.
+    pub run: u64,
+    /// Pairs not run because two faults stop one node over overlapping intervals.
+    pub skipped_overlaps: u64,
+    /// The lowest-index violating schedule.
+    pub first_violation: Option<Violating>,
+    /// Violating schedules among those run (1 at most unless `all`).
+    pub violating: u64,
+    /// Every schedule was run (`all`).
+    pub all: bool,
+    /// Schedules run that failed without a verdict: never counted as violations, never
+    /// counted as passing.
+    pub not_verdicts: u64,
+    /// The first of them.
+    pub first_not_a_verdict: Option<NotAVerdict>,
+}
+
+impl Exhausted {
+    /// One line saying exactly what was covered, or what was found.
+    pub fn statement(&self) -> String {
+        let what = match &self.invariants {
+            Some(invariants) => names(invariants),
+            None => "any invariant".to_string(),
+        };
+        let bound = format!(
+            "≤ {}-fault schedule at {} ms resolution",
+            self.max_faults, self.resolution_ms
+        );
+        let alphabet: Vec<String> = self.alphabet.iter().map(ToString::to_string).collect();
+        let last_start = (self.slots - 1) * self.resolution_ms;
+        let mut covered = format!(
+            "{} fault{} in the alphabet: {}; start times 0..{last_start} ms ({} slots below \
+             {} ms); seed {}",
+            self.alphabet.len(),
+            if self.alphabet.len() == 1 { "" } else { "s" },
+            alphabet.join(", "),
+            thousands(u128::from(self.slots)),
+            self.horizon_ms,
+            self.seed
+        );
+        if self.max_faults >= 2 {
+            covered.push_str(&format!(
+                "; {} pairs skipped: two stops overlapping on one node",
+                thousands(u128::from(self.skipped_overlaps))
+            ));
+        }
+        let not_verdicts = match &self.first_not_a_verdict {
+            Some(first) => format!(
+                "; but {} schedule{} failed without a violation, neither passing nor violating \
+                 (first: schedule {}, {}: {})",
+                thousands(u128::from(self.not_verdicts)),
+                if self.not_verdicts == 1 { "" } else { "s" },
+                first.index + 1,
+                schedule_text(&first.schedule),
+                first.what
+            ),
+            None => String::new(),
+        };
+        match &self.first_violation {
+            None => format!(
+                "no violation of {what} for any {bound} over {} schedules ({covered}){not_verdicts}",
+                thousands(u128::from(self.total))
+            ),
+            Some(found) => {
+                let all = if self.all {
+                    format!(
+                        "; {} violating schedules among all {}",
+                        thousands(u128::from(self.violating)),
+                        thousands(u128::from(self.total))
+                    )
+                } else {
+                    String::new()
+                };
+                format!(
+                    "violation of {} found by schedule {} of {} ({bound}): {}{all} ({covered}){not_verdicts}",
+                    names(&found.violated),
+                    thousands(u128::from(found.index + 1)),
+                    thousands(u128::from(self.total)),
+                    schedule_text(&found.schedule)
+                )
+            }
+        }
+    }
+}
+
+/// The schedule on one line: `at 1000 ms: gc-pause …; at …`, or `the empty schedule`.
+pub fn schedule_text(schedule: &[TimedFault]) -> String {
+    if schedule.is_empty() {
+        return "the empty schedule".to_string();
+    }
+    let faults: Vec<String> = schedule.iter().map(describe).collect();
+    faults.join("; ")
+}
+
+/// The alphabet of `scenario` (see the module docs).
+pub fn alphabet(scenario: &Scenario) -> Vec<Fault> {
+    let mut letters: Vec<Fault> = Vec::new();
+    let mut add = |fault: Fault| {
+        if !letters.contains(&fault) {
+            letters.push(fault);
+        }
+    };
+    for timed in &scenario.faults.schedule {
+        add(timed.fault.clone());
+    }
+    if let Some(outage) = &scenario.faults.outage {
+        add(outage.fault());
+    }
+    let workers: Vec<String> = (0..scenario.workers.count).map(nodes::worker).collect();
+    for entry in &scenario.faults.random {
+        for fault in random_letters(entry, &workers) {
+            add(fault);
+        }
+    }
+    letters
+}
+
+/// Every letter one random entry contributes.
+fn random_letters(entry: &RandomFault, workers: &[String]) -> Vec<Fault> {
+    let targets = if entry.nodes.is_empty() {
+        workers.to_vec()
+    } else {
+        entry.nodes.clone()
+    };
+    let mut sizes = match entry.duration_ms {
+        Dist::Const { value } => vec![value],
+        ref dist => vec![quantile_ms(dist, 0.5), quantile_ms(dist, 0.99)],
+    };
+    for size in &mut sizes {
+        *size = size.max(MIN_DURATION_MS);
+    }
+    sizes.dedup();
+    let signs: &[bool] = if entry.kind == FaultKind::ClockStep {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    let directions: &[bool] = match entry.kind {
+        FaultKind::Partition if entry.one_way_probability >= 1.0 => &[true],
+        FaultKind::Partition if entry.one_way_probability > 0.0 => &[false, true],
+        _ => &[false],
+    };
+    let mut letters = Vec::new();
+    // Kinds with a fixed target ignore it: the duplicates fold in `alphabet`.
+    for target in &targets {
+        for &size in &sizes {
+            for &negative in signs {
+                for &one_way in directions {
+                    letters.push(Fault::drawn(
+                        entry.kind,
+                        target.clone(),
+                        size,
+                        negative,
+                        one_way,
+                    ));
+                }
+            }
+        }
+    }
+    letters
+}
+
+/// The schedules of a bound, in enumeration order.
+#[derive(Clone, Debug)]
+pub struct Enumeration {
+    /// The letters.
+    pub alphabet: Vec<Fault>,
+    /// Start times `0, resolution, …` (this many).
+    pub slots: u64,
+    /// The resolution (ms).
+    pub resolution_ms: u64,
+    /// Faults per schedule at most (0..=2).
+    pub max_faults: usize,
+}
+
+impl Enumeration {
+    /// The bound: `alphabet` at every multiple of `resolution_ms` below `horizon_ms`.
+    pub fn new(
+        alphabet: Vec<Fault>,
+        resolution_ms: u64,
+        horizon_ms: u64,
+        max_faults: usize,
+    ) -> Enumeration {
+        assert!(resolution_ms > 0 && max_faults <= MAX_FAULTS);
+        Enumeration {
+            alphabet,
+            slots: horizon_ms.div_ceil(resolution_ms),
+            resolution_ms,
+            max_faults,
+        }
+    }
+
+    fn placements(&self) -> u128 {
+        self.alphabet.len() as u128 * u128::from(self.slots)
+    }
+
+    /// The placement `p`: (slot, letter), ordered by slot, then letter.
+    fn placement(&self, p: u64) -> TimedFault {
+        let letters = self.alphabet.len() as u64;
+        TimedFault {
+            at_ms: ((p / letters) * self.resolution_ms) as f64,
+            fault: self.alphabet[(p % letters) as usize].clone(),
+        }
+    }
+
+    /// Pairs skipped for overlapping stops (0 unless `max_faults` is 2), counted without
+    /// enumerating them: whether two letters overlap depends only on the slots between them.
+    pub fn skipped(&self) -> u128 {
+        if self.max_faults < 2 {
+            return 0;
+        }
+        let mut skipped = 0u128;
+        for (a, first) in self.alphabet.iter().enumerate() {
+            for (b, second) in self.alphabet.iter().enumerate() {
+                let mut d = 0u64;
+                while d < self.slots
+                    && (d == 0 || (d * self.resolution_ms) as f64 <= first.duration_ms())
+                {
+                    // The pair (slot s, a), (slot s + d, b), first before second.
+                    let ordered = d > 0 || a < b;
+                    let one = TimedFault {
+                        at_ms: 0.0,
+                        fault: first.clone(),
+                    };
+                    let two = TimedFault {
+                        at_ms: (d * self.resolution_ms) as f64,
+                        fault: second.clone(),
+                    };
+                    if ordered && stops_overlap(&one, &two) {
+                        skipped += u128::from(self.slots - d);
+                    }
+                    d += 1;
+                }
+            }
+        }
+        skipped
+    }
+
+    /// Schedules in the bound: 1 + placements + pairs - skipped pairs (by `max_faults`).
+    pub fn total(&self) -> u128 {
+        let p = self.placements();
+        let mut total = 1;
+        if self.max_faults >= 1 {
+            total += p;
+        }
+        if self.max_faults >= 2 {
+            total += p * p.saturating_sub(1) / 2 - self.skipped();
+        }
+        total
+    }
+
+    /// Every schedule, in order (see the module docs), each sorted by time.
+    pub fn schedules(&self) -> impl Iterator<Item = Vec<TimedFault>> + '_ {
+        let p = u64::try_from(self.placements()).expect("placements fit in u64");
+        let singles = (self.max_faults >= 1).then_some(0..p).into_iter().flatten();
+        let pairs = (self.max_faults >= 2)
+            .then_some(0..p)
+            .into_iter()
+            .flatten()
+            .flat_map(move |i| (i + 1..p).map(move |j| (i, j)))
+            .filter_map(move |(i, j)| {
+                let (one, two) = (self.placement(i), self.placement(j));
+                (!stops_overlap(&one, &two)).then(|| vec![one, two])
+            });
+        std::iter::once(Vec::new())
+            .chain(singles.map(move |i| vec![self.placement(i)]))
+            .chain(pairs)
+    }
+}
+
+/// Both faults stop the same node over overlapping intervals (`[at, end)`, as
+/// `without_overlaps` and the scenario's own check decide it).
+fn stops_overlap(one: &TimedFault, two: &TimedFault) -> bool {
+    match (one.fault.stopped_node(), two.fault.stopped_node()) {
+        (Some(a), Some(b)) if a == b => one.at_ms < two.end_ms() && two.at_ms < one.end_ms(),
+        _ => false,
+    }
+}
+
+/// Checks the options against `scenario` and builds the bound.
+pub fn enumeration(
+    scenario: &Scenario,
+    options: &ExhaustiveOptions,
+) -> Result<Enumeration, ExhaustiveError> {
+    if options.resolution_ms == 0 {
+        return Err(ExhaustiveError::ZeroResolution);
+    }
+    if options.max_faults > MAX_FAULTS {
+        return Err(ExhaustiveError::TooManyFaults(options.max_faults));
+    }
+    if options.invariants.as_ref().is_some_and(Vec::is_empty) {
+        return Err(ExhaustiveError::NoInvariants);
+    }
+    let horizon_ms = options.horizon_ms.unwrap_or(scenario.duration_ms);
+    if horizon_ms == 0 || horizon_ms > scenario.duration_ms {
+        return Err(ExhaustiveError::Horizon {
+            horizon_ms,
+            duration_ms: scenario.duration_ms,
+        });
+    }
+    if options.resolution_ms > horizon_ms {
+        return Err(ExhaustiveError::ResolutionAboveHorizon {
+            resolution_ms: options.resolution_ms,
+            horizon_ms,
+        });
+    }
+    let alphabet = alphabet(scenario);
+    if alphabet.is_empty() {
+        return Err(ExhaustiveError::EmptyAlphabet);
+    }
+    let enumeration = Enumeration::new(
+        alphabet,
+        options.resolution_ms,
+        horizon_ms,
+        options.max_faults,
+    );
+    let total = enumeration.total();
+    if total > u128::from(options.max_schedules) {
+        return Err(ExhaustiveError::TooManySchedules {
+            total,
+            max_schedules: options.max_schedules,
+            letters: enumeration.alphabet.len(),
+            slots: enumeration.slots,
+            resolution_ms: options.resolution_ms,
+            horizon_ms,
+            max_faults: options.max_faults,
+        });
+    }
+    Ok(enumeration)
+}
+
+/// `scenario` as run for `seed` with `schedule` in place of every fault it has (its plan for
+/// the seed made explicit, then the schedule replaced): what each schedule of the search
+/// runs, and what to shrink when one violates.
+pub fn candidate(scenario: &Scenario, seed: u64, schedule: &[TimedFault]) -> Scenario {
+    let mut candidate = explicit_for_seed(scenario, seed);
+    candidate.faults.schedule = schedule.to_vec();
+    candidate
+}
+
+/// What one run gave.
+enum RunOutcome {
+    Passed,
+    Violated(Vec<Invariant>),
+    NotAVerdict(String),
+}
+
+/// Searches every schedule of the bound on `scenario`'s first seed; `on_progress` sees the
+/// progress after every chunk.
+pub fn exhaustive(
+    scenario: &Scenario,
+    options: &ExhaustiveOptions,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<Exhausted, ExhaustiveError> {
+    let enumeration = enumeration(scenario, options)?;
+    let total = u64::try_from(enumeration.total()).expect("checked against max_schedules");
+    let seed = scenario.seeds.start;
+    let base = candidate(scenario, seed, &[]);
+    let jobs = options.jobs.clamp(1, fencesim_scenario::limits::MAX_JOBS);
+    let chunk_len = CHUNK_PER_JOB * jobs;
+    let mut result = Exhausted {
+        seed,
+        alphabet: enumeration.alphabet.clone(),
+        slots: enumeration.slots,
+        resolution_ms: enumeration.resolution_ms,
+        horizon_ms: options.horizon_ms.unwrap_or(scenario.duration_ms),
+        max_faults: enumeration.max_faults,
+        invariants: options.invariants.clone(),
+        total,
+        run: 0,
+        skipped_overlaps: u64::try_from(enumeration.skipped()).expect("below the total"),
+        first_violation: None,
+        violating: 0,
+        all: options.all,
+        not_verdicts: 0,
+        first_not_a_verdict: None,
+    };
+    let mut schedules = enumeration.schedules();
+    let mut index = 0u64;
+    loop {
+        let chunk: Vec<Vec<TimedFault>> = schedules.by_ref().take(chunk_len).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        let outcomes = run_chunk(&base, seed, &chunk, jobs, options);
+        for (schedule, outcome) in chunk.into_iter().zip(outcomes) {
+            result.run += 1;
+            match outcome {
+                RunOutcome::Passed => {}
+                RunOutcome::NotAVerdict(what) => {
+                    result.not_verdicts += 1;
+                    result.first_not_a_verdict.get_or_insert(NotAVerdict {
+                        index,
+                        schedule,
+                        what,
+                    });
+                }
+                RunOutcome::Violated(violated) => {
+                    result.violating += 1;
+                    result.first_violation.get_or_insert(Violating {
+                        index,
+                        schedule,
+                        violated,
+                    });
+                }
+            }
+            index += 1;
+            if result.first_violation.is_some() && !options.all {
+                break;
+            }
+        }
+        on_progress(&Progress {
+            run: result.run,
+            total,
+            violating: result.violating,
+        });
+        if result.first_violation.is_some() && !options.all {
+            break;
+        }
+    }
+    Ok(result)
+}
+
+/// Runs one chunk on `jobs` threads; the outcomes in the chunk's order.
+fn run_chunk(
+    base: &Scenario,
+    seed: u64,
+    chunk: &[Vec<TimedFault>],
+    jobs: usize,
+    options: &ExhaustiveOptions,
+) -> Vec<RunOutcome> {
+    let next = AtomicUsize::new(0);
+    let outcomes: Vec<Mutex<Option<RunOutcome>>> = chunk.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(chunk.len()) {
+            scope.spawn(|| loop {
+                let slot = next.fetch_add(1, Ordering::Relaxed);
+                let Some(schedule) = chunk.get(slot) else {
+                    break;
+                };
+                let mut candidate = base.clone();
+                candidate.faults.schedule = schedule.clone();
+                let outcome = judge(&candidate, seed, options);
+                *outcomes[slot].lock().unwrap_or_else(|p| p.into_inner()) = Some(outcome);
+            });
+        }
+    });
+    outcomes
+        .into_iter()
+        .map(|outcome| {
+            outcome
+                .into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .expect("every schedule of the chunk ran")
+        })
+        .collect()
+}
+
+/// Runs one schedule and judges it against the target.
+fn judge(candidate: &Scenario, seed: u64, options: &ExhaustiveOptions) -> RunOutcome {
+    let outcome = run_seed(&Arc::new(candidate.clone()), seed, &options.components).outcome;
+    if let Some(what) = not_a_verdict(&outcome, candidate) {
+        return RunOutcome::NotAVerdict(what);
+    }
+    let violated = outcome.checked.violated();
+    let hit = match &options.invariants {
+        Some(target) => target.iter().any(|i| violated.contains(i)),
+        None => !violated.is_empty(),
+    };
+    if hit {
+        RunOutcome::Violated(violated)
+    } else {
+        RunOutcome::Passed
+    }
+}
+
+fn names(invariants: &[Invariant]) -> String {
+    let names: Vec<String> = invariants.iter().map(ToString::to_string).collect();
+    names.join(", ")
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u128) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two workers, one resource; an explicit GC pause of worker-0 (1500 ms) and a clock step
+    /// of worker-1, plus `random` (TOML) appended.
+    fn scenario(random: &str) -> Scenario {
+        let text = format!(
+            r#"
+name = "tiny"
+description = "tiny alphabet"
+duration_ms = 10_000
+seeds = "3..5"
+
+[lease]
+ttl_ms = 2_000
+token_source = "durable-counter"
+
+[storage]
+fencing = "max-token"
+
+[workers]
+count = 2
+resources = ["job-1"]
+work_ms = 100
+
+[[faults.schedule]]
+at_ms = 5_000
+kind = "gc-pause"
+node = "worker-0"
+duration_ms = 1_500
+
+[[faults.schedule]]
+at_ms = 7_000
+kind = "clock-step"
+node = "worker-1"
+delta_ms = 100
+
+[[faults.schedule]]
+at_ms = 8_000
+kind = "gc-pause"
+node = "worker-0"
+duration_ms = 1_500
+
+[expect]
+safe = true
+coverage = ["stale-write-rejected"]
+{random}
+"#
+        );
+        fencesim_scenario::parse_str(&text, "tiny.toml").unwrap()
+    }
+
+    fn options(resolution_ms: u64, horizon_ms: u64, max_faults: usize) -> ExhaustiveOptions {
+        ExhaustiveOptions {
+            resolution_ms,
+            horizon_ms: Some(horizon_ms),
+            max_faults,
+            ..ExhaustiveOptions::default()
+        }
+    }
+
+    fn pause(node: &str, duration_ms: f64) -> Fault {
+        Fault::GcPause {
+            node: node.into(),
+            duration_ms,
+        }
+    }
+
+    fn step(delta_ms: f64) -> Fault {
+        Fault::ClockStep {
+            node: "worker-1".into(),
+            delta_ms,
+        }
+    }
+
+    /// The explicit schedule's faults, their times forgotten and the repeated pause kept once.
+    #[test]
+    fn the_alphabet_of_an_explicit_schedule() {
+        assert_eq!(
+            alphabet(&scenario("")),
+            vec![pause("worker-0", 1_500.0), step(100.0)]
+        );
+    }
+
+    /// A const entry gives one size per target; a uniform one its median and p99; a clock
+    /// step both signs; a fixed-target kind one letter; duplicates of the schedule fold.
+    #[test]
+    fn the_alphabet_of_random_entries() {
+        let random = r#"
+[[faults.random]]
+kind = "gc-pause"
+rate_per_min = 1
+duration_ms = 1_500
+
+[[faults.random]]
+kind = "clock-step"
+rate_per_min = 1
+nodes = ["worker-1"]
+duration_ms = { dist = "uniform", min = 0, max = 1_000 }
+
+[[faults.random]]
+kind = "storage-restart"
+rate_per_min = 1
+duration_ms = 500
+"#;
+        assert_eq!(
+            alphabet(&scenario(random)),
+            vec![
+                pause("worker-0", 1_500.0),
+                step(100.0),
+                pause("worker-1", 1_500.0),
+                step(500.0),
+                step(-500.0),
+                step(990.0),
+                step(-990.0),
+                Fault::StorageRestart { duration_ms: 500.0 },
+            ]
+        );
+    }
+
+    /// By hand: 2 letters x 3 start times (0, 1000, 2000) = 6 placements; 15 pairs, of which
+    /// the pauses at 0 and 1000 and at 1000 and 2000 overlap (1500 ms each): 1 + 6 + 13 = 20.
+    #[test]
+    fn counts_by_hand() {
+        let tiny = scenario("");
+        let count = |max_faults| {
+            let e = enumeration(&tiny, &options(1_000, 3_000, max_faults)).unwrap();
+            (e.total(), e.skipped(), e.schedules().count())
+        };
+        assert_eq!(count(0), (1, 0, 1));
+        assert_eq!(count(1), (7, 0, 7));
+        assert_eq!(count(2), (20, 2, 20));
+        // 2999 ms still has 3 start times; 3001 ms has 4: 8 placements, 28 pairs, 3 overlaps.
+        let e = enumeration(&tiny, &options(1_000, 3_001, 2)).unwrap();
+        assert_eq!((e.slots, e.total(), e.skipped()), (4, 1 + 8 + 25, 3));
+        let e = enumeration(&tiny, &options(1_000, 2_999, 2)).unwrap();
+        assert_eq!(e.slots, 3);
+    }
+
+    /// The skips counted without enumerating agree with the enumeration, for pauses longer
+    /// than several slots, touching ones and equal start times.
+    #[test]
+    fn the_counted_skips_match_the_enumerated_ones() {
+        let random = r#"
+[[faults.random]]
+kind = "vm-suspend"
+rate_per_min = 1
+nodes = ["worker-0"]
+duration_ms = 2_000
+
+[[faults.random]]
+kind = "coordinator-restart"
+rate_per_min = 1
+duration_ms = 300
+"#;
+        let tiny = scenario(random);
+        for resolution_ms in [250, 500, 1_000] {
+            let e = enumeration(&tiny, &options(resolution_ms, 4_000, 2)).unwrap();
+            let p = e.placements();
+            let enumerated = e.schedules().count() as u128;
+            assert_eq!(enumerated, e.total(), "resolution {resolution_ms}");
+            assert_eq!(1 + p + p * (p - 1) / 2 - enumerated, e.skipped());
+        }
+    }
+
+    #[test]
+    fn the_order_is_by_size_then_time_then_letter() {
+        let e = enumeration(&scenario(""), &options(1_000, 3_000, 2)).unwrap();
+        let all: Vec<Vec<TimedFault>> = e.schedules().collect();
+        let at = |at_ms: f64, fault: Fault| TimedFault { at_ms, fault };
+        let (gc, clock) = (pause("worker-0", 1_500.0), step(100.0));
+        assert!(all[0].is_empty());
+        assert_eq!(all[1], vec![at(0.0, gc.clone())]);
+        assert_eq!(all[2], vec![at(0.0, clock.clone())]);
+        assert_eq!(all[3], vec![at(1_000.0, gc.clone())]);
+        assert_eq!(all[6], vec![at(2_000.0, clock.clone())]);
+        assert_eq!(all[7], vec![at(0.0, gc.clone()), at(0.0, clock.clone())]);
+        // The pause at 1000 ms overlaps the one at 0: skipped.
+        assert_eq!(
+            all[8],
+            vec![at(0.0, gc.clone()), at(1_000.0, clock.clone())]
+        );
+        assert_eq!(all[9], vec![at(0.0, gc.clone()), at(2_000.0, gc.clone())]);
+        assert_eq!(
+            all[11],
+            vec![at(0.0, clock.clone()), at(1_000.0, gc.clone())]
+        );
+        assert_eq!(
+            all[12],
+            vec![at(0.0, clock.clone()), at(1_000.0, clock.clone())]
+        );
+        assert_eq!(
+            all[19],
+            vec![at(2_000.0, gc.clone()), at(2_000.0, clock.clone())]
+        );
+        for schedule in &all {
+            assert!(schedule.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+            assert!(!(schedule.len() == 2 && stops_overlap(&schedule[0], &schedule[1])));
+        }
+    }
+
+    #[test]
+    fn refusals() {
+        let tiny = scenario("");
+        let refused = |options: ExhaustiveOptions| enumeration(&tiny, &options).unwrap_err();
+        let too_many = ExhaustiveOptions {
+            max_schedules: 19,
+            ..options(1_000, 3_000, 2)
+        };
+        let error = refused(too_many.clone());
+        assert_eq!(
+            error,
+            ExhaustiveError::TooManySchedules {
+                total: 20,
+                max_schedules: 19,
+                letters: 2,
+                slots: 3,
+                resolution_ms: 1_000,
+                horizon_ms: 3_000,
+                max_faults: 2,
+            }
+        );
+        let message = error.to_string();
+        assert!(message.starts_with("20 schedules"), "{message}");
+        assert!(message.contains("--horizon-ms"), "{message}");
+        assert!(enumeration(
+            &tiny,
+            &ExhaustiveOptions {
+                max_schedules: 20,
+                ..too_many
+            }
+        )
+        .is_ok());
+        assert_eq!(
+            refused(options(0, 3_000, 2)),
+            ExhaustiveError::ZeroResolution
+        );
+        assert_eq!(
+            refused(options(100, 3_000, 3)),
+            ExhaustiveError::TooManyFaults(3)
+        );
+        assert_eq!(
+            refused(options(100, 10_001, 2)),
+            ExhaustiveError::Horizon {
+                horizon_ms: 10_001,
+                duration_ms: 10_000
+            }
+        );
+        assert!(matches!(
+            refused(options(100, 0, 2)),
+            ExhaustiveError::Horizon { .. }
+        ));
+        assert!(matches!(
+            refused(options(5_000, 3_000, 2)),
+            ExhaustiveError::ResolutionAboveHorizon { .. }
+        ));
+        assert_eq!(
+            refused(ExhaustiveOptions {
+                invariants: Some(Vec::new()),
+                ..options(100, 3_000, 2)
+            }),
+            ExhaustiveError::NoInvariants
+        );
+        // Huge bounds are counted, not enumerated, before they are refused.
+        let huge = refused(ExhaustiveOptions {
+            max_schedules: 1,
+            ..options(1, 10_000, 2)
+        });
+        assert!(
+            matches!(huge, ExhaustiveError::TooManySchedules { total, .. } if total > 100_000_000),
+            "{huge:?}"
+        );
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(80_601), "80,601");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}
