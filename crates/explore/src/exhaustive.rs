@@ -69,6 +69,9 @@ pub struct ExhaustiveOptions {
     pub jobs: usize,
     /// Run every schedule and count every violating one (else stop at the first violation).
     pub all: bool,
+    /// Stop after this many schedules even without a violation (a benchmark's budget; the
+    /// statement then says the bound was not covered). `None`: the whole bound.
+    pub stop_after: Option<u64>,
     /// The store, worker policy and token source every schedule runs with.
     pub components: Components,
 }
@@ -83,6 +86,7 @@ impl Default for ExhaustiveOptions {
             max_schedules: DEFAULT_MAX_SCHEDULES,
             jobs: 1,
             all: false,
+            stop_after: None,
             components: Components::default(),
         }
     }
@@ -301,6 +305,12 @@ impl Exhausted {
             None => String::new(),
         };
         match &self.first_violation {
+            None if self.run < self.total => format!(
+                "stopped after {} of {} schedules with no violation of {what}: the {bound} bound \
+                 was NOT covered ({covered}){not_verdicts}",
+                thousands(u128::from(self.run)),
+                thousands(u128::from(self.total))
+            ),
             None => format!(
                 "no violation of {what} for any {bound} over {} schedules ({covered}){not_verdicts}",
                 thousands(u128::from(self.total))
@@ -621,8 +631,10 @@ pub fn exhaustive(
     };
     let mut schedules = enumeration.schedules();
     let mut index = 0u64;
+    let stop_after = options.stop_after.unwrap_or(u64::MAX);
     loop {
-        let chunk: Vec<Vec<TimedFault>> = schedules.by_ref().take(chunk_len).collect();
+        let room = usize::try_from(stop_after - result.run).unwrap_or(usize::MAX);
+        let chunk: Vec<Vec<TimedFault>> = schedules.by_ref().take(chunk_len.min(room)).collect();
         if chunk.is_empty() {
             break;
         }

@@ -91,3 +91,24 @@ fn finds_the_fence_on_acquire_window_with_any_number_of_jobs() {
     let two = search("search/fence-on-acquire", options(2));
     assert_eq!(one, two);
 }
+
+/// A budget stops the search short, and the statement then says the bound was not covered.
+#[test]
+fn a_search_stopped_short_does_not_claim_the_bound() {
+    let options = ExhaustiveOptions {
+        invariants: Some(vec![Invariant::I3]),
+        stop_after: Some(30),
+        ..coarse(1_000, 10_000, 2)
+    };
+    let stopped = search("search/textbook-max-token", options);
+    assert_eq!(stopped.run, 30);
+    assert_eq!(stopped.total, 722);
+    assert_eq!(stopped.first_violation, None);
+    assert!(
+        stopped
+            .statement()
+            .starts_with("stopped after 30 of 722 schedules with no violation of I3: the ≤ 2-fault schedule at 1000 ms resolution bound was NOT covered"),
+        "{}",
+        stopped.statement()
+    );
+}

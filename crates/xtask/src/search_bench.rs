@@ -2,7 +2,11 @@
 //! catalogue violation, or a planted bug caught by one scenario run from a random profile not
 //! written for it — the runs and CPU seconds to the first violation of the case's target
 //! invariants, for random swarm (the scenario's seeds in order, as `fencesim run` draws them)
-//! and for coverage-guided search (`fencesim explore --guided`), over several replicas.
+//! for coverage-guided search (`fencesim explore --guided`) and, where the configuration is
+//! small (at most 2 workers and 1 resource), for exhaustive search (`fencesim explore
+//! --exhaustive` at 100 ms over the whole run, at most 2 faults, or 1 when pairs would exceed
+//! its default bound of 200,000 schedules; each replica on the replica's first seed), over
+//! several replicas.
 //!
 //! Replica `r` starts both searches at seed `r * 1_000_000` (so they share their first plain
 //! seeds: guided search starts where random swarm starts) and seeds guided search's choices
@@ -13,7 +17,10 @@
 
 use std::{fmt::Write as _, path::PathBuf, sync::Arc};
 
-use fencesim::explore::{guided, GuidedOptions};
+use fencesim::explore::{
+    exhaustive::{exhaustive, ExhaustiveError, ExhaustiveOptions},
+    guided, GuidedOptions,
+};
 use fencesim_model::Invariant;
 use fencesim_planted::Mutant;
 use fencesim_scenario::{Scenario, SeedRange};
@@ -175,6 +182,52 @@ fn guided_search(scenario: &Scenario, case: &Case, budget: u64, jobs: usize, r: 
     }
 }
 
+/// Exhaustive search on the scenario's first seed, stopped at the budget; `Err` says why it
+/// does not apply.
+fn exhaustive_search(
+    scenario: &Scenario,
+    case: &Case,
+    budget: u64,
+    jobs: usize,
+) -> Result<(Outcome, String), String> {
+    if scenario.workers.count > 2 || scenario.workers.resources.len() > 1 {
+        return Err(format!(
+            "does not apply ({} workers, {} resources)",
+            scenario.workers.count,
+            scenario.workers.resources.len()
+        ));
+    }
+    let start = cpu_seconds();
+    let options = |max_faults| ExhaustiveOptions {
+        max_faults,
+        invariants: Some(case.target.to_vec()),
+        jobs,
+        stop_after: Some(budget),
+        ..ExhaustiveOptions::default()
+    };
+    let result = match exhaustive(scenario, &options(2), &mut |_| {}) {
+        Err(ExhaustiveError::TooManySchedules { .. }) => {
+            exhaustive(scenario, &options(1), &mut |_| {})
+        }
+        other => other,
+    }
+    .map_err(|e| format!("does not apply ({e})"))?;
+    let bound = format!(
+        "<= {} fault{} of {} letters, {} schedules",
+        result.max_faults,
+        if result.max_faults == 1 { "" } else { "s" },
+        result.alphabet.len(),
+        result.total
+    );
+    Ok((
+        Outcome {
+            runs: result.first_violation.as_ref().map(|v| v.index + 1),
+            cpu_s: cpu_seconds() - start,
+        },
+        bound,
+    ))
+}
+
 /// The median of `outcomes`' runs, `None` (censored) past the budget.
 fn median_runs(outcomes: &[Outcome]) -> Option<f64> {
     median(
@@ -208,6 +261,8 @@ struct CaseResult {
     case: &'static Case,
     random: Vec<Outcome>,
     guided: Vec<Outcome>,
+    /// Exhaustive search's outcomes and its bound, or why it does not apply.
+    exhaustive: Result<(Vec<Outcome>, String), String>,
 }
 
 impl CaseResult {
@@ -222,7 +277,7 @@ impl CaseResult {
 
     fn row(&self, budget: u64) -> String {
         format!(
-            "| {} | {} | {} | {} ({}) | {:.2} | {} ({}) | {:.2} | {} |",
+            "| {} | {} | {} | {} ({}) | {:.2} | {} ({}) | {:.2} | {} | {} |",
             self.name,
             self.case
                 .mutant
@@ -246,6 +301,15 @@ impl CaseResult {
                     "guided only".into()
                 }
             }),
+            match &self.exhaustive {
+                Ok((outcomes, bound)) => format!(
+                    "{} ({}; {bound}), {:.2} s CPU",
+                    fmt_median(median_runs(outcomes), budget),
+                    runs_list(outcomes, budget),
+                    median_cpu(outcomes)
+                ),
+                Err(why) => why.clone(),
+            },
         )
     }
 }
@@ -279,6 +343,7 @@ fn run_case(
         case,
         random: Vec::new(),
         guided: Vec::new(),
+        exhaustive: Ok((Vec::new(), String::new())),
     };
     for r in 0..args.replicas {
         let mut scenario = base.clone();
@@ -299,6 +364,21 @@ fn run_case(
         );
         result.random.push(random_outcome);
         result.guided.push(guided_outcome);
+        if let Ok((outcomes, bound)) = &mut result.exhaustive {
+            match exhaustive_search(&scenario, case, args.budget, jobs) {
+                Ok((outcome, this_bound)) => {
+                    println!(
+                        "{} replica {r}: exhaustive {} runs ({:.1} s CPU; {this_bound})",
+                        base.name,
+                        fmt_runs(outcome.runs, args.budget),
+                        outcome.cpu_s
+                    );
+                    outcomes.push(outcome);
+                    *bound = this_bound;
+                }
+                Err(why) => result.exhaustive = Err(why),
+            }
+        }
     }
     fencesim_planted::select(None);
     Ok(Some(result))
@@ -327,14 +407,16 @@ fn report(results: &[CaseResult], skipped: &[&str], args: &SearchBenchArgs) -> S
          invariants (counting it), median over {} replicas; replica r starts both searches at \
          seed r x 1,000,000 and seeds guided search with r. In parentheses: every replica's \
          count. CPU: median seconds of process CPU per search (machine-dependent; the run \
-         counts are not). Ratio: random's median over guided's.\n",
+         counts are not). Ratio: random's median over guided's. Exhaustive search runs its \
+         schedules in enumeration order (single faults first) on each replica's first seed, \
+         stopped at the budget.\n",
         args.replicas, args.budget, args.jobs, args.replicas
     );
     let _ = writeln!(
         report,
-        "| case | planted bug | target | random: runs (each replica) | random CPU s | guided: runs (each replica) | guided CPU s | ratio |"
+        "| case | planted bug | target | random: runs (each replica) | random CPU s | guided: runs (each replica) | guided CPU s | ratio | exhaustive: runs (each replica; bound), CPU |"
     );
-    let _ = writeln!(report, "|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(report, "|---|---|---|---|---|---|---|---|---|");
     for result in results {
         let _ = writeln!(report, "{}", result.row(args.budget));
     }
