@@ -267,9 +267,16 @@ fn code(text: &str) -> String {
 /// states only one scenario reaches are counted here and listed in [`coverage_json`].)
 pub fn coverage_markdown(report: &CheckReport) -> String {
     let coverage = coverage(report);
-    let totals = &coverage.totals;
-    let at_least = if totals.truncated { "at least " } else { "" };
     let mut out = String::from("# State-space coverage\n\n");
+    header_and_totals(&mut out, &coverage.totals);
+    scenario_table(&mut out, &coverage.scenarios);
+    rare_states(&mut out, &coverage.scenarios);
+    out
+}
+
+/// The header paragraph and the catalogue's figures.
+fn header_and_totals(out: &mut String, totals: &Totals) {
+    let at_least = if totals.truncated { "at least " } else { "" };
     out.push_str(&format!(
         "Generated from the scenario catalogue by `{COVERAGE_COMMAND}`; do not edit it by \
          hand: CI regenerates it and fails if it differs. An abstract state is what of a run \
@@ -319,7 +326,10 @@ pub fn coverage_markdown(report: &CheckReport) -> String {
         );
     }
     out.push('\n');
+}
 
+/// The table, one row per scenario.
+fn scenario_table(out: &mut String, rows: &[Row]) {
     out.push_str("## Per scenario\n\n");
     out.push_str(&format!(
         "`last {LAST_SHARE_PERCENT} %`: the last ⌈seeds/10⌉ seeds of the scenario's range \
@@ -338,7 +348,7 @@ pub fn coverage_markdown(report: &CheckReport) -> String {
     ];
     out.push_str(&table_line(header.iter().map(|cell| cell.to_string())));
     out.push_str(&table_line(header.iter().map(|_| "---".to_string())));
-    for row in &coverage.scenarios {
+    for row in rows {
         let bucket = &row.last_10_percent.seeds;
         out.push_str(&table_line(
             [
@@ -360,14 +370,17 @@ pub fn coverage_markdown(report: &CheckReport) -> String {
         ));
     }
     out.push('\n');
+}
 
+/// Every rare state per scenario, then the scenarios without one.
+fn rare_states(out: &mut String, rows: &[Row]) {
     out.push_str("## Rare states\n\n");
     out.push_str(&format!(
         "Per scenario, every state fewer than {RARE_PERCENT} % of its seeds reach, fewest \
          first: the seeds reaching it, the first of them, and the command that replays that \
          seed.\n"
     ));
-    for row in coverage.scenarios.iter().filter(|r| !r.rare.is_empty()) {
+    for row in rows.iter().filter(|r| !r.rare.is_empty()) {
         out.push_str(&format!(
             "\n### {}\n\n{} of {}:\n\n",
             row.scenario,
@@ -392,11 +405,7 @@ pub fn coverage_markdown(report: &CheckReport) -> String {
             ));
         }
     }
-    let without: Vec<&Row> = coverage
-        .scenarios
-        .iter()
-        .filter(|r| r.rare.is_empty())
-        .collect();
+    let without: Vec<&Row> = rows.iter().filter(|r| r.rare.is_empty()).collect();
     if !without.is_empty() {
         // A scenario of at most 100 runs has none: one seed is already 1 % of them.
         let (can, cannot): (Vec<&Row>, Vec<&Row>) =
@@ -412,7 +421,7 @@ pub fn coverage_markdown(report: &CheckReport) -> String {
                 cannot.len()
             ));
         }
-        let which = if without.len() == coverage.scenarios.len() {
+        let which = if without.len() == rows.len() {
             "any of the"
         } else {
             "the other"
@@ -423,7 +432,6 @@ pub fn coverage_markdown(report: &CheckReport) -> String {
             parts.join("; ")
         ));
     }
-    out
 }
 
 /// The coverage report as JSON: the Markdown's figures as data. Pretty, with a trailing
