@@ -42,6 +42,11 @@ pub(crate) struct CheckArgs {
     /// Write the safety matrix to DIR/matrix.md and DIR/matrix.json.
     #[arg(long)]
     matrix: Option<PathBuf>,
+    /// Write the state-space coverage (abstract states and transitions per scenario and
+    /// over the catalogue, every rare state with its replay command) to DIR/coverage.md and
+    /// DIR/coverage.json.
+    #[arg(long, value_name = "DIR")]
+    coverage: Option<PathBuf>,
     /// Run only slice K of N of every scenario's seeds (seed offset mod N == K-1);
     /// combine the slices' JSON reports with `fencesim merge`. `auto` reads K and N from
     /// the engine running the copies: FENCESIM_SHARD_INDEX/_TOTAL (1-based),
@@ -83,6 +88,7 @@ impl CheckArgs {
                 json: self.json,
                 junit: self.junit,
                 matrix: self.matrix,
+                coverage: self.coverage,
             },
         )
     }
@@ -93,6 +99,7 @@ pub(crate) struct Outputs {
     pub json: Option<PathBuf>,
     pub junit: Option<PathBuf>,
     pub matrix: Option<PathBuf>,
+    pub coverage: Option<PathBuf>,
 }
 
 /// Which scenarios `check` runs and when it stops: `-k PATTERN`, `--fail-fast`.
@@ -116,6 +123,10 @@ impl Outputs {
         if let Some(dir) = &self.matrix {
             files.push(Output::new("--matrix", dir.join("matrix.md")));
             files.push(Output::new("--matrix", dir.join("matrix.json")));
+        }
+        if let Some(dir) = &self.coverage {
+            files.push(Output::new("--coverage", dir.join("coverage.md")));
+            files.push(Output::new("--coverage", dir.join("coverage.json")));
         }
         files
     }
@@ -178,6 +189,16 @@ fn write_outputs(
         files.push((
             dir.join("matrix.json"),
             fencesim_catalogue::matrix_json(report),
+        ));
+    }
+    if let Some(dir) = &outputs.coverage {
+        files.push((
+            dir.join("coverage.md"),
+            fencesim_catalogue::coverage_markdown(report),
+        ));
+        files.push((
+            dir.join("coverage.json"),
+            fencesim_catalogue::coverage_json(report),
         ));
     }
     let mut set = fencesim::fs::OutputSet::new();
@@ -517,6 +538,12 @@ fn resolve_shard(
     if shard.is_some() && outputs.matrix.is_some() {
         return Err(InputError(
             "--matrix: needs every seed; run it on the merged report (`fencesim merge --matrix`)"
+                .into(),
+        ));
+    }
+    if shard.is_some() && outputs.coverage.is_some() {
+        return Err(InputError(
+            "--coverage: needs every seed; run it on the merged report (`fencesim merge --coverage`)"
                 .into(),
         ));
     }

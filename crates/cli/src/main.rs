@@ -142,7 +142,7 @@ enum Command {
     /// Run every scenario (files, or directories of `*.toml`) over its own seed range and
     /// check each expectation: one table, exit 0 only if all are met.
     #[command(
-        after_help = "Example:\n  fencesim check scenarios/ --junit junit.xml --json check.json --matrix reports/"
+        after_help = "Example:\n  fencesim check scenarios/ --junit junit.xml --json check.json --matrix reports/ --coverage reports/"
     )]
     Check(check::CheckArgs),
     /// Combine the JSON reports of `check --shard K/N` runs into the unsharded report.
@@ -162,6 +162,9 @@ enum Command {
         /// Write the safety matrix to DIR/matrix.md and DIR/matrix.json.
         #[arg(long)]
         matrix: Option<PathBuf>,
+        /// Write the state-space coverage to DIR/coverage.md and DIR/coverage.json.
+        #[arg(long, value_name = "DIR")]
+        coverage: Option<PathBuf>,
     },
     /// Re-run one seed and show exactly what happened.
     #[command(
@@ -362,12 +365,14 @@ fn main() -> ExitCode {
             json,
             junit,
             matrix,
+            coverage,
         } => check::merge(
             &files,
             &check::Outputs {
                 json,
                 junit,
                 matrix,
+                coverage,
             },
         ),
         Command::Replay(args) => args.run(),

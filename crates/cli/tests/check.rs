@@ -170,7 +170,18 @@ fn shards_merge_into_the_unsharded_report_byte_for_byte() {
         let (code, stdout, stderr) = fencesim(args, dir.path());
         assert_eq!(code, 0, "{args:?}: {stdout}{stderr}");
     };
-    run(&["check", "scenarios", "--json", "full.json", "--jobs", "2"]);
+    run(&[
+        "check",
+        "scenarios",
+        "--json",
+        "full.json",
+        "--jobs",
+        "2",
+        "--matrix",
+        "full",
+        "--coverage",
+        "full",
+    ]);
     run(&[
         "check",
         "scenarios",
@@ -190,6 +201,8 @@ fn shards_merge_into_the_unsharded_report_byte_for_byte() {
         "merged.json",
         "--matrix",
         "m",
+        "--coverage",
+        "m",
     ]);
     let full = fs::read(dir.path().join("full.json")).unwrap();
     let merged = fs::read(dir.path().join("merged.json")).unwrap();
@@ -197,6 +210,13 @@ fn shards_merge_into_the_unsharded_report_byte_for_byte() {
         full == merged,
         "merged shards differ from the unsharded report"
     );
+    for file in ["matrix.md", "matrix.json", "coverage.md", "coverage.json"] {
+        assert!(
+            fs::read(dir.path().join("full").join(file)).unwrap()
+                == fs::read(dir.path().join("m").join(file)).unwrap(),
+            "{file}: merged shards differ from the unsharded run"
+        );
+    }
     let part: serde_json::Value =
         serde_json::from_slice(&fs::read(dir.path().join("s1.json")).unwrap()).unwrap();
     assert_eq!(part["shard"], "1/2");

@@ -50,6 +50,7 @@ const FLAGS: &[&str] = &[
     "--json",
     "--junit",
     "--matrix",
+    "--coverage",
     "--window",
     "--nodes",
     "--svg",

@@ -251,6 +251,30 @@ fn cases() -> Vec<Case> {
             &["--matrix afile/matrix.md", "afile is not a directory"],
         ),
         case(
+            "--coverage on a regular file",
+            vec![("s.toml", textbook()), ("afile", String::new())],
+            &["check", "s.toml", "--json", "r.json", "--coverage", "afile"],
+            &["--coverage afile/coverage.md", "afile is not a directory"],
+        ),
+        case(
+            "merge --coverage on a regular file",
+            vec![("shard.json", shard_report()), ("afile", String::new())],
+            &["merge", "shard.json", "--coverage", "afile"],
+            &["--coverage afile/coverage.md", "afile is not a directory"],
+        ),
+        case(
+            "--matrix on a shard",
+            s(),
+            &["check", "s.toml", "--shard", "1/2", "--matrix", "m"],
+            &["--matrix: needs every seed", "fencesim merge --matrix"],
+        ),
+        case(
+            "--coverage on a shard",
+            s(),
+            &["check", "s.toml", "--shard", "1/2", "--coverage", "c"],
+            &["--coverage: needs every seed", "fencesim merge --coverage"],
+        ),
+        case(
             "run --out on an unwritable path",
             s(),
             &["run", "s.toml", "--out", "/proc/fencesim-out"],

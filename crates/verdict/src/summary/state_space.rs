@@ -124,6 +124,21 @@ impl StateSpaceAcc {
         Ok(())
     }
 
+    /// State (its canonical text) → how many seeds reached it and the first that did.
+    pub fn states(&self) -> &BTreeMap<String, Reach> {
+        &self.states
+    }
+
+    /// Transition (`"<from id>><to id>"`, see [`transition_key`]) → reach.
+    pub fn transitions(&self) -> &BTreeMap<String, Reach> {
+        &self.transitions
+    }
+
+    /// Whether some state or transition reached was not kept (the counts are lower bounds).
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
     /// Every seed the entries name, for checking them against the seeds counted.
     pub fn named_seeds(&self) -> impl Iterator<Item = u64> + '_ {
         self.states

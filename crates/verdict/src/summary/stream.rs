@@ -169,6 +169,12 @@ impl SummaryState {
         self.state_space.merge(&other.state_space);
     }
 
+    /// The abstract states and transitions counted (every state's text with its reach):
+    /// what catalogue-wide coverage is computed from.
+    pub fn state_space(&self) -> &StateSpaceAcc {
+        &self.state_space
+    }
+
     /// The seeds counted, as strides in the order they came.
     pub fn seed_strides(&self) -> &[SeedStride] {
         &self.seeds
