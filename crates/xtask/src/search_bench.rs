@@ -57,7 +57,10 @@ struct Case {
     why: &'static str,
 }
 
-const CASES: [Case; 4] = [
+/// Seeds the screen runs per planted-bug case, with the real code and with the bug.
+pub(crate) const SCREEN_SEEDS: u64 = 300;
+
+const CASES: [Case; 7] = [
     Case {
         file: "scenarios/chaos-5-workers-max-token.toml",
         mutant: None,
@@ -83,7 +86,74 @@ const CASES: [Case; 4] = [
         why:
             "planted bug caught only by proxy-durable-gc-pause, here under chaos + storage restarts",
     },
+    Case {
+        file: "scenarios/benchmark/shared-lease-txn-under-chaos.toml",
+        mutant: Some("same-store-txn-compares-resource"),
+        target: &[Invariant::I5],
+        why: "planted bug caught only by mixed-scope-shared-lease-same-store-txn, here under chaos",
+    },
+    Case {
+        file: "scenarios/benchmark/lock-delay-under-chaos.toml",
+        mutant: Some("lease-lock-delay-ignored"),
+        target: &[Invariant::I3],
+        why: "planted bug caught only by preset-consul-lock-delay-none, here under chaos",
+    },
+    Case {
+        file: "scenarios/fence-on-acquire-window-random.toml",
+        mutant: Some("fence-not-raised"),
+        target: &[Invariant::I3],
+        why: "planted bug caught only by i4-gap-fence-on-acquire, here under its random twin",
+    },
 ];
+
+/// What the screen of a planted-bug case saw: seeds (of [`SCREEN_SEEDS`]) violating the
+/// target with the real code and with the bug.
+#[derive(Clone)]
+struct Screen {
+    real: u64,
+    planted: u64,
+}
+
+impl Screen {
+    /// Why the case stays out of the race (`None`: it is in).
+    fn out(&self) -> Option<String> {
+        if self.real > 0 {
+            Some(format!(
+                "out: the real code already violates the target in {} of {SCREEN_SEEDS} seeds",
+                self.real
+            ))
+        } else if self.planted == 0 {
+            Some(format!(
+                "out: the bug never violates the target in {SCREEN_SEEDS} seeds"
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// Seeds of `scenario`'s first [`SCREEN_SEEDS`] violating `target`, with `mutant` selected.
+fn screen_count(
+    scenario: &Scenario,
+    target: &[Invariant],
+    mutant: Option<Mutant>,
+    jobs: usize,
+) -> u64 {
+    fencesim_planted::select(mutant);
+    let scenario = Arc::new(scenario.clone());
+    let hits = std::sync::atomic::AtomicU64::new(0);
+    let seeds = scenario.seeds.start..scenario.seeds.start + SCREEN_SEEDS;
+    fencesim_sim::runner::sweep(&scenario, seeds, jobs, &Components::default(), &|outcome| {
+        if outcome.panic.is_none()
+            && !outcome.runaway
+            && hits_target(&outcome.checked.violated(), target)
+        {
+            hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    fencesim_planted::select(None);
+    hits.into_inner()
+}
 
 /// One search's result.
 #[derive(Clone, Copy)]
@@ -110,7 +180,7 @@ fn cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
-fn hits(violated: &[Invariant], target: &[Invariant]) -> bool {
+fn hits_target(violated: &[Invariant], target: &[Invariant]) -> bool {
     violated.iter().any(|i| target.contains(i))
 }
 
@@ -138,7 +208,7 @@ fn random(scenario: &Scenario, case: &Case, budget: u64, jobs: usize) -> Outcome
                                 let outcome = run_seed(scenario, seed, components).outcome;
                                 outcome.panic.is_none()
                                     && !outcome.runaway
-                                    && hits(&outcome.checked.violated(), case.target)
+                                    && hits_target(&outcome.checked.violated(), case.target)
                             })
                             .collect::<Vec<bool>>()
                     })
@@ -263,6 +333,8 @@ struct CaseResult {
     guided: Vec<Outcome>,
     /// Exhaustive search's outcomes and its bound, or why it does not apply.
     exhaustive: Result<(Vec<Outcome>, String), String>,
+    /// The screen a planted-bug case passed.
+    screen: Option<Screen>,
 }
 
 impl CaseResult {
@@ -318,12 +390,16 @@ fn fmt_runs(runs: Option<u64>, budget: u64) -> String {
     runs.map_or(format!(">{budget}"), |x| x.to_string())
 }
 
-/// Runs every replica of `case` (`None`: it needs planted bugs this build lacks).
-fn run_case(
-    case: &'static Case,
-    args: &SearchBenchArgs,
-    jobs: usize,
-) -> Result<Option<CaseResult>, InputError> {
+/// What a case gave: its results, the screen that kept it out, or nothing (no planted bugs
+/// in this build).
+enum Ran {
+    Raced(CaseResult),
+    Screened(&'static Case, Screen),
+    Skipped,
+}
+
+/// Screens `case` when it plants a bug, then runs every replica of it.
+fn run_case(case: &'static Case, args: &SearchBenchArgs, jobs: usize) -> Result<Ran, InputError> {
     let mutant = match case.mutant {
         None => None,
         Some(name) => Some(
@@ -335,15 +411,34 @@ fn run_case(
         ),
     };
     if mutant.is_some() && !fencesim_planted::select(mutant) {
-        return Ok(None);
+        return Ok(Ran::Skipped);
     }
     let base = fencesim_scenario::load(std::path::Path::new(case.file))?;
+    let screen = mutant.map(|mutant| Screen {
+        real: screen_count(&base, case.target, None, jobs),
+        planted: screen_count(&base, case.target, Some(mutant), jobs),
+    });
+    if let Some(screen) = &screen {
+        println!(
+            "{} screen: target violated in {} of {SCREEN_SEEDS} seeds with the real code, {} \
+             with {}",
+            base.name,
+            screen.real,
+            screen.planted,
+            case.mutant.unwrap_or_default()
+        );
+        if screen.out().is_some() {
+            return Ok(Ran::Screened(case, screen.clone()));
+        }
+        fencesim_planted::select(mutant);
+    }
     let mut result = CaseResult {
         name: base.name.clone(),
         case,
         random: Vec::new(),
         guided: Vec::new(),
         exhaustive: Ok((Vec::new(), String::new())),
+        screen: None,
     };
     for r in 0..args.replicas {
         let mut scenario = base.clone();
@@ -381,7 +476,8 @@ fn run_case(
         }
     }
     fencesim_planted::select(None);
-    Ok(Some(result))
+    result.screen = screen;
+    Ok(Ran::Raced(result))
 }
 
 fn median(mut values: Vec<f64>) -> Option<f64> {
@@ -394,7 +490,12 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
     }
 }
 
-fn report(results: &[CaseResult], skipped: &[&str], args: &SearchBenchArgs) -> String {
+fn report(
+    results: &[CaseResult],
+    screened: &[(&'static Case, Screen)],
+    skipped: &[&str],
+    args: &SearchBenchArgs,
+) -> String {
     let mut report = String::new();
     let _ = writeln!(
         report,
@@ -428,7 +529,38 @@ fn report(results: &[CaseResult], skipped: &[&str], args: &SearchBenchArgs) -> S
     );
     let _ = writeln!(report, "\nWhy each case is hard:\n");
     for result in results {
-        let _ = writeln!(report, "- {}: {}", result.name, result.case.why);
+        let screen = result.screen.as_ref().map_or(String::new(), |s| {
+            format!(
+                " (screen: the target violated in {} of the first {SCREEN_SEEDS} seeds with the \
+                 real code, {} with the bug)",
+                s.real, s.planted
+            )
+        });
+        let _ = writeln!(report, "- {}: {}{screen}", result.name, result.case.why);
+    }
+    if !screened.is_empty() {
+        let _ = writeln!(
+            report,
+            "\nPlanted bugs caught by one scenario that stay out of the race (screened over the \
+             first {SCREEN_SEEDS} seeds of the profile, with the real code and with the bug: a \
+             case races only when the real code never violates the target and the bug does):\n"
+        );
+        for (case, screen) in screened {
+            let _ = writeln!(
+                report,
+                "- `{}` in {} (target {}): {}; with the bug {} of {SCREEN_SEEDS}. {}",
+                case.mutant.unwrap_or_default(),
+                case.file,
+                case.target
+                    .iter()
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                screen.out().unwrap_or_default(),
+                screen.planted,
+                case.why
+            );
+        }
     }
     for file in skipped {
         let _ = writeln!(report, "\nSKIPPED {file}: this build has no planted bugs.");
@@ -452,11 +584,13 @@ pub(crate) fn search_bench(args: &SearchBenchArgs) -> Result<bool, InputError> {
     let jobs = fencesim::check_jobs(args.jobs).map_err(|e| InputError(format!("--jobs: {e}")))?;
     fencesim::outputs::preflight(&[fencesim::outputs::Output::new("-o", &args.output)], &[])?;
     let mut results = Vec::new();
+    let mut screened = Vec::new();
     let mut skipped = Vec::new();
     for case in &CASES {
         match run_case(case, args, jobs)? {
-            Some(result) => results.push(result),
-            None => {
+            Ran::Raced(result) => results.push(result),
+            Ran::Screened(case, screen) => screened.push((case, screen)),
+            Ran::Skipped => {
                 println!(
                     "{}: SKIPPED (needs planted bug {}: build with --features mutants)",
                     case.file,
@@ -466,7 +600,7 @@ pub(crate) fn search_bench(args: &SearchBenchArgs) -> Result<bool, InputError> {
             }
         }
     }
-    let report = report(&results, &skipped, args);
+    let report = report(&results, &screened, &skipped, args);
     print!("{report}");
     fencesim::fs::write_atomic(&args.output, &report)
         .map_err(|e| InputError(format!("{}: cannot write: {e}", args.output.display())))?;
