@@ -162,6 +162,8 @@ struct Outcome {
     runs: Option<u64>,
     /// CPU seconds the search spent (to its end).
     cpu_s: f64,
+    /// Exhaustive search only: the bound's schedules, when all ran without a violation.
+    covered: Option<u64>,
 }
 
 /// The process's CPU time so far (user + system), in seconds.
@@ -226,6 +228,7 @@ fn random(scenario: &Scenario, case: &Case, budget: u64, jobs: usize) -> Outcome
             return Outcome {
                 runs: Some(spent + first as u64 + 1),
                 cpu_s: cpu_seconds() - start,
+                covered: None,
             };
         }
         spent += chunk;
@@ -233,6 +236,7 @@ fn random(scenario: &Scenario, case: &Case, budget: u64, jobs: usize) -> Outcome
     Outcome {
         runs: None,
         cpu_s: cpu_seconds() - start,
+        covered: None,
     }
 }
 
@@ -249,6 +253,7 @@ fn guided_search(scenario: &Scenario, case: &Case, budget: u64, jobs: usize, r: 
     Outcome {
         runs: result.found.as_ref().map(|found| found.run),
         cpu_s: cpu_seconds() - start,
+        covered: None,
     }
 }
 
@@ -293,6 +298,8 @@ fn exhaustive_search(
         Outcome {
             runs: result.first_violation.as_ref().map(|v| v.index + 1),
             cpu_s: cpu_seconds() - start,
+            covered: (result.first_violation.is_none() && result.run == result.total)
+                .then_some(result.total),
         },
         bound,
     ))
@@ -316,7 +323,11 @@ fn median_cpu(outcomes: &[Outcome]) -> f64 {
 fn runs_list(outcomes: &[Outcome], budget: u64) -> String {
     let list: Vec<String> = outcomes
         .iter()
-        .map(|o| o.runs.map_or(format!(">{budget}"), |r| r.to_string()))
+        .map(|o| match (o.runs, o.covered) {
+            (Some(r), _) => r.to_string(),
+            (None, Some(_)) => "none".to_string(),
+            (None, None) => format!(">{budget}"),
+        })
         .collect();
     list.join(" ")
 }
@@ -376,7 +387,10 @@ impl CaseResult {
             match &self.exhaustive {
                 Ok((outcomes, bound)) => format!(
                     "{} ({}; {bound}), {:.2} s CPU",
-                    fmt_median(median_runs(outcomes), budget),
+                    median_runs(outcomes).map_or_else(
+                        || "not reached in half the replicas".to_string(),
+                        |m| format!("{m}")
+                    ),
                     runs_list(outcomes, budget),
                     median_cpu(outcomes)
                 ),
@@ -510,7 +524,7 @@ fn report(
          count. CPU: median seconds of process CPU per search (machine-dependent; the run \
          counts are not). Ratio: random's median over guided's. Exhaustive search runs its \
          schedules in enumeration order (single faults first) on each replica's first seed, \
-         stopped at the budget.\n",
+         stopped at the budget; `none`: the whole bound ran without a violation.\n",
         args.replicas, args.budget, args.jobs, args.replicas
     );
     let _ = writeln!(
