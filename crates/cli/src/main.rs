@@ -193,11 +193,13 @@ enum Command {
         set: args::SetArgs,
     },
     /// Search the scenario's fault profile with proptest (on its first seed); shrink and save
-    /// the first violation like `shrink`. With --exhaustive: run every schedule of at most
-    /// two faults from the scenario's fault alphabet at discretized start times, and either
-    /// find a violation (shrunk and saved) or state what was covered.
+    /// the first violation like `shrink`. With --guided: coverage-guided search over fault
+    /// plans (new abstract states keep a plan; rare states are mutated first; lineage-driven
+    /// proposals). With --exhaustive: run every schedule of at most two faults from the
+    /// scenario's fault alphabet at discretized start times, and either find a violation
+    /// (shrunk and saved) or state what was covered.
     #[command(
-        after_help = "Examples:\n  fencesim explore scenarios/chaos-5-workers-max-token.toml --cases 100 -o regress.toml\n  fencesim explore scenarios/search/textbook-none.toml --exhaustive --resolution-ms 100 -o regress.toml\n\nExit codes with --exhaustive: 0 no violation (and no panic or runaway) in any schedule of the bound; 1 a violation (or a run that failed without one); 2 bad input, nothing run."
+        after_help = "Example:\n  fencesim explore scenarios/chaos-5-workers-max-token.toml --cases 100 -o regress.toml\n  fencesim explore scenarios/chaos-5-workers-max-token.toml --guided --runs 1000 --invariants I4 -o regress.toml\n  fencesim explore scenarios/search/textbook-none.toml --exhaustive --resolution-ms 100 -o regress.toml\n\nExit codes: 0 a violation was shrunk, saved and confirmed; 1 none found; 2 bad input, nothing written. With --exhaustive (a check): 0 no violation (and no panic or runaway) in any schedule of the bound; 1 a violation (or a run that failed without one); 2 bad input, nothing run."
     )]
     Explore {
         /// The scenario file (its `[[faults.random]]` profile is searched).
