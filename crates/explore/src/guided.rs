@@ -4,8 +4,10 @@
 //! A *candidate* is a seed and an explicit fault schedule (the seed still draws everything
 //! else: network, work times, clocks). The search:
 //!
-//! 1. runs the scenario's first `initial` seeds as a plain sweep would (their plans made
-//!    explicit), so it starts where random swarm starts;
+//! 1. runs the scenario's first seeds as a plain sweep would (their plans made explicit): at
+//!    least `initial`, and the whole first batch, since nothing else exists yet; so it starts
+//!    where random swarm starts (fresh seeds continue in order, past the range's end if the
+//!    budget needs them);
 //! 2. keeps in its *corpus* every candidate whose run reached an abstract state or transition
 //!    no earlier run reached;
 //! 3. builds each later candidate, in this order of preference: a proposal of
@@ -192,7 +194,8 @@ pub struct Progress {
 /// What the search did.
 #[derive(Clone, Debug)]
 pub struct Guided {
-    /// Runs spent (up to the end of the batch holding the violation).
+    /// Runs taken: to the first violation, counting it (the rest of its batch ran too, and
+    /// is not counted), or the whole budget.
     pub runs: u64,
     /// The first violation, if any within the budget.
     pub found: Option<Found>,
