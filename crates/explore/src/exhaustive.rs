@@ -22,13 +22,7 @@
 //! every result is kept by its index, and what is reported stops at the first violating
 //! index (unless `all`).
 
-use std::{
-    fmt,
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        Arc, Mutex,
-    },
-};
+use std::{fmt, sync::Arc};
 
 use fencesim_model::{nodes, Invariant};
 use fencesim_scenario::{Dist, Fault, FaultKind, RandomFault, Scenario, TimedFault};
@@ -685,31 +679,11 @@ fn run_chunk(
     jobs: usize,
     options: &ExhaustiveOptions,
 ) -> Vec<RunOutcome> {
-    let next = AtomicUsize::new(0);
-    let outcomes: Vec<Mutex<Option<RunOutcome>>> = chunk.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(chunk.len()) {
-            scope.spawn(|| loop {
-                let slot = next.fetch_add(1, Ordering::Relaxed);
-                let Some(schedule) = chunk.get(slot) else {
-                    break;
-                };
-                let mut candidate = base.clone();
-                candidate.faults.schedule = schedule.clone();
-                let outcome = judge(&candidate, seed, options);
-                *outcomes[slot].lock().unwrap_or_else(|p| p.into_inner()) = Some(outcome);
-            });
-        }
-    });
-    outcomes
-        .into_iter()
-        .map(|outcome| {
-            outcome
-                .into_inner()
-                .unwrap_or_else(|p| p.into_inner())
-                .expect("every schedule of the chunk ran")
-        })
-        .collect()
+    crate::parallel::in_order(chunk, jobs, |schedule| {
+        let mut candidate = base.clone();
+        candidate.faults.schedule = schedule.clone();
+        judge(&candidate, seed, options)
+    })
 }
 
 /// Runs one schedule and judges it against the target.

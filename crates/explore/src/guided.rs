@@ -34,10 +34,7 @@
 
 use std::{
     collections::{BTreeMap, VecDeque},
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        Arc, Mutex,
-    },
+    sync::Arc,
 };
 
 use fencesim_check::abstract_state::Visited;
@@ -48,7 +45,7 @@ use rand::{Rng as _, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::{
-    explore::{occurrence, without_overlaps},
+    explore::{not_a_verdict, occurrence, without_overlaps},
     lineage,
     profile::{Profile, PROFILE_QUANTILE},
     shrink::explicit_for_seed,
@@ -269,47 +266,16 @@ pub fn guided(
 
 /// Runs a batch on `jobs` threads; the results come back in the batch's order.
 fn run_batch(batch: &[Candidate], options: &GuidedOptions, profile: &Profile) -> Vec<Ran> {
-    let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<Ran>>> = batch.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..options.jobs.clamp(1, fencesim_scenario::limits::MAX_JOBS) {
-            scope.spawn(|| loop {
-                let position = next.fetch_add(1, Ordering::Relaxed);
-                let Some(candidate) = batch.get(position) else {
-                    break;
-                };
-                let ran = run_one(candidate, options, profile);
-                *results[position].lock().expect("no panic holds it") = Some(ran);
-            });
-        }
-    });
-    results
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .expect("no panic holds it")
-                .expect("every candidate ran")
-        })
-        .collect()
+    crate::parallel::in_order(batch, options.jobs, |candidate| {
+        run_one(candidate, options, profile)
+    })
 }
 
 fn run_one(candidate: &Candidate, options: &GuidedOptions, profile: &Profile) -> Ran {
     let scenario = Arc::new(candidate.scenario.clone());
     let result = run_seed(&scenario, candidate.seed, &options.components);
     let outcome = result.outcome;
-    let not_a_verdict = if let Some(panic) = &outcome.panic {
-        Some(format!(
-            "panicked: {}",
-            panic.lines().next().unwrap_or_default()
-        ))
-    } else {
-        outcome.runaway.then(|| {
-            format!(
-                "runaway: over its event budget of {} events",
-                scenario.event_budget()
-            )
-        })
-    };
+    let not_a_verdict = not_a_verdict(&outcome, &scenario);
     let violated = if not_a_verdict.is_some() {
         Vec::new()
     } else {
