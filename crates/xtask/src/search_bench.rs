@@ -621,3 +621,70 @@ pub(crate) fn search_bench(args: &SearchBenchArgs) -> Result<bool, InputError> {
     println!("written to {}", args.output.display());
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(runs: &[Option<u64>]) -> Vec<Outcome> {
+        runs.iter()
+            .map(|&runs| Outcome {
+                runs,
+                cpu_s: 0.0,
+                covered: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_planted_case_races_only_when_the_real_code_is_clean_and_the_bug_is_not() {
+        assert!(Screen {
+            real: 0,
+            planted: 19
+        }
+        .out()
+        .is_none());
+        let dirty = Screen {
+            real: 2,
+            planted: 4,
+        }
+        .out()
+        .unwrap();
+        assert!(
+            dirty.contains("real code already violates the target in 2"),
+            "{dirty}"
+        );
+        let harmless = Screen {
+            real: 0,
+            planted: 0,
+        }
+        .out()
+        .unwrap();
+        assert!(harmless.contains("bug never violates"), "{harmless}");
+    }
+
+    #[test]
+    fn medians_are_censored_at_the_budget_and_the_ratio_is_randoms_over_guideds() {
+        assert_eq!(median_runs(&found(&[Some(4), Some(1), Some(9)])), Some(4.0));
+        assert_eq!(median_runs(&found(&[Some(4), Some(6)])), Some(5.0));
+        // A search that found nothing sorts past every count: most found, the median stands...
+        assert_eq!(median_runs(&found(&[Some(3), None, Some(5)])), Some(5.0));
+        // ...most did not: no median.
+        assert_eq!(median_runs(&found(&[Some(3), None, None])), None);
+        let result = |random: &[Option<u64>], guided: &[Option<u64>]| CaseResult {
+            name: "case".into(),
+            case: &CASES[0],
+            random: found(random),
+            guided: found(guided),
+            exhaustive: Err("n/a".into()),
+            screen: None,
+        };
+        assert_eq!(result(&[Some(40)], &[Some(8)]).ratio(), Some(5.0));
+        assert_eq!(result(&[None], &[Some(8)]).ratio(), Some(f64::INFINITY));
+        assert_eq!(result(&[Some(8)], &[None]).ratio(), None);
+        assert!(result(&[None], &[Some(8)]).row(100).contains("guided only"));
+        assert!(result(&[Some(8)], &[None])
+            .row(100)
+            .contains("> 100 (>100)"));
+    }
+}
