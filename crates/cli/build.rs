@@ -1,6 +1,7 @@
 //! Stamps the build for `fencesim --version`: the commit it was built from (with `-dirty`
-//! when the work tree differed from it) and the madsim version in the lock file. A trace hash
-//! is only comparable between runs of the same build, so a bug report names both.
+//! when the work tree differed from it); the madsim version comes from
+//! `fencesim_model::version`. A trace hash is only comparable between runs of the same build,
+//! so a bug report names both.
 
 use std::{path::Path, process::Command};
 
@@ -38,17 +39,8 @@ fn main() {
         }
     })
     .unwrap_or_else(|| "unknown".to_string());
-    let madsim = std::fs::read_to_string(root.join("Cargo.lock"))
-        .ok()
-        .and_then(|lock| {
-            let at = lock.find("name = \"madsim\"\nversion = \"")?;
-            let rest = &lock[at + "name = \"madsim\"\nversion = \"".len()..];
-            Some(rest[..rest.find('"')?].to_string())
-        })
-        .unwrap_or_else(|| "unknown".to_string());
     println!("cargo:rustc-env=FENCESIM_COMMIT={commit}");
-    println!("cargo:rustc-env=FENCESIM_MADSIM={madsim}");
-    for watched in [".git/HEAD", ".git/index", "Cargo.lock"] {
+    for watched in [".git/HEAD", ".git/index"] {
         let path = root.join(watched);
         if path.exists() {
             println!("cargo:rerun-if-changed={}", path.display());

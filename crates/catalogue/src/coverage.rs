@@ -434,12 +434,13 @@ fn rare_states(out: &mut String, rows: &[Row]) {
     }
 }
 
-/// The coverage report as JSON: the Markdown's figures as data. Pretty, with a trailing
-/// newline.
+/// The version of the `coverage.json` format this build writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The coverage report as JSON: the Markdown's figures as data, after `schema_version` and
+/// `producer`. Pretty, with a trailing newline.
 pub fn coverage_json(report: &CheckReport) -> String {
-    let mut out = serde_json::to_string_pretty(&coverage(report)).expect("coverage serializes");
-    out.push('\n');
-    out
+    fencesim_model::version::versioned_json(SCHEMA_VERSION, &coverage(report))
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! JUnit XML for CI systems (`fencesim check --junit FILE`): one testcase per scenario, a
-//! failed expectation as a `<failure>` that ends with the command replaying it.
+//! failed verdict as a `<failure>` that ends with the command replaying it, and one testcase
+//! per recorded seed re-run (the scenario's regressions file), failed while it still
+//! contradicts the expectation, with its own reproduce line (`--set` included).
 //!
 //! The wall times are the caller's (measured at the edge); everything else is a pure function
 //! of the report.
@@ -11,6 +13,7 @@ use fencesim_scenario::Outcome;
 
 use fencesim_verdict::{
     check_report::{CheckReport, ScenarioResult},
+    recorded::RecordedRun,
     summary::render_summary,
 };
 
@@ -18,13 +21,15 @@ use fencesim_verdict::{
 const FAILING_SEEDS_LISTED_MAX: usize = 20;
 
 /// The JUnit XML of `report`: one `<testsuite name="fencesim">` with one `<testcase>` per
-/// scenario, in report order.
+/// scenario, in report order, each followed by one per recorded seed it re-ran.
 ///
 /// `wall_seconds` holds each scenario's wall time, keyed by its `file` (or, failing that, its
-/// scenario name); a scenario in neither gets 0. A scenario whose expectation was not met gets
-/// a `<failure>` whose message is the expectation detail and whose text adds the failing
-/// seeds and `fencesim replay <file> --seed <seed>`. The scenario description and the console
-/// summary go in `<system-out>`.
+/// scenario name); a scenario in neither gets 0. A scenario that failed
+/// ([`ScenarioResult::verdict`]) gets a `<failure>` whose message is the expectation detail
+/// and whose text adds the failing seeds and `fencesim replay <file> --seed <seed>`; a
+/// recorded seed that still contradicts the expectation gets one naming what it violates and
+/// its replay command. The scenario description and the console summary go in
+/// `<system-out>`.
 pub fn junit_xml(report: &CheckReport, wall_seconds: &BTreeMap<String, f64>) -> String {
     let seconds = |result: &ScenarioResult| -> f64 {
         let seconds = wall_seconds
@@ -38,18 +43,31 @@ pub fn junit_xml(report: &CheckReport, wall_seconds: &BTreeMap<String, f64>) -> 
             0.0
         }
     };
-    let failures = report
+    let sharded = report.shard.is_some();
+    // A scenario's own testcase fails by its sweep; each recorded seed by itself.
+    let sweep_failed = |result: &ScenarioResult| result.sweep_verdict(sharded).failed();
+    let failed_sweeps = report
         .scenarios
         .iter()
-        .filter(|result| !result.summary.expectation_met)
+        .filter(|result| sweep_failed(result))
         .count();
+    let failed_recorded: usize = report
+        .scenarios
+        .iter()
+        .map(|result| result.recorded_failing().count())
+        .sum();
+    let tests: usize = report
+        .scenarios
+        .iter()
+        .map(|result| 1 + result.recorded.len())
+        .sum();
     let total_seconds: f64 = report.scenarios.iter().map(seconds).sum();
 
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(
-        "<testsuite name=\"fencesim\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" \
+        "<testsuite name=\"fencesim\" tests=\"{tests}\" failures=\"{}\" errors=\"0\" \
          skipped=\"0\" time=\"{total_seconds:.3}\">\n",
-        report.scenarios.len()
+        failed_sweeps + failed_recorded
     ));
     if let Some(shard) = &report.shard {
         out.push_str(&format!(
@@ -66,7 +84,7 @@ pub fn junit_xml(report: &CheckReport, wall_seconds: &BTreeMap<String, f64>) -> 
             escape(&result.file),
             seconds(result)
         ));
-        if !summary.expectation_met {
+        if sweep_failed(result) {
             out.push_str(&format!(
                 "    <failure type=\"{}\" message=\"{}\">{}</failure>\n",
                 summary.verdict().word(),
@@ -80,8 +98,50 @@ pub fn junit_xml(report: &CheckReport, wall_seconds: &BTreeMap<String, f64>) -> 
             escape_text(&render_summary(summary))
         ));
         out.push_str("  </testcase>\n");
+        for run in &result.recorded {
+            out.push_str(&recorded_case(result, run));
+        }
     }
     out.push_str("</testsuite>\n");
+    out
+}
+
+/// One recorded seed's testcase: `NAME recorded seed N`, a `<failure>` while it still
+/// contradicts the expectation, what it did in `<system-out>`.
+fn recorded_case(result: &ScenarioResult, run: &RecordedRun) -> String {
+    let replay = run.replay_command(&result.file);
+    let mut out = format!(
+        "  <testcase classname=\"fencesim.regressions\" name=\"{} recorded seed {}{}\" \
+         file=\"{}\" time=\"0.000\">\n",
+        escape(&result.summary.scenario),
+        run.seed,
+        escape(&run.under()),
+        escape(&result.file)
+    );
+    if run.contradicts {
+        let message = format!(
+            "recorded seed {} still contradicts the expectation",
+            run.seed
+        );
+        out.push_str(&format!(
+            "    <failure type=\"REGRESSION\" message=\"{}\">{}</failure>\n",
+            escape(&message),
+            escape_text(&format!(
+                "{}\n{}\nreplay: {replay}\n",
+                run.detail,
+                run.how()
+            ))
+        ));
+    }
+    out.push_str(&format!(
+        "    <system-out>recorded seed {} (#{} of the regressions file){}: {}\nreplay: {}\n</system-out>\n",
+        run.seed,
+        run.index,
+        escape_text(&run.under()),
+        escape_text(&run.how()),
+        escape_text(&replay)
+    ));
+    out.push_str("  </testcase>\n");
     out
 }
 

@@ -222,8 +222,11 @@ fn table_line(cells: impl Iterator<Item = String>) -> String {
     format!("| {} |\n", cells.join(" | "))
 }
 
-/// The safety matrix as JSON: `{"generated_by": .., "rows": [..]}`, the rows of the Markdown
-/// table as objects. Pretty, with a trailing newline.
+/// The version of the `matrix.json` format this build writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The safety matrix as JSON: `{"schema_version": 1, "producer": .., "generated_by": ..,
+/// "rows": [..]}`, the rows of the Markdown table as objects. Pretty, with a trailing newline.
 pub fn matrix_json(report: &CheckReport) -> String {
     #[derive(Serialize)]
     struct Matrix {
@@ -234,9 +237,7 @@ pub fn matrix_json(report: &CheckReport) -> String {
         generated_by: MATRIX_COMMAND,
         rows: rows(report),
     };
-    let mut out = serde_json::to_string_pretty(&matrix).expect("matrix serializes");
-    out.push('\n');
-    out
+    fencesim_model::version::versioned_json(SCHEMA_VERSION, &matrix)
 }
 
 #[cfg(test)]

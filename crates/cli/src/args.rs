@@ -1,6 +1,6 @@
 //! Arguments every command shares, defined once: `--set` (every command that loads a
-//! scenario) and `--jobs` (every command that runs seeds in parallel), with the one parser
-//! and the one default each.
+//! scenario), `--jobs` (every command that runs seeds in parallel) and `--record-limit`
+//! (every command that records failing seeds), with the one parser and the one default each.
 
 use clap::Args;
 use fencesim_scenario::Override;
@@ -42,5 +42,31 @@ impl JobsArgs {
     /// error, exit 2).
     pub(crate) fn get(&self) -> Result<usize, InputError> {
         fencesim::check_jobs(self.jobs).map_err(|e| InputError(format!("--jobs: {e}")))
+    }
+}
+
+/// `--record-limit N`: how many seeds with one failure signature (the `--set` overrides and
+/// what was violated) recording keeps in a regressions file; the rest are counted.
+#[derive(Args, Clone, Copy, Debug)]
+pub(crate) struct RecordLimit {
+    /// Keep at most N recorded seeds per failure (the same --set overrides and the same
+    /// violations) in the regressions file, counting those already there; the rest are
+    /// counted and the count printed. 1 to 1000.
+    #[arg(long, value_name = "N", default_value_t = fencesim::regressions::DEFAULT_PER_SIGNATURE)]
+    record_limit: usize,
+}
+
+impl RecordLimit {
+    /// The limit, checked (exit 2 outside 1..=1000).
+    pub(crate) fn get(&self) -> Result<usize, InputError> {
+        let max = fencesim::regressions::MAX_ENTRIES;
+        if (1..=max).contains(&self.record_limit) {
+            Ok(self.record_limit)
+        } else {
+            Err(InputError(format!(
+                "--record-limit: expected 1 to {max} (a regressions file's maximum), got {}",
+                self.record_limit
+            )))
+        }
     }
 }

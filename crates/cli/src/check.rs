@@ -14,10 +14,10 @@ use std::{
 use fencesim::{summarized::sweep_in_seed_order, Components};
 use fencesim_scenario::Scenario;
 use fencesim_verdict::{
-    definitely_failed, CheckReport, ScenarioResult, ScenarioResultBuilder, Shard,
+    CheckReport, RecordedRun, ScenarioResult, ScenarioResultBuilder, ScenarioVerdict, Shard,
 };
 
-use fencesim::outputs::Output;
+use fencesim::{outputs::Output, regressions::Entry};
 
 use crate::{
     colour,
@@ -65,10 +65,12 @@ pub(crate) struct CheckArgs {
     #[arg(long)]
     fail_fast: bool,
     /// Record every seed that contradicts its scenario's expectation in the scenario's
-    /// regressions file (`NAME.regressions` next to `NAME.toml`; run first by the next
-    /// `check`). Not with `--shard`.
+    /// regressions file (`NAME.regressions` next to `NAME.toml`; re-run by the next
+    /// `check`), at most --record-limit per failure. Not with `--shard`.
     #[arg(long)]
     record_failures: bool,
+    #[command(flatten)]
+    record_limit: crate::args::RecordLimit,
 }
 
 impl CheckArgs {
@@ -83,6 +85,7 @@ impl CheckArgs {
                 filter: self.filter.as_deref(),
                 fail_fast: self.fail_fast,
                 record_failures: self.record_failures,
+                record_limit: self.record_limit.get()?,
             },
             &Outputs {
                 json: self.json,
@@ -108,6 +111,8 @@ pub(crate) struct Select<'a> {
     pub fail_fast: bool,
     /// `--record-failures`: contradicting seeds go to each scenario's regressions file.
     pub record_failures: bool,
+    /// `--record-limit`: seeds kept per failure signature.
+    pub record_limit: usize,
 }
 
 impl Outputs {
@@ -132,7 +137,7 @@ impl Outputs {
     }
 }
 
-/// Every output checked before the first seed runs, `inputs` included.
+/// Every output checked before the first seed runs, `inputs` (reports to merge) included.
 fn check_outputs(outputs: &Outputs, inputs: &[PathBuf]) -> Result<(), InputError> {
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     fencesim::outputs::preflight(&outputs.files(), &inputs).map_err(InputError)
@@ -236,21 +241,34 @@ fn row(result: &ScenarioResult, verdict: &str, wall: Option<f64>, colour: bool) 
 }
 
 /// Each failed scenario's detail and the command replaying it (with the `--set` overrides the
-/// scenario was loaded with, which the result keeps).
-fn print_failures(results: &[&ScenarioResult]) {
+/// scenario was loaded with, which the result keeps), and each recorded seed that still
+/// contradicts its expectation with its own (under the overrides it was recorded with).
+fn print_failures(results: &[&ScenarioResult], sharded: bool) {
     for result in results {
         let summary = &result.summary;
-        let seed = summary
-            .failing_seeds
-            .first()
-            .copied()
-            .unwrap_or(result.scenario.seeds.start);
-        println!(
-            "{}: {}\n    replay: {}",
-            summary.scenario,
-            summary.expectation_detail,
-            result.replay_command(seed)
-        );
+        if result.sweep_verdict(sharded).failed() {
+            let seed = summary
+                .failing_seeds
+                .first()
+                .copied()
+                .unwrap_or(result.scenario.seeds.start);
+            println!(
+                "{}: {}\n    replay: {}",
+                summary.scenario,
+                summary.expectation_detail,
+                result.replay_command(seed)
+            );
+        }
+        for run in result.recorded_failing() {
+            println!(
+                "{}: recorded seed {}{} still contradicts the expectation: {}\n    replay: {}",
+                summary.scenario,
+                run.seed,
+                run.under(),
+                run.detail,
+                run.replay_command(&result.file)
+            );
+        }
     }
 }
 
@@ -353,30 +371,32 @@ fn interrupted_table(record: &Record, signal: &str, running_done: u64) -> String
 }
 
 /// `check --record-failures`: the seeds of `result` that contradict `scenario`'s expectation,
-/// added to `file`'s regressions file (those already there are kept once); says how many.
+/// added to `file`'s regressions file (those already there are kept once, at most `limit`
+/// per failure); says how many.
 fn record_contradicting(
     file: &Path,
     scenario: &Scenario,
     result: &ScenarioResult,
     set_args: &[String],
+    limit: usize,
 ) -> Result<(), InputError> {
     let hash = scenario.hash();
-    let entries: Vec<fencesim::regressions::Entry> = result
+    let entries: Vec<Entry> = result
         .failures
         .iter()
         .filter(|outcome| fencesim_verdict::contradicts(&scenario.expect, outcome))
-        .map(|outcome| fencesim::regressions::Entry::of(outcome, &hash, set_args))
+        .map(|outcome| Entry::of(outcome, &hash, set_args))
         .collect();
     if entries.is_empty() {
         return Ok(());
     }
     let path = fencesim::regressions::path_for(file);
-    let added = fencesim::regressions::record(&path, &file.display().to_string(), &entries)
+    let done = fencesim::regressions::record(&path, &file.display().to_string(), &entries, limit)
         .map_err(InputError)?;
     println!(
-        "    --record-failures: {} seed(s) contradicted the expectation, {added} newly recorded in {}",
+        "    --record-failures: {} seed(s) contradicted the expectation, {}",
         entries.len(),
-        path.display()
+        done.describe(&path, limit)
     );
     Ok(())
 }
@@ -392,13 +412,17 @@ pub(crate) fn check(
     crate::env_seed::refuse_for_check(crate::env_seed::from_process()?)?;
     let shard = resolve_shard(shard, select, outputs)?;
     let scenarios = load_catalogue(paths, set, select, outputs)?;
-    let components = Components::default();
-    let progress = Progress::new("seeds", Plain::Nothing);
-    let colour = colour::enabled();
     refuse_duplicate_names(&scenarios)?;
     let set_args: Vec<String> = set.iter().map(|o| o.to_arg()).collect();
-    let recorded = recorded_seeds(&scenarios, &set_args)?;
-    let mut still_failing = 0usize;
+    let recorded = recorded_seeds(&scenarios, &set_args, shard)?;
+    let run = Run {
+        shard,
+        jobs,
+        set_args,
+        components: Components::default(),
+        progress: Progress::new("seeds", Plain::Nothing),
+        colour: colour::enabled(),
+    };
     println!("{HEADER}");
     *record() = Some(Record {
         total: scenarios.len(),
@@ -407,46 +431,14 @@ pub(crate) fn check(
     let mut results = Vec::with_capacity(scenarios.len());
     let mut wall_seconds = BTreeMap::new();
     let mut not_run = 0;
-    for (position, (file, scenario)) in scenarios.iter().enumerate() {
-        let total = match shard {
-            Some(shard) => shard.seeds(scenario.seeds).count() as u64,
-            None => scenario.seeds.end - scenario.seeds.start,
-        };
-        RUNNING_DONE.store(0, Ordering::Relaxed);
-        if let Some(record) = record().as_mut() {
-            record.running = Some((scenario.name.clone(), total));
-        }
-        // Recorded seeds first (an unsharded check, or shard 1 of N, runs them).
-        if shard.is_none_or(|s| s.k == 1) {
-            still_failing += rerun_recorded(file, scenario, &recorded[position], &components);
-        }
-        progress.start(
-            total,
-            scenario_message(position, scenarios.len(), &scenario.name),
-        );
-        let started = crate::wall_now();
-        let builder = sweep(scenario, shard, jobs, &components, &progress);
-        let wall = started.elapsed().as_secs_f64();
-        progress.clear();
-        let mut result = builder.finish(&file.display().to_string(), scenario);
-        result.overrides = set.iter().map(|o| o.to_arg()).collect();
-        print_row(&result, &scenario.name, shard, wall, colour);
-        // One line per contained panic; the full message is in `replay`.
-        for (seed, panic) in result.state.panicked() {
-            println!(
-                "    seed {seed}: panicked: {} (replay: {})",
-                crate::first_line(panic),
-                result.replay_command(*seed),
-            );
-        }
+    for (position, ((file, scenario), recorded)) in scenarios.iter().zip(&recorded).enumerate() {
+        let (result, wall) =
+            check_one(&run, (position, scenarios.len()), file, scenario, recorded)?;
         if select.record_failures {
-            record_contradicting(file, scenario, &result, &set_args)?;
+            record_contradicting(file, scenario, &result, &run.set_args, select.record_limit)?;
         }
         wall_seconds.insert(scenario.name.clone(), wall);
-        let failed = match shard {
-            Some(_) => definitely_failed(&result),
-            None => !result.summary.expectation_met,
-        };
+        let failed = result.verdict(shard.is_some()).failed();
         results.push(result);
         if select.fail_fast && failed {
             not_run = scenarios.len() - position - 1;
@@ -456,42 +448,88 @@ pub(crate) fn check(
             break;
         }
     }
-    conclude(
-        shard,
-        results,
-        &wall_seconds,
-        outputs,
-        still_failing,
-        not_run,
-    )
+    conclude(shard, results, &wall_seconds, outputs, not_run)
+}
+
+/// What every scenario of one `check` shares.
+struct Run {
+    shard: Option<Shard>,
+    jobs: usize,
+    /// The `--set` arguments every scenario was loaded with.
+    set_args: Vec<String>,
+    components: Components,
+    progress: Progress,
+    colour: bool,
+}
+
+/// Runs one scenario, the `position.0`-th of `position.1`: its recorded seeds first (this
+/// shard's share), then its sweep; prints its row. Its result and wall seconds.
+fn check_one(
+    run: &Run,
+    position: (usize, usize),
+    file: &Path,
+    scenario: &Arc<Scenario>,
+    recorded: &Recorded,
+) -> Result<(ScenarioResult, f64), InputError> {
+    let total = match run.shard {
+        Some(shard) => shard.seeds(scenario.seeds).count() as u64,
+        None => scenario.seeds.end - scenario.seeds.start,
+    };
+    RUNNING_DONE.store(0, Ordering::Relaxed);
+    if let Some(record) = record().as_mut() {
+        record.running = Some((scenario.name.clone(), total));
+    }
+    let reruns = rerun_recorded(file, recorded, &run.components);
+    run.progress.start(
+        total,
+        scenario_message(position.0, position.1, &scenario.name),
+    );
+    let started = crate::wall_now();
+    let builder = sweep(
+        scenario,
+        run.shard,
+        run.jobs,
+        &run.components,
+        &run.progress,
+    );
+    let wall = started.elapsed().as_secs_f64();
+    run.progress.clear();
+    let mut result = builder.finish(&file.display().to_string(), scenario);
+    result.overrides = run.set_args.clone();
+    result.recorded = reruns;
+    result.recorded_total = recorded.total;
+    print_row(&result, &scenario.name, run.shard, wall, run.colour);
+    // One line per contained panic; the full message is in `replay`.
+    for (seed, panic) in result.state.panicked() {
+        println!(
+            "    seed {seed}: panicked: {} (replay: {})",
+            crate::first_line(panic),
+            result.replay_command(*seed),
+        );
+    }
+    Ok((result, wall))
 }
 
 /// The report of the scenarios run: written to every output, each failure printed with its
-/// replay command, then the counts. True when nothing failed.
+/// replay command, then the counts. True when nothing failed (a shard: nothing failed for
+/// certain).
 fn conclude(
     shard: Option<Shard>,
     results: Vec<ScenarioResult>,
     wall_seconds: &BTreeMap<String, f64>,
     outputs: &Outputs,
-    still_failing: usize,
     not_run: usize,
 ) -> Result<bool, InputError> {
     let shard_label = shard.map(|shard| shard.to_string());
     let report = fencesim_verdict::check_report(shard_label.clone(), results);
     write_outputs(&report, wall_seconds, outputs)?;
-    let failed: Vec<&ScenarioResult> = match shard {
-        Some(_) => report
-            .scenarios
-            .iter()
-            .filter(|r| definitely_failed(r))
-            .collect(),
-        None => report
-            .scenarios
-            .iter()
-            .filter(|r| !r.summary.expectation_met)
-            .collect(),
-    };
-    print_failures(&failed);
+    let failed = report.failed();
+    print_failures(&failed, shard.is_some());
+    let still_failing: usize = report
+        .scenarios
+        .iter()
+        .map(|result| result.recorded_failing().count())
+        .sum();
     if still_failing > 0 {
         println!(
             "{still_failing} recorded seed(s) still contradict their scenario's expectation \
@@ -515,7 +553,7 @@ fn conclude(
             }
         ),
     }
-    Ok(failed.is_empty() && still_failing == 0)
+    Ok(failed.is_empty())
 }
 
 /// `--shard K/N` or `auto` (saying where `auto` found it), refused with the options that
@@ -569,19 +607,13 @@ fn load_catalogue(
     // Validate everything before running anything: bad input fails fast with exit 2.
     let files = fencesim_scenario::input::scenario_files(paths)?;
     refuse_outputs_in_catalogue(outputs, paths)?;
-    check_outputs(outputs, &files)?;
-    if select.record_failures {
-        let regressions: Vec<PathBuf> = files
-            .iter()
-            .map(|f| fencesim::regressions::path_for(f))
-            .collect();
-        let planned: Vec<Output> = regressions
-            .iter()
-            .map(|path| Output::new("--record-failures", path))
-            .collect();
-        let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-        fencesim::outputs::preflight(&planned, &inputs)?;
-    }
+    // Each scenario's regressions file is an input (an output with --record-failures).
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    fencesim::outputs::preflight_scenarios(
+        &outputs.files(),
+        &inputs,
+        select.record_failures.then_some("--record-failures"),
+    )?;
     let mut scenarios: Vec<(PathBuf, Arc<Scenario>)> = Vec::with_capacity(files.len());
     for file in &files {
         let scenario = fencesim_scenario::load_with(file, set)?;
@@ -625,24 +657,61 @@ fn refuse_duplicate_names(scenarios: &[(PathBuf, Arc<Scenario>)]) -> Result<(), 
     Ok(())
 }
 
-/// Each scenario's recorded seeds (its regressions file, those recorded with the same `--set`
-/// arguments), read before anything runs.
+/// One scenario's recorded seeds, as this check re-runs them.
+struct Recorded {
+    /// The regressions file.
+    path: PathBuf,
+    /// How many seeds it holds.
+    total: usize,
+    /// This check's share (a shard's, or all), each with its index in the file and the
+    /// scenario loaded with the overrides it was recorded under.
+    runs: Vec<(usize, Entry, Arc<Scenario>)>,
+}
+
+/// Each scenario's recorded seeds (its regressions file), read and validated before anything
+/// runs: each entry is re-run under the `--set` overrides it was recorded with, so the
+/// scenario is loaded again with them (once per distinct set; `set_args`, the check's own,
+/// reuse the loaded scenario), and an entry whose overrides do not load is an error naming
+/// its file and line. A shard takes its share (index K-1 modulo N).
 fn recorded_seeds(
     scenarios: &[(PathBuf, Arc<Scenario>)],
     set_args: &[String],
-) -> Result<Vec<Vec<fencesim::regressions::Entry>>, InputError> {
+    shard: Option<Shard>,
+) -> Result<Vec<Recorded>, InputError> {
     let mut recorded = Vec::with_capacity(scenarios.len());
-    for (file, _) in scenarios {
-        let entries = fencesim::regressions::load(&fencesim::regressions::path_for(file))
-            .map_err(InputError)?;
-        recorded.push(
-            entries
-                .into_iter()
-                .filter(|e| e.set == set_args)
-                .collect::<Vec<_>>(),
-        );
+    for (file, scenario) in scenarios {
+        let path = fencesim::regressions::path_for(file);
+        let entries = fencesim::regressions::load_numbered(&path).map_err(InputError)?;
+        let mut loaded: BTreeMap<Vec<String>, Arc<Scenario>> = BTreeMap::new();
+        loaded.insert(set_args.to_vec(), Arc::clone(scenario));
+        let mut runs = Vec::new();
+        for (index, (line, entry)) in entries.iter().enumerate() {
+            if shard.is_some_and(|shard| !shard.takes_recorded(index)) {
+                continue;
+            }
+            if !loaded.contains_key(&entry.set) {
+                let under = load_under(file, &entry.set)
+                    .map_err(|e| InputError(format!("{}:{line}: set: {e}", path.display())))?;
+                loaded.insert(entry.set.clone(), Arc::new(under));
+            }
+            runs.push((index, entry.clone(), Arc::clone(&loaded[&entry.set])));
+        }
+        recorded.push(Recorded {
+            path,
+            total: entries.len(),
+            runs,
+        });
     }
     Ok(recorded)
+}
+
+/// The scenario `file` loaded with the overrides `set` (`FIELD=VALUE` texts).
+fn load_under(file: &Path, set: &[String]) -> Result<Scenario, String> {
+    let overrides = set
+        .iter()
+        .map(|text| fencesim_scenario::Override::parse_checked(text))
+        .collect::<Result<Vec<_>, String>>()?;
+    fencesim_scenario::load_with(file, &overrides).map_err(|e| e.to_string())
 }
 
 /// Runs this check's seeds of `scenario` (this shard's, or all), streamed: each outcome is
@@ -684,80 +753,57 @@ fn sweep(
 /// `name`'s table row, printed and recorded under the record's lock: an interrupt's table
 /// comes after it, never between the two.
 fn print_row(result: &ScenarioResult, name: &str, shard: Option<Shard>, wall: f64, colour: bool) {
-    let shown = match shard {
-        Some(_) if definitely_failed(result) => "FAILED",
-        Some(_) => "partial",
-        None => result.summary.verdict().table_label(),
-    };
-    let failed = match shard {
-        Some(_) if shown == "partial" => None,
-        Some(_) => Some(definitely_failed(result)),
-        None => Some(!result.summary.expectation_met),
-    };
+    let verdict = result.verdict(shard.is_some());
     let mut record = record();
-    println!("{}", row(result, shown, Some(wall), colour));
+    println!("{}", row(result, verdict.label(), Some(wall), colour));
     if let Some(record) = record.as_mut() {
         record.running = None;
         record.finished.push(Finished {
             name: name.to_string(),
-            label: shown,
-            failed,
+            label: verdict.label(),
+            failed: (verdict != ScenarioVerdict::Partial).then(|| verdict.failed()),
         });
     }
 }
 
-/// Runs `scenario`'s recorded seeds and prints how each compares with its record; returns
-/// how many still contradict the expectation.
-fn rerun_recorded(
-    file: &std::path::Path,
-    scenario: &Arc<Scenario>,
-    entries: &[fencesim::regressions::Entry],
-    components: &Components,
-) -> usize {
-    use fencesim::regressions::{compare, Rerun};
-    let mut failing = 0;
-    for entry in entries {
+/// Runs a scenario's recorded seeds (this check's share), each under the overrides it was
+/// recorded with, and prints how each compares with its record.
+fn rerun_recorded(file: &Path, recorded: &Recorded, components: &Components) -> Vec<RecordedRun> {
+    let shown = file.display().to_string();
+    let mut runs = Vec::with_capacity(recorded.runs.len());
+    for (index, entry, scenario) in &recorded.runs {
         let outcome = fencesim::run_seed(scenario, entry.seed, components).outcome;
-        let contradicts = fencesim_verdict::contradicts(&scenario.expect, &outcome);
-        failing += usize::from(contradicts);
-        let hash_note = if entry.scenario_hash == scenario.hash() {
-            ""
-        } else {
-            " (recorded under another version of the scenario)"
-        };
-        let how = match compare(entry, &outcome) {
-            Rerun::Same => "still fails the same way (same trace)".to_string(),
-            Rerun::SameFailureOtherTrace => {
-                "still fails the same way (its trace changed)".to_string()
-            }
-            Rerun::Passes => "NO LONGER FAILS: passes now (remove it from the file once the \
-                              fix is intended)"
-                .to_string(),
-            Rerun::Differs(now) => format!(
-                "NO LONGER FAILS THE SAME WAY: recorded {}, now {}",
-                entry.violated.join(", "),
-                now.join(", ")
-            ),
-        };
+        let run = RecordedRun::judge(*index, entry, scenario, &outcome);
         println!(
-            "  recorded seed {} of {}{hash_note}: {how}{}",
-            entry.seed,
-            file.display(),
-            if contradicts {
+            "  recorded seed {} of {shown}{}{}: {}{}",
+            run.seed,
+            run.under(),
+            if run.scenario_changed {
+                " (recorded under another version of the scenario)"
+            } else {
+                ""
+            },
+            run.how(),
+            if run.contradicts {
                 format!(
                     "; contradicts the expectation (replay: {})",
-                    fencesim_scenario::replay_command_with(
-                        &file.display().to_string(),
-                        entry.seed,
-                        &entry.set
-                    )
+                    run.replay_command(&shown)
                 )
             } else {
                 String::new()
             }
         );
+        runs.push(run);
     }
-    failing
+    if recorded.total > 0 && recorded.runs.len() < recorded.total {
+        println!(
+            "  {} of the {} recorded seeds of {} are this shard's",
+            recorded.runs.len(),
+            recorded.total,
+            recorded.path.display()
+        );
+    }
+    runs
 }
 
 /// The largest check report `merge` reads (bytes): 256 MiB, the limit of a history file.
@@ -766,54 +812,54 @@ pub(crate) const MAX_REPORT_BYTES: u64 = 256 * 1024 * 1024;
 pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputError> {
     check_outputs(outputs, files)?;
     let mut parts = Vec::with_capacity(files.len());
+    let mut first: Option<(String, fencesim_verdict::ReportHeader)> = None;
     for file in files {
-        let bytes =
-            fencesim_scenario::input::read_limited(file, MAX_REPORT_BYTES).map_err(|e| {
-                InputError(format!(
-                    "{}: {}",
-                    file.display(),
-                    e.expected("a check report")
-                ))
-            })?;
-        let text = fencesim_scenario::input::into_text(bytes).map_err(|at| {
-            InputError(format!(
-                "{}:{}: expected a UTF-8 check report, got invalid UTF-8 at column {}",
-                file.display(),
-                at.line,
-                at.column
-            ))
-        })?;
-        parts.push(
-            fencesim_verdict::report_from_json(&text, &file.display().to_string())
-                .map_err(InputError)?,
-        );
+        let shown = file.display().to_string();
+        let text = read_report(file)?;
+        // Each part's schema version against the first's (naming both) before it is read.
+        let header = fencesim_verdict::ReportHeader::of(&text, &shown).map_err(InputError)?;
+        let (first_file, first_header) =
+            first.get_or_insert_with(|| (shown.clone(), header.clone()));
+        fencesim_verdict::same_schema(&[
+            (first_file.as_str(), first_header.clone()),
+            (shown.as_str(), header),
+        ])
+        .map_err(InputError)?;
+        parts.push(fencesim_verdict::report_from_json(&text, &shown).map_err(InputError)?);
     }
     let report = fencesim_verdict::merge(parts).map_err(InputError)?;
     println!("{HEADER}");
-    for result in &report.scenarios {
-        println!(
-            "{}",
-            row(
-                result,
-                result.summary.verdict().table_label(),
-                None,
-                colour::enabled()
-            )
-        );
+    for (result, verdict) in report.verdicts() {
+        println!("{}", row(result, verdict.label(), None, colour::enabled()));
     }
     write_outputs(&report, &BTreeMap::new(), outputs)?;
-    let failed: Vec<&ScenarioResult> = report
-        .scenarios
-        .iter()
-        .filter(|r| !r.summary.expectation_met)
-        .collect();
-    print_failures(&failed);
+    let failed = report.failed();
+    print_failures(&failed, false);
     println!(
         "{} scenarios, {} failed",
         report.scenarios.len(),
         failed.len()
     );
     Ok(report.all_met)
+}
+
+/// A report to merge, read with the one bounded reader.
+fn read_report(file: &Path) -> Result<String, InputError> {
+    let bytes = fencesim_scenario::input::read_limited(file, MAX_REPORT_BYTES).map_err(|e| {
+        InputError(format!(
+            "{}: {}",
+            file.display(),
+            e.expected("a check report")
+        ))
+    })?;
+    fencesim_scenario::input::into_text(bytes).map_err(|at| {
+        InputError(format!(
+            "{}:{}: expected a UTF-8 check report, got invalid UTF-8 at column {}",
+            file.display(),
+            at.line,
+            at.column
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The seed variables a user may have exported for a library test (`FENCESIM_SEED`,
 //! `FENCESIM_SEEDS`, printed by the library's failure message) or for madsim
 //! (`MADSIM_TEST_SEED`; a fencesim seed is the madsim runtime's seed): `run` and `replay`
-//! honour them and say so, `check` refuses them. None is ever ignored silently.
+//! honour them and say so, `check` and `soak` refuse them. None is ever ignored silently.
 
 use fencesim_scenario::SeedRange;
 
@@ -121,6 +121,19 @@ pub(crate) fn refuse_for_check(env: Option<EnvSeeds>) -> Result<(), InputError> 
             "{} is set, but `check` runs every scenario over its own seed range: unset it, or \
              run one scenario's seeds with `fencesim run FILE --seeds A..B` or one seed with \
              `fencesim replay FILE --seed N`",
+            env.source
+        ))),
+    }
+}
+
+/// `soak` runs consecutive seeds from `--base-seed`: a seed variable in its environment is
+/// refused, not ignored (a nightly job that exported one would otherwise think it was used).
+pub(crate) fn refuse_for_soak(env: Option<EnvSeeds>) -> Result<(), InputError> {
+    match env {
+        None => Ok(()),
+        Some(env) => Err(InputError(format!(
+            "{} is set, but `soak` runs consecutive seeds from --base-seed: unset it, and give \
+             the first seed as `--base-seed N`",
             env.source
         ))),
     }

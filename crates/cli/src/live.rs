@@ -117,9 +117,10 @@ fn check_args(args: &LiveArgs) -> Result<SeedRange, InputError> {
     if args.compare {
         // Refuse an unwritable report before an hour of live runs, not after.
         let inputs: Vec<&Path> = args.scenarios.iter().map(PathBuf::as_path).collect();
-        fencesim::outputs::preflight(
+        fencesim::outputs::preflight_scenarios(
             &[fencesim::outputs::Output::new("--report", &args.report)],
             &inputs,
+            None,
         )?;
     }
     Ok(sim_seeds)

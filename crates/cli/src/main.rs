@@ -20,6 +20,7 @@ mod profile;
 mod progress;
 mod shard_env;
 mod shrink;
+mod soak;
 mod tune;
 
 /// Wall time, for the commands' own timings shown to people (progress, `check`'s wall
@@ -34,15 +35,18 @@ use clap::{Parser, Subcommand};
 use fencesim_scenario::{Override, Scenario, SeedRange};
 
 /// `fencesim --version`: the package version, the commit it was built from and the madsim it
-/// simulates with (a trace hash is comparable only between runs of the same build).
-const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (commit ",
-    env!("FENCESIM_COMMIT"),
-    ", madsim ",
-    env!("FENCESIM_MADSIM"),
-    ")"
-);
+/// simulates with (a trace hash is comparable only between runs of the same build). Every
+/// JSON output names the same build without the commit (`fencesim_model::version::PRODUCER`).
+fn version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        use fencesim_model::version::{FENCESIM, MADSIM};
+        format!(
+            "{FENCESIM} (commit {}, madsim {MADSIM})",
+            env!("FENCESIM_COMMIT")
+        )
+    })
+}
 
 /// The top-level help's closing section: exit codes, environment, examples.
 const AFTER_HELP: &str = "\
@@ -62,7 +66,7 @@ Colour:
 
 Environment:
   NO_COLOR=1                            no colour with --color auto (no-color.org; empty counts as unset)
-  FENCESIM_SEED=N, FENCESIM_SEEDS=A..B  the seeds `run` runs and `replay` replays (check refuses them)
+  FENCESIM_SEED=N, FENCESIM_SEEDS=A..B  the seeds `run` runs and `replay` replays (check and soak refuse them)
   MADSIM_TEST_SEED=N                    as FENCESIM_SEED, for `run` and `replay`
   FENCESIM_JOBS=N                       seeds at once in the library (`--jobs` in the commands)
   FENCESIM_SHARD_INDEX/_TOTAL, JOB_COMPLETION_INDEX + JOB_COMPLETIONS, CI_NODE_INDEX/_TOTAL,
@@ -80,7 +84,7 @@ Examples:
 #[derive(Parser)]
 #[command(
     name = "fencesim",
-    version = VERSION,
+    version = version(),
     about = "Deterministic chaos testing for lease + fencing-token protocols",
     after_help = AFTER_HELP
 )]
@@ -119,26 +123,13 @@ enum Command {
     Run(RunArgs),
     /// Soak a scenario for a nightly job: consecutive seeds from a printed base seed for a
     /// wall-clock budget; every seed that contradicts the expectation is recorded in the
-    /// scenario's regressions file (which `check` runs first). Exit 1 if any did.
+    /// scenario's regressions file (which `check` re-runs) after each batch, and on
+    /// SIGINT/SIGTERM/SIGHUP with the range covered. Exit 1 if any did, or when the file is
+    /// full (it stops there).
     #[command(
         after_help = "Example:\n  fencesim soak scenarios/chaos-5-workers-max-token.toml --budget-s 3600 --jobs 8"
     )]
-    Soak {
-        /// Scenario file (TOML).
-        scenario: PathBuf,
-        /// Wall-clock budget in seconds (1 to 604800, a week); the batch running when it
-        /// ends is finished.
-        #[arg(long, value_name = "SECONDS")]
-        budget_s: u64,
-        /// First seed; default: drawn from the clock and printed (re-run a soak's seeds
-        /// with `fencesim run FILE --seeds B..E`, printed at the end).
-        #[arg(long, value_name = "SEED")]
-        base_seed: Option<u64>,
-        #[command(flatten)]
-        jobs: args::JobsArgs,
-        #[command(flatten)]
-        set: args::SetArgs,
-    },
+    Soak(soak::SoakArgs),
     /// Run every scenario (files, or directories of `*.toml`) over its own seed range and
     /// check each expectation: one table, exit 0 only if all are met.
     #[command(
@@ -278,7 +269,8 @@ impl<E: std::fmt::Display> From<E> for InputError {
     }
 }
 
-/// On SIGINT, SIGTERM or SIGHUP: remove the temp files of unfinished writes, say so, and exit
+/// On SIGINT, SIGTERM or SIGHUP: let `soak` record what it found, remove the temp files of
+/// unfinished writes, say so, and exit
 /// 128 + the signal (130, 143, 129). Files already renamed into place are whole; nothing
 /// half-written stays behind. (A SIGKILL cannot be caught: its temps are removed by the next
 /// write of the same file, see `fencesim::fs`.)
@@ -289,12 +281,15 @@ fn remove_temps_on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            let removed = fencesim::fs::remove_pending_temps();
             let name = match signal {
                 SIGINT => "SIGINT",
                 SIGTERM => "SIGTERM",
                 _ => "SIGHUP",
             };
+            // `soak`: what the running batch found is recorded (a whole write) and the range
+            // covered printed, before the temps are removed; the lock is held to the exit.
+            let _soak = soak::report_interrupt(name);
+            let removed = fencesim::fs::remove_pending_temps();
             progress::clear_active();
             // `check`: what finished and what was interrupted, on stdout after its rows; the
             // lock is held to the exit, so no row follows the table.
@@ -349,15 +344,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Live(args) => live::live(&args),
-        Command::Soak {
-            scenario,
-            budget_s,
-            base_seed,
-            jobs,
-            set,
-        } => set
-            .overrides()
-            .and_then(|set| soak(&scenario, budget_s, base_seed, jobs.get()?, &set)),
+        Command::Soak(args) => args.run(),
         Command::LiveWorker { config } => live::worker(&config),
         Command::LiveGuard => live::guard(),
         Command::Run(args) => args.run(),
@@ -450,115 +437,11 @@ fn shown(path: &Path) -> String {
 }
 
 /// What a failing seed did, in one line (`None` for a seed that did not fail).
-fn failure_line(scenario: &Scenario, outcome: &fencesim_check::SeedOutcome) -> Option<String> {
-    if let Some(panic) = &outcome.panic {
-        return Some(format!("panicked: {}", first_line(panic)));
-    }
-    if outcome.runaway {
-        return Some(format!(
-            "runaway: exceeded its event budget of {} events and was stopped",
-            scenario.event_budget()
-        ));
-    }
-    let first = outcome.checked.violations.first()?;
-    let names: Vec<String> = outcome
-        .checked
-        .violated()
-        .iter()
-        .map(|i| i.to_string())
-        .collect();
-    Some(format!("violates {} — {}", names.join(", "), first.message))
-}
-
-/// The longest `soak --budget-s`: a week.
-const MAX_SOAK_S: u64 = 7 * 24 * 3600;
-
-/// A base seed from the clock, for a soak that was not given one (printed, so it can be
-/// repeated): the one place the binary reads the calendar.
-#[allow(clippy::disallowed_methods)]
-fn clock_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-        % 1_000_000_000_000
-}
-
-fn soak(
-    path: &Path,
-    budget_s: u64,
-    base_seed: Option<u64>,
-    jobs: usize,
-    set: &[Override],
-) -> Result<bool, InputError> {
-    if !(1..=MAX_SOAK_S).contains(&budget_s) {
-        return Err(InputError(format!(
-            "--budget-s: expected 1 to {MAX_SOAK_S} seconds (a week), got {budget_s}"
-        )));
-    }
-    let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
-    let regressions_path = fencesim::regressions::path_for(path);
-    fencesim::regressions::load(&regressions_path).map_err(InputError)?;
-    fencesim::outputs::preflight(
-        &[fencesim::outputs::Output::new(
-            "regressions file",
-            &regressions_path,
-        )],
-        &[path],
-    )?;
-    let base = base_seed.unwrap_or_else(clock_seed);
-    let batch = (jobs as u64).saturating_mul(8).max(8);
-    println!(
-        "fencesim soak {} ({}), scenario hash {}, base seed {base}, budget {budget_s} s, {jobs} jobs",
-        scenario.name,
-        path.display(),
-        scenario.hash()
-    );
-    let (scenario_hash, set_args) = (
-        scenario.hash(),
-        set.iter().map(Override::to_arg).collect::<Vec<_>>(),
-    );
-    let components = fencesim::Components::default();
-    let started = wall_now();
-    let mut next = base;
-    let mut found: Vec<fencesim::regressions::Entry> = Vec::new();
-    while started.elapsed().as_secs() < budget_s && next < u64::MAX - batch {
-        let seeds = next..next + batch;
-        fencesim::summarized::sweep_in_seed_order(
-            &scenario,
-            seeds,
-            jobs,
-            &components,
-            &|_| {},
-            |outcome| {
-                if fencesim_verdict::contradicts(&scenario.expect, &outcome) {
-                    println!(
-                        "seed {}: {}\n    replay: {}",
-                        outcome.seed,
-                        failure_line(&scenario, &outcome).unwrap_or_default(),
-                        replay_line(path, outcome.seed, set)
-                    );
-                    found.push(fencesim::regressions::Entry::of(
-                        &outcome,
-                        &scenario_hash,
-                        &set_args,
-                    ));
-                }
-            },
-        );
-        next += batch;
-    }
-    let added = fencesim::regressions::record(&regressions_path, &shown(path), &found)
-        .map_err(InputError)?;
-    println!(
-        "soak: seeds {base}..{next} ({} in {:.0} s; repeat with `fencesim run {} --seeds {base}..{next}`), \
-         {} contradicted the expectation, {added} newly recorded in {}",
-        next - base,
-        started.elapsed().as_secs_f64(),
-        shown(path),
-        found.len(),
-        regressions_path.display()
-    );
-    Ok(found.is_empty())
+pub(crate) fn failure_line(
+    scenario: &Scenario,
+    outcome: &fencesim_check::SeedOutcome,
+) -> Option<String> {
+    fencesim_verdict::recorded::failure_text(scenario, outcome)
 }
 
 /// Prints, on stderr, the scenario's lease settings that have no effect or contradict its
@@ -585,9 +468,12 @@ struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     max_failures: usize,
     /// Record every seed that contradicts the expectation in the scenario's regressions
-    /// file (`foo.toml` → `foo.regressions`, commit it): `check` runs recorded seeds first.
+    /// file (`foo.toml` → `foo.regressions`, commit it), at most --record-limit per failure:
+    /// `check` re-runs recorded seeds first.
     #[arg(long)]
     record_failures: bool,
+    #[command(flatten)]
+    record_limit: args::RecordLimit,
     /// Also draw the saturation curve, the distinct abstract states and transitions reached
     /// against the seeds run (summary.json's `state_space`), as a PNG to FILE.
     #[arg(long, value_name = "FILE")]
@@ -613,6 +499,7 @@ impl RunArgs {
             &RunReport {
                 max_failures: self.max_failures,
                 record_failures: self.record_failures,
+                record_limit: self.record_limit.get()?,
                 saturation: self.saturation.clone(),
             },
         )
@@ -625,6 +512,8 @@ struct RunReport {
     max_failures: usize,
     /// Record the seeds that contradict the expectation in the regressions file.
     record_failures: bool,
+    /// At most this many per failure signature.
+    record_limit: usize,
     /// Where to draw the saturation curve (PNG).
     saturation: Option<PathBuf>,
 }
@@ -651,15 +540,12 @@ fn run(
     if let Some(png) = &report.saturation {
         planned.push(fencesim::outputs::Output::new("--saturation", png));
     }
+    let record = report.record_failures.then_some("--record-failures");
+    fencesim::outputs::preflight_scenarios(&planned, &[path], record)?;
     if report.record_failures {
         // Read now, so a malformed file stops the run before its first seed.
         fencesim::regressions::load(&regressions_path).map_err(InputError)?;
-        planned.push(fencesim::outputs::Output::new(
-            "--record-failures",
-            &regressions_path,
-        ));
     }
-    fencesim::outputs::preflight(&planned, &[path])?;
     println!(
         "fencesim run {} ({}), scenario hash {}, seeds {seeds}, {jobs} jobs",
         scenario.name,
@@ -713,12 +599,17 @@ fn run(
         println!("saturation curve drawn to {}", png.display());
     }
     if report.record_failures {
-        let added = fencesim::regressions::record(&regressions_path, &shown(path), &swept.recorded)
-            .map_err(InputError)?;
+        let done = fencesim::regressions::record(
+            &regressions_path,
+            &shown(path),
+            &swept.recorded,
+            report.record_limit,
+        )
+        .map_err(InputError)?;
         println!(
-            "--record-failures: {} seed(s) contradicted the expectation, {added} newly recorded in {}",
+            "--record-failures: {} seed(s) contradicted the expectation, {}",
             swept.recorded.len(),
-            regressions_path.display()
+            done.describe(&regressions_path, report.record_limit)
         );
     }
     Ok(summary.expectation_met)
@@ -999,7 +890,7 @@ fn replay(
             .map(|file| fencesim::outputs::Output::new(flag, file))
     })
     .collect();
-    fencesim::outputs::preflight(&planned, &[path])?;
+    fencesim::outputs::preflight_scenarios(&planned, &[path], None)?;
     let replay = fencesim::replay(&scenario, seed, &fencesim::Components::default());
     // The window is clamped to the run (its last event); one that starts after the run
     // shows nothing and is refused.

@@ -92,13 +92,7 @@ pub(crate) fn explore(
         }
         // Read now, so a malformed file stops the run before its first case.
         fencesim::regressions::load(&regressions).map_err(InputError)?;
-        fencesim::outputs::preflight(
-            &[fencesim::outputs::Output::new(
-                "--record-failures",
-                &regressions,
-            )],
-            &[path],
-        )?;
+        fencesim::outputs::preflight_scenarios(&[], &[path], Some("--record-failures"))?;
     }
     if cases == 0 {
         return Err(InputError(
@@ -469,17 +463,26 @@ fn record_sweep_seed(
     }
     let set_args: Vec<String> = set.iter().map(|o| o.to_arg()).collect();
     let entry = fencesim::regressions::Entry::of(&run.outcome, &scenario.hash(), &set_args);
-    let added = fencesim::regressions::record(&regressions, &path.display().to_string(), &[entry])
-        .map_err(InputError)?;
-    println!(
-        "--record-failures: seed {seed} (the plain sweep's first failure) {} {}",
-        if added == 1 {
-            "recorded in"
-        } else {
-            "already recorded in"
-        },
-        regressions.display()
-    );
+    let limit = fencesim::regressions::DEFAULT_PER_SIGNATURE;
+    let done =
+        fencesim::regressions::record(&regressions, &path.display().to_string(), &[entry], limit)
+            .map_err(InputError)?;
+    if done.added + done.known == 1 {
+        println!(
+            "--record-failures: seed {seed} (the plain sweep's first failure) {} {}",
+            if done.added == 1 {
+                "recorded in"
+            } else {
+                "already recorded in"
+            },
+            regressions.display()
+        );
+    } else {
+        println!(
+            "--record-failures: seed {seed} (the plain sweep's first failure): {}",
+            done.describe(&regressions, limit)
+        );
+    }
     Ok(())
 }
 
@@ -504,8 +507,12 @@ fn check_output(
     output: Option<&Path>,
 ) -> Result<(), InputError> {
     let file = output_file(scenario, seed, output);
-    fencesim::outputs::preflight(&[fencesim::outputs::Output::new("-o", file)], &[input])
-        .map_err(InputError)
+    fencesim::outputs::preflight_scenarios(
+        &[fencesim::outputs::Output::new("-o", file)],
+        &[input],
+        None,
+    )
+    .map_err(InputError)
 }
 
 /// Prints the result, writes the scenario file, and confirms it by loading the written file

@@ -91,7 +91,7 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
         .iter()
         .map(|file| fencesim::outputs::Output::new("--out", dir.join(file)))
         .collect();
-    fencesim::outputs::preflight(&planned, &[&args.scenario])?;
+    fencesim::outputs::preflight_scenarios(&planned, &[&args.scenario], None)?;
     print_header(&sweep, &file, jobs);
     let components = Components::default();
     let started = crate::wall_now();

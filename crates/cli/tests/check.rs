@@ -221,7 +221,7 @@ fn shards_merge_into_the_unsharded_report_byte_for_byte() {
         serde_json::from_slice(&fs::read(dir.path().join("s1.json")).unwrap()).unwrap();
     assert_eq!(part["shard"], "1/2");
     assert_eq!(
-        part["scenarios"][0]["summary"]["runs"], 4,
+        part["scenarios"][0]["state"]["stats"]["runs"], 4,
         "seeds 0, 2, 4, 6 of 0..7"
     );
     // A shard may not be merged twice.
@@ -334,7 +334,7 @@ fn k_selects_scenarios_and_fail_fast_stops_at_the_first_failure() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| s["summary"]["scenario"].as_str().unwrap())
+        .map(|s| s["scenario"]["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["b-max-token"]);
     let (code, _, stderr) = fencesim(&["check", "scenarios", "-k", "no-such"], dir.path());

@@ -441,3 +441,52 @@ fn completions_cover_every_command_and_parse_in_bash() {
     let (code, _, stderr) = fencesim(&["completions", "tcsh"], dir.path());
     assert_eq!(code, 2, "{stderr}");
 }
+
+/// Issue 31 item 7: every JSON output names its format's version and the build that wrote
+/// it: `fencesim --version` without its commit (committed reports stay the same bytes across
+/// commits). tune.json: crates/cli/tests/tune.rs.
+#[test]
+fn every_json_output_names_its_schema_version_and_the_build_without_its_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    write_scenario(dir.path(), &base());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fencesim"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    // `fencesim 0.1.0 (commit abc, madsim 0.2.34)` → `fencesim 0.1.0 (madsim 0.2.34)`.
+    let commit = version.find("(commit ").unwrap();
+    let after = commit + version[commit..].find(", ").unwrap() + 2;
+    let producer = format!("{}({}", &version[..commit], &version[after..]);
+    assert_eq!(producer, fencesim_model::version::PRODUCER);
+    let (code, stdout, stderr) = fencesim(
+        &["run", "scenario.toml", "--seeds", "0..2", "--out", "out"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (code, stdout, stderr) = fencesim(
+        &[
+            "check",
+            "scenario.toml",
+            "--json",
+            "c.json",
+            "--matrix",
+            "m",
+            "--coverage",
+            "m",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    for file in [
+        "out/cli-test/summary.json",
+        "c.json",
+        "m/matrix.json",
+        "m/coverage.json",
+    ] {
+        let json: serde_json::Value =
+            serde_json::from_slice(&fs::read(dir.path().join(file)).unwrap()).unwrap();
+        assert_eq!(json["schema_version"], 1, "{file}");
+        assert_eq!(json["producer"], producer.as_str(), "{file}");
+    }
+}

@@ -90,6 +90,17 @@ fn shard_report() -> String {
     std::fs::read_to_string(dir.path().join("shard.json")).unwrap()
 }
 
+/// One recorded seed, line 2 of a regressions file (after a comment).
+const REGRESSION: &str = "# recorded\n{\"seed\":3,\"set\":[],\"scenario_hash\":\"0123456789abcdef\",\"trace_hash\":\"fedcba9876543210\",\"violated\":[\"I3\"]}\n";
+
+/// The textbook scenario as `s.toml` with `regressions` as `s.regressions`.
+fn s_and_regressions(regressions: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("s.toml", textbook()),
+        ("s.regressions", regressions.to_string()),
+    ]
+}
+
 /// A schedule of `entries` back-to-back GC pauses, alternating between the two workers.
 fn long_schedule(entries: usize) -> String {
     let mut text = textbook();
@@ -120,7 +131,7 @@ fn cases() -> Vec<Case> {
     let seeds_max = format!("seeds=\"0..{U64_MAX}\"");
     let seeds_max = seeds_max.as_str();
     let shard_max = format!("1/{U64_MAX}");
-    let edited_shard = shard_report().replace("\"end\": 2", &format!("\"end\": {U64_MAX}"));
+    let edited_shard = shard_report().replace("\"end\":2", &format!("\"end\":{U64_MAX}"));
     let lognormal_fault = format!(
         "[[faults.random]]\nkind = \"gc-pause\"\nrate_per_min = 1\nduration_ms = {lognormal}\n\n[expect]"
     );
@@ -338,6 +349,62 @@ fn cases() -> Vec<Case> {
             &["merge", "shard.json", "--json", "shard.json"],
             &["--json shard.json", "not an input file"],
         ),
+        // Issue 31: a scenario's regressions file is an input of every command reading it.
+        case(
+            "check --json over a scenario's regressions file",
+            s_and_regressions(REGRESSION),
+            &["check", "s.toml", "--json", "s.regressions"],
+            &["--json s.regressions", "a scenario's regressions file"],
+        ),
+        case(
+            "shrink -o over a scenario's regressions file",
+            s_and_regressions(REGRESSION),
+            &["shrink", "s.toml", "--seed", "0", "-o", "s.regressions"],
+            &["-o s.regressions", "a scenario's regressions file"],
+        ),
+        case(
+            "replay --trace over a scenario's regressions file",
+            s_and_regressions(REGRESSION),
+            &[
+                "replay",
+                "s.toml",
+                "--seed",
+                "0",
+                "--trace",
+                "./s.regressions",
+            ],
+            &["--trace ./s.regressions", "a scenario's regressions file"],
+        ),
+        case(
+            "a recorded seed violating an invariant that does not exist",
+            s_and_regressions(&REGRESSION.replace("\"I3\"", "\"I9\"")),
+            &["check", "s.toml"],
+            &["s.regressions:2: violated: expected names among I1"],
+        ),
+        case(
+            "a recorded seed whose trace hash is not one",
+            s_and_regressions(&REGRESSION.replace("fedcba9876543210", "nope")),
+            &["check", "s.toml"],
+            &["s.regressions:2: trace_hash: expected 16 lowercase hex digits"],
+        ),
+        case(
+            "a recorded seed 2^64 - 1 (no range replays it)",
+            s_and_regressions(&REGRESSION.replace("\"seed\":3", &format!("\"seed\":{U64_MAX}"))),
+            &["check", "s.toml"],
+            &["s.regressions:2: seed: expected a seed below"],
+        ),
+        case(
+            "a recorded seed whose overrides name no field",
+            s_and_regressions(&REGRESSION.replace("\"set\":[]", "\"set\":[\"=1\"]")),
+            &["check", "s.toml"],
+            &["s.regressions:2: set: expected a dotted field name"],
+        ),
+        case(
+            "a recorded seed whose overrides do not apply to the scenario",
+            s_and_regressions(&REGRESSION.replace("\"set\":[]", "\"set\":[\"lease.ttl_ms=-5\"]")),
+            &["check", "s.toml"],
+            &["s.regressions:2: set: ", "lease.ttl_ms"],
+        ),
         case(
             "shrink -o is the scenario file",
             s(),
@@ -417,7 +484,10 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "a report that is not a report (serde's `expected a sequence`)",
-            vec![("shard.json", "{\"scenarios\": 5}".to_string())],
+            vec![(
+                "shard.json",
+                "{\"schema_version\": 1, \"scenarios\": 5}".to_string(),
+            )],
             &["merge", "shard.json", "--json", "merged.json"],
             &[
                 "shard.json",
@@ -429,7 +499,7 @@ fn cases() -> Vec<Case> {
             "a report entry that is not an object (serde's `struct ScenarioResult`)",
             vec![(
                 "shard.json",
-                "{\"shard\": null, \"scenarios\": [5]}".to_string(),
+                "{\"schema_version\": 1, \"shard\": null, \"scenarios\": [5]}".to_string(),
             )],
             &["merge", "shard.json", "--json", "merged.json"],
             &["shard.json", "expected an object"],
@@ -671,7 +741,10 @@ fn shards_typed_as_different_paths_merge() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     let merged: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("merged.json")).unwrap()).unwrap();
-    assert_eq!(merged["scenarios"][0]["summary"]["runs"], 4, "{merged}");
+    assert_eq!(
+        merged["scenarios"][0]["state"]["stats"]["runs"], 4,
+        "{merged}"
+    );
 }
 
 #[test]

@@ -98,3 +98,30 @@ fn hand_edited_shards_are_refused() {
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
+
+/// Issue 31 item 7: `merge` refuses shards of different schema versions, naming both files
+/// and versions, and a report from before check reports had one.
+#[test]
+fn shards_of_another_schema_version_are_refused_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, mut b) = shards(dir.path());
+    assert_eq!(a["schema_version"], 1);
+    assert_eq!(
+        a["producer"].as_str().unwrap(),
+        fencesim_model::version::PRODUCER
+    );
+    b["schema_version"] = 2.into();
+    let (code, stderr) = merge(dir.path(), &a, &b);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "the reports have different schema versions: a.json has schema_version 1 (fencesim "
+        ) && stderr.contains("b.json has schema_version 2"),
+        "{stderr}"
+    );
+    b.as_object_mut().unwrap().remove("schema_version");
+    let (code, stderr) = merge(dir.path(), &a, &b);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("b.json has no schema_version"), "{stderr}");
+    assert!(!dir.path().join("m.json").exists());
+}

@@ -455,3 +455,51 @@ fn a_replay_window_far_past_the_run_is_clamped_to_it() {
     assert!(svg.contains("window 0"), "no window label");
     assert!(!svg.contains("100000000000"), "the window was not clamped");
 }
+
+/// Issue 31: a FIFO named like a scenario's regressions file is refused at once, never
+/// opened (before: `check` blocked forever on it), by every command that reads or records
+/// one; and recording beside `/dev/stdin` is refused (before: `/dev/stdin.regressions`).
+#[test]
+fn a_fifo_regressions_file_and_recording_beside_dev_stdin_are_refused() {
+    let dir = textbook_dir();
+    mkfifo(&dir.path().join("s.regressions"));
+    let commands: [&[&str]; 4] = [
+        &["check", "s.toml"],
+        &["run", "s.toml", "--seeds", "0..1", "--record-failures"],
+        &["soak", "s.toml", "--budget-s", "1", "--base-seed", "0"],
+        &["replay", "s.toml", "--seed", "0"],
+    ];
+    for args in commands {
+        let started = std::time::Instant::now();
+        let (code, stdout, stderr) = fencesim(args, dir.path());
+        assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
+        assert!(
+            stderr.contains("s.regressions: expected a regressions file (a regular file of recorded seeds), got a FIFO"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{args:?} blocked"
+        );
+    }
+    std::fs::remove_file(dir.path().join("s.regressions")).unwrap();
+    let scenario = std::fs::read(dir.path().join("s.toml")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fencesim"))
+        .args(["run", "/dev/stdin", "--seeds", "0..1", "--record-failures"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child.stdin.take().unwrap().write_all(&scenario).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--record-failures: expected a scenario file in a directory of its own"),
+        "{stderr}"
+    );
+    assert!(!Path::new("/dev/stdin.regressions").exists());
+}

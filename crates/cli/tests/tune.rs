@@ -95,6 +95,12 @@ fn the_same_tune_command_gives_byte_identical_csv_and_json_for_any_jobs() {
         .starts_with("lease.ttl_ms,workers.renew_every_ms,scenario_hash,"));
     assert!(first.0.contains("\n2000,667,"), "{}", first.0);
     assert!(first.0.contains("\n8000,2000,"), "{}", first.0);
+    // Versioned like every JSON output (the producer: `fencesim --version` without its commit).
+    let header = format!(
+        "{{\n  \"schema_version\": 1,\n  \"producer\": \"{}\",\n  \"scenario\": ",
+        fencesim_model::version::PRODUCER
+    );
+    assert!(first.1.starts_with(&header), "{}", first.1);
 }
 
 #[test]

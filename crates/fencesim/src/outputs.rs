@@ -2,17 +2,22 @@
 //! for minutes and then fails to write, and a bad output path writes nothing at all.
 //!
 //! One check for every command (`run`, `replay`, `check`, `merge`, `shrink`, `explore`,
-//! `tune`, `bench`): each output's nearest existing ancestor is a directory and a probe file can be
-//! created and removed in it, no output is a directory, no two outputs share a path, and no
-//! output is one of the command's input files. Paths are compared canonicalized, so `r.json`
-//! and `./dir/../r.json` are the same path. The writes themselves are atomic
-//! (`crate::fs`), and the binary removes their temp files on SIGINT/SIGTERM/SIGHUP.
+//! `tune`, `soak`, `bench`): each output's nearest existing ancestor is a directory and a
+//! probe file can be created and removed in it, no output is a directory, no two outputs
+//! share a path, and no output is one of the command's input files. A scenario's inputs are
+//! the file and its regressions file (`NAME.regressions`, [`preflight_scenarios`]): no
+//! `--json`, `-o` or `--trace` can overwrite it, a FIFO or device by that name is refused,
+//! and recording (`--record-failures`, `soak`) makes it an output beside a regular scenario
+//! file only. Paths are compared canonicalized, so `r.json` and `./dir/../r.json` are the
+//! same path. The writes themselves are atomic (`crate::fs`), and the binary removes their
+//! temp files on SIGINT/SIGTERM/SIGHUP.
 
 use std::path::{Component, Path, PathBuf};
 
 use crate::fs::Destination;
 
 /// One file a command will write.
+#[derive(Clone, Debug)]
 pub struct Output {
     /// The option that names it (`--json`, `--out`, …), for the message.
     pub flag: &'static str,
@@ -114,8 +119,14 @@ pub fn preflight(outputs: &[Output], inputs: &[&Path]) -> Result<(), String> {
         }
         let path = canonical(&target);
         if inputs.contains(&path) {
+            let regressions = path.extension().is_some_and(|ext| ext == "regressions");
             return Err(format!(
-                "{shown}: expected an output path that is not an input file"
+                "{shown}: expected an output path that is not an input file{}",
+                if regressions {
+                    ", got a scenario's regressions file (its recorded seeds)"
+                } else {
+                    ""
+                }
             ));
         }
         if let Some((_, first)) = seen.iter().find(|(earlier, _)| *earlier == path) {
@@ -128,6 +139,33 @@ pub fn preflight(outputs: &[Output], inputs: &[&Path]) -> Result<(), String> {
         seen.push((path, output));
     }
     Ok(())
+}
+
+/// [`preflight`] for a command that reads the scenario files `scenarios`: each one's
+/// regressions file is an input too (checked to be a regular file or absent), or, with
+/// `record` (the option that records, `--record-failures`), an output beside a regular
+/// scenario file.
+pub fn preflight_scenarios(
+    outputs: &[Output],
+    scenarios: &[&Path],
+    record: Option<&'static str>,
+) -> Result<(), String> {
+    let mut planned: Vec<Output> = outputs.to_vec();
+    let mut inputs: Vec<PathBuf> = Vec::with_capacity(2 * scenarios.len());
+    for scenario in scenarios {
+        inputs.push(scenario.to_path_buf());
+        let regressions = crate::regressions::path_for(scenario);
+        crate::regressions::check_path(&regressions)?;
+        match record {
+            Some(flag) => planned.push(Output::new(
+                flag,
+                crate::regressions::path_for_recording(scenario)?,
+            )),
+            None => inputs.push(regressions),
+        }
+    }
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    preflight(&planned, &inputs)
 }
 
 #[cfg(test)]
@@ -167,6 +205,23 @@ mod tests {
         ];
         let message = preflight(&outputs, &[]).unwrap_err();
         assert!(message.starts_with("--junit "), "{message}");
+        assert!(message.contains("the same path as --json"), "{message}");
+    }
+
+    #[test]
+    fn a_scenarios_regressions_file_is_an_input_unless_recording() {
+        let dir = tempfile::tempdir().unwrap();
+        let scenario = dir.path().join("s.toml");
+        std::fs::write(&scenario, "").unwrap();
+        let over = [Output::new("--json", dir.path().join("s.regressions"))];
+        let message = preflight_scenarios(&over, &[&scenario], None).unwrap_err();
+        assert!(
+            message.contains("a scenario's regressions file"),
+            "{message}"
+        );
+        preflight_scenarios(&[], &[&scenario], Some("--record-failures")).unwrap();
+        let message =
+            preflight_scenarios(&over, &[&scenario], Some("--record-failures")).unwrap_err();
         assert!(message.contains("the same path as --json"), "{message}");
     }
 }

@@ -17,6 +17,7 @@ pub mod lease;
 pub mod policy;
 pub mod rng;
 pub mod tokens;
+pub mod version;
 
 /// A lease scope or a storage resource key, e.g. `"job-1"`.
 pub type Scope = String;

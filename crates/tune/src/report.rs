@@ -482,11 +482,13 @@ pub fn round(x: f64) -> f64 {
     }
 }
 
-/// The report as pretty JSON (fields in declaration order, floats as stored).
+/// The version of the `tune.json` format this build writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The report as pretty JSON: `schema_version` and `producer` first, then its fields in
+/// declaration order, floats as stored.
 pub fn tune_json(report: &TuneReport) -> String {
-    let mut text = serde_json::to_string_pretty(report).expect("tune reports serialize");
-    text.push('\n');
-    text
+    fencesim_model::version::versioned_json(SCHEMA_VERSION, report)
 }
 
 fn opt(x: Option<f64>) -> String {

@@ -1,35 +1,43 @@
 //! The report of one `fencesim check` run over many scenarios (`--json`), and `merge`, which
 //! combines the partial reports of `--shard K/N` runs into the report an unsharded run gives.
 //!
-//! A report keeps, per scenario, its summary, the [`SummaryState`] the summary was finished
-//! from (counts, seed lists of the failing seeds, coverage, metric aggregates with histograms
-//! and exact sums, the trace digest: what merges exactly), and in full only the outcomes a
-//! reader needs to see a failure ([`ScenarioResult::failures`]), not every seed's outcome: a
-//! report and the memory of `check` do not grow with the passing seeds. `merge` combines the
-//! parts' states and re-finishes the summaries; the merged report is byte-identical to the
-//! unsharded one.
+//! A report keeps, per scenario, the [`SummaryState`] its summary is finished from (counts,
+//! seed lists of the failing seeds, coverage, metric aggregates with histograms and exact
+//! sums, the trace digest: what merges exactly), in full only the outcomes a reader needs to
+//! see a failure ([`ScenarioResult::failures`]), and its recorded seeds' re-runs
+//! ([`ScenarioResult::recorded`]). The summary itself is not written: it is a pure function
+//! of the state, finished again when a report is read, so a report and the memory of `check`
+//! grow with the failing seeds, not with the passing ones. `merge` combines the parts' states
+//! and re-finishes the summaries; the merged report is byte-identical to the unsharded one.
+//!
+//! One verdict per scenario, [`ScenarioResult::verdict`]: its sweep and its recorded seeds
+//! together decide the table's row, the counts, JUnit, `all_met` and the exit code.
 
 use std::collections::BTreeMap;
 
 use fencesim_check::SeedOutcome;
 use fencesim_model::Invariant;
 use fencesim_scenario::{Expect, Outcome, Scenario, SeedRange};
-use serde::{Deserialize, Serialize};
 
-use crate::summary::{Summary, SummaryBuilder, SummaryState};
+use crate::{
+    recorded::RecordedRun,
+    summary::{ExpectationVerdict, Summary, SummaryBuilder, SummaryState},
+};
 
-/// One scenario file's result. Field order is the JSON field order.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+mod json;
+pub use json::{report_from_json, report_to_json, same_schema, ReportHeader, SCHEMA_VERSION};
+
+/// One scenario file's result.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ScenarioResult {
     /// The scenario file as given on the command line.
     pub file: String,
     /// The `--set FIELD=VALUE` overrides the scenario was loaded with, in order (absent when
     /// none): part of every replay command, which would replay another scenario without them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<String>,
     /// The resolved scenario (its hash is `summary.scenario_hash`).
     pub scenario: Scenario,
-    /// The scenario over its seeds.
+    /// The scenario over its seeds (not written: finished from `state` when read).
     pub summary: Summary,
     /// What the summary was finished from, and what `merge` combines.
     pub state: SummaryState,
@@ -37,12 +45,84 @@ pub struct ScenarioResult {
     /// themselves (see [`contradicts`]) and of the first seed violating each invariant (its
     /// violations with their evidence). Every other seed is only counted in `state`.
     pub failures: Vec<SeedOutcome>,
+    /// The recorded seeds (the scenario's regressions file) this run re-ran, by index: all
+    /// of them, or a shard's share.
+    pub recorded: Vec<RecordedRun>,
+    /// How many seeds the regressions file holds.
+    pub recorded_total: usize,
+}
+
+/// A scenario's verdict in a report: the table's result column, JUnit, `all_met`, the exit
+/// code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScenarioVerdict {
+    /// The expectation was met and no recorded seed contradicts it.
+    Ok,
+    /// The expectation was not met, or a recorded seed still contradicts it, or (a shard)
+    /// something failed that no other shard can undo.
+    Failed,
+    /// The invariants behaved, but a required coverage condition never happened.
+    Vacuous,
+    /// A shard's part with nothing failed for certain: `merge` decides.
+    Partial,
+}
+
+impl ScenarioVerdict {
+    /// Whether the scenario failed (the exit code is 1).
+    pub fn failed(self) -> bool {
+        matches!(self, ScenarioVerdict::Failed | ScenarioVerdict::Vacuous)
+    }
+
+    /// `ok`, `FAILED`, `VACUOUS` or `partial`: the `check` table's result column.
+    pub fn label(self) -> &'static str {
+        match self {
+            ScenarioVerdict::Ok => "ok",
+            ScenarioVerdict::Failed => "FAILED",
+            ScenarioVerdict::Vacuous => "VACUOUS",
+            ScenarioVerdict::Partial => "partial",
+        }
+    }
 }
 
 impl ScenarioResult {
     /// The command that replays `seed` of this scenario, overrides included.
     pub fn replay_command(&self, seed: u64) -> String {
         fencesim_scenario::replay_command_with(&self.file, seed, &self.overrides)
+    }
+
+    /// Did this scenario fail? Its sweep ([`ScenarioResult::sweep_verdict`]) and its recorded
+    /// seeds together: a recorded seed that still contradicts the expectation fails it, in a
+    /// shard's part too (one that passes now fails nothing).
+    pub fn verdict(&self, sharded: bool) -> ScenarioVerdict {
+        let sweep = self.sweep_verdict(sharded);
+        if !sweep.failed() && self.recorded_failing().next().is_some() {
+            ScenarioVerdict::Failed
+        } else {
+            sweep
+        }
+    }
+
+    /// The verdict of the sweep alone. In a shard's part (`sharded`), only what no other
+    /// shard can undo fails (a panic, a runaway, an invariant or a `never` condition the
+    /// expectation forbids); the rest is `Partial`, for `merge` to decide.
+    pub fn sweep_verdict(&self, sharded: bool) -> ScenarioVerdict {
+        if sharded {
+            return if definitely_failed(self) {
+                ScenarioVerdict::Failed
+            } else {
+                ScenarioVerdict::Partial
+            };
+        }
+        match self.summary.verdict() {
+            ExpectationVerdict::Met => ScenarioVerdict::Ok,
+            ExpectationVerdict::Vacuous => ScenarioVerdict::Vacuous,
+            ExpectationVerdict::NotMet => ScenarioVerdict::Failed,
+        }
+    }
+
+    /// The recorded seeds re-run that still contradict the expectation.
+    pub fn recorded_failing(&self) -> impl Iterator<Item = &RecordedRun> {
+        self.recorded.iter().filter(|run| run.contradicts)
     }
 }
 
@@ -127,19 +207,40 @@ impl ScenarioResultBuilder {
             summary: state.finish(scenario, scenario.seeds),
             state,
             failures: self.failures,
+            recorded: Vec::new(),
+            recorded_total: 0,
         }
     }
 }
 
-/// The result of a `fencesim check` run (or of a merge). Field order is the JSON field order.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+/// The result of a `fencesim check` run (or of a merge).
+#[derive(Clone, Debug, PartialEq)]
 pub struct CheckReport {
     /// `"K/N"` for the partial report of a sharded run; `None` for a whole (or merged) run.
     pub shard: Option<String>,
     /// Sorted by `file`.
     pub scenarios: Vec<ScenarioResult>,
-    /// Whether every scenario's expectation was met (true when there are none).
+    /// Whether no scenario failed ([`ScenarioResult::verdict`]; true when there are none). In
+    /// a shard's part: no scenario failed for certain.
     pub all_met: bool,
+}
+
+impl CheckReport {
+    /// Each scenario's verdict, in report order.
+    pub fn verdicts(&self) -> impl Iterator<Item = (&ScenarioResult, ScenarioVerdict)> {
+        let sharded = self.shard.is_some();
+        self.scenarios
+            .iter()
+            .map(move |result| (result, result.verdict(sharded)))
+    }
+
+    /// The scenarios that failed, in report order.
+    pub fn failed(&self) -> Vec<&ScenarioResult> {
+        self.verdicts()
+            .filter(|(_, verdict)| verdict.failed())
+            .map(|(result, _)| result)
+            .collect()
+    }
 }
 
 /// Slice `k` of `n` of every scenario's seeds (`check --shard K/N`): the seeds whose offset
@@ -167,6 +268,12 @@ impl Shard {
         Ok(Shard { k, n })
     }
 
+    /// Whether this slice re-runs the `index`-th recorded seed of a regressions file (0-based):
+    /// recorded seeds are split like the sweep's, so each is re-run by exactly one shard.
+    pub fn takes_recorded(self, index: usize) -> bool {
+        index as u64 % self.n == self.k - 1
+    }
+
     /// The seeds of `range` in this slice, ascending.
     pub fn seeds(self, range: SeedRange) -> impl Iterator<Item = u64> + Clone + Send {
         range
@@ -181,11 +288,11 @@ impl std::fmt::Display for Shard {
     }
 }
 
-/// Whether a shard's partial result has failed whatever the other shards hold: a panic, or an
+/// Whether a shard's partial sweep has failed whatever the other shards hold: a panic, or an
 /// invariant the expectation does not allow, or a `never` condition that happened. Missing
-/// violations and missing coverage can still
-/// be supplied by another slice, so they wait for [`merge`].
-pub fn definitely_failed(result: &ScenarioResult) -> bool {
+/// violations and missing coverage can still be supplied by another slice, so they wait for
+/// [`merge`].
+fn definitely_failed(result: &ScenarioResult) -> bool {
     let summary = &result.summary;
     if !summary.panicked_seeds.is_empty() || !summary.runaway_seeds.is_empty() {
         return true;
@@ -223,73 +330,20 @@ pub fn scenario_result(
     builder.finish(file, scenario)
 }
 
-/// The report of `results` (in any order): sorted by file, `all_met` computed.
+/// The report of `results` (in any order): sorted by file, `all_met` computed from each
+/// scenario's verdict (a shard's part when `shard` is set).
 pub fn check_report(shard: Option<String>, mut results: Vec<ScenarioResult>) -> CheckReport {
     // Names break ties so that even a file given twice orders deterministically.
     results.sort_by(|a, b| (&a.file, &a.scenario.name).cmp(&(&b.file, &b.scenario.name)));
-    let all_met = results.iter().all(|result| result.summary.expectation_met);
+    let sharded = shard.is_some();
+    let all_met = results
+        .iter()
+        .all(|result| !result.verdict(sharded).failed());
     CheckReport {
         shard,
         scenarios: results,
         all_met,
     }
-}
-
-/// Pretty JSON with a trailing newline; the same report always gives the same bytes.
-pub fn report_to_json(report: &CheckReport) -> String {
-    let mut out = serde_json::to_string_pretty(report).expect("check report serializes");
-    out.push('\n');
-    out
-}
-
-/// Reads a report written by [`report_to_json`]; `file` names the input in the error.
-pub fn report_from_json(text: &str, file: &str) -> Result<CheckReport, String> {
-    serde_json::from_str(text).map_err(|error| {
-        format!(
-            "{file}: not a fencesim check report (JSON from `fencesim check --json`): {}",
-            json_words(&error.to_string())
-        )
-    })
-}
-
-/// serde's message in JSON's words: no Rust type names (`struct SeedOutcome`, `u64`,
-/// `sequence`, `map`) in what a user reads.
-fn json_words(message: &str) -> String {
-    let mut text = message.to_string();
-    for (rust, json) in [
-        ("struct ", "an object"),
-        ("enum ", "one of the documented values"),
-    ] {
-        while let Some(start) = text.find(rust) {
-            let after = start + rust.len();
-            let mut end = text[after..]
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .map_or(text.len(), |n| after + n);
-            if let Some(rest) = text[end..].strip_prefix(" with ") {
-                if let Some(n) = rest.find(" element") {
-                    let tail = &rest[n + " element".len()..];
-                    end +=
-                        " with ".len() + n + " element".len() + usize::from(tail.starts_with('s'));
-                }
-            }
-            text.replace_range(start..end, json);
-        }
-    }
-    for (rust, json) in [
-        ("a sequence", "an array"),
-        ("sequence", "array"),
-        ("a map", "an object"),
-        ("invalid type: map", "invalid type: object"),
-        ("u64", "a non-negative integer"),
-        ("u32", "a non-negative integer"),
-        ("usize", "a non-negative integer"),
-        ("i64", "an integer"),
-        ("f64", "a number"),
-        ("floating point", "number"),
-    ] {
-        text = text.replace(rust, json);
-    }
-    text
 }
 
 /// Most seeds an error message lists.
@@ -370,6 +424,7 @@ fn check_part(result: &ScenarioResult, shard: Option<Shard>) -> Result<(), Strin
             ));
         }
     }
+    check_recorded_part(result, shard)?;
     let kept_seeds: Vec<u64> = result.failures.iter().map(|outcome| outcome.seed).collect();
     if kept_seeds.windows(2).any(|pair| pair[0] >= pair[1]) {
         return Err(format!(
@@ -442,6 +497,8 @@ fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult
             .map_err(|expected| format!("{file}: {expected}"))?;
     }
     check_seeds_counted_once(file, range, &results)?;
+    let recorded_total = results[0].recorded_total;
+    let recorded = merge_recorded(file, &results)?;
 
     let mut state = SummaryState::new();
     let mut failures: BTreeMap<u64, SeedOutcome> = BTreeMap::new();
@@ -463,7 +520,77 @@ fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult
         scenario,
         state,
         failures,
+        recorded,
+        recorded_total,
     })
+}
+
+/// What `merge` verifies of a part's recorded seeds: at most a regressions file's worth,
+/// each index once, ascending, within the file, and (a shard) each one its shard re-runs.
+fn check_recorded_part(result: &ScenarioResult, shard: Option<Shard>) -> Result<(), String> {
+    let file = &result.file;
+    let total = result.recorded_total;
+    if total > crate::recorded::MAX_ENTRIES {
+        return Err(format!(
+            "{file}: recorded_total: expected at most {} recorded seeds, got {total}",
+            crate::recorded::MAX_ENTRIES
+        ));
+    }
+    let indices: Vec<usize> = result.recorded.iter().map(|run| run.index).collect();
+    if indices.windows(2).any(|pair| pair[0] >= pair[1]) {
+        return Err(format!(
+            "{file}: recorded: expected re-runs in ascending index order, each once"
+        ));
+    }
+    if let Some(index) = indices
+        .iter()
+        .find(|&&index| index >= total || shard.is_some_and(|shard| !shard.takes_recorded(index)))
+    {
+        return Err(format!(
+            "{file}: recorded: expected only the indices of {}the {total} recorded seeds, got \
+             {index} (was the report edited?)",
+            shard.map_or(String::new(), |shard| format!("shard {shard}'s share of "))
+        ));
+    }
+    Ok(())
+}
+
+/// The parts' recorded seeds together: every one of the file's re-run exactly once, in index
+/// order (the unsharded run's), and every part counting the same file.
+fn merge_recorded(file: &str, results: &[ScenarioResult]) -> Result<Vec<RecordedRun>, String> {
+    let total = results[0].recorded_total;
+    if let Some(other) = results.iter().find(|r| r.recorded_total != total) {
+        return Err(format!(
+            "{file}: the reports re-ran different regressions files: one holds {total} recorded \
+             seeds, another {} (were the shards run from different commits?)",
+            other.recorded_total
+        ));
+    }
+    let mut runs: Vec<RecordedRun> = results
+        .iter()
+        .flat_map(|r| r.recorded.iter().cloned())
+        .collect();
+    runs.sort_by_key(|run| run.index);
+    for (expected, run) in runs.iter().enumerate() {
+        if run.index != expected {
+            let what = if run.index < expected {
+                format!("recorded seed #{} appears twice", run.index)
+            } else {
+                format!("recorded seed #{expected} is in none of them")
+            };
+            return Err(format!(
+                "{file}: {what} in the reports to merge (a shard left out, or merged twice?)"
+            ));
+        }
+    }
+    if runs.len() != total {
+        return Err(format!(
+            "{file}: recorded seed #{} is in none of the reports to merge (was a shard left \
+             out?)",
+            runs.len()
+        ));
+    }
+    Ok(runs)
 }
 
 /// Checks that the parts' states together counted each seed of `range` exactly once and no

@@ -124,11 +124,13 @@ pub fn summarize(scenario: &Scenario, seeds: SeedRange, outcomes: &[SeedOutcome]
     builder.finish(scenario, seeds)
 }
 
-/// Pretty JSON with a trailing newline; the same summary always gives the same bytes.
+/// The version of the `summary.json` format this build writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// `summary.json`: pretty JSON with a trailing newline, `schema_version` and `producer`
+/// first; the same summary always gives the same bytes.
 pub fn to_json(summary: &Summary) -> String {
-    let mut out = serde_json::to_string_pretty(summary).expect("summary serializes");
-    out.push('\n');
-    out
+    fencesim_model::version::versioned_json(SCHEMA_VERSION, summary)
 }
 
 /// How an expectation is written in reports: `"safe"` or `"violates I3, I4"`.

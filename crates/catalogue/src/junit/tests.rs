@@ -172,6 +172,58 @@ fn one_testcase_per_scenario_and_failures_replay() {
 }
 
 #[test]
+fn each_recorded_seed_is_a_testcase_failing_while_it_still_contradicts() {
+    use fencesim_verdict::recorded::{Entry, RecordedRun};
+    let met = scenario(Spec {
+        name: "met",
+        ..Spec::default()
+    });
+    let mut result = scenario_result("s/met.toml", &met, run(0..20, |s| outcome(s, &[], None)));
+    let entry = |seed: u64, set: &[&str]| Entry {
+        seed,
+        set: set.iter().map(|s| s.to_string()).collect(),
+        scenario_hash: "0123456789abcdef".into(),
+        trace_hash: "0123456789abcdef".into(),
+        violated: vec!["I3".into()],
+    };
+    result.recorded_total = 2;
+    result.recorded = vec![
+        RecordedRun::judge(0, &entry(41, &[]), &met, &outcome(41, &[], None)),
+        RecordedRun::judge(
+            1,
+            &entry(42, &["storage.fencing=none"]),
+            &met,
+            &outcome(42, &[I3], None),
+        ),
+    ];
+    let report = check_report(None, vec![result]);
+    assert!(!report.all_met, "a recorded seed still fails");
+    let xml = junit_xml(&report, &BTreeMap::new());
+    let document = roxmltree::Document::parse(&xml).expect("well-formed XML");
+    let suite = document.root_element();
+    assert_eq!(suite.attribute("tests"), Some("3"));
+    assert_eq!(suite.attribute("failures"), Some("1"));
+    let failures = failures(&document);
+    let names: Vec<&String> = failures.keys().collect();
+    assert_eq!(
+        names,
+        ["met recorded seed 42 (under --set storage.fencing=none)"],
+        "the scenario's sweep passed; the seed that passes now fails nothing"
+    );
+    let (kind, message, text) = failures.values().next().unwrap();
+    assert_eq!(kind, "REGRESSION");
+    assert_eq!(
+        message,
+        "recorded seed 42 still contradicts the expectation"
+    );
+    assert!(
+        text.contains("replay: fencesim replay s/met.toml --seed 42 --set storage.fencing=none\n"),
+        "{text}"
+    );
+    assert!(xml.contains("recorded seed 41 (#0 of the regressions file): NO LONGER FAILS"));
+}
+
+#[test]
 fn failing_seeds_are_listed_up_to_twenty() {
     let broken = scenario(Spec {
         name: "broken",

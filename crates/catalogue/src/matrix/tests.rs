@@ -210,7 +210,10 @@ fn matrices_are_deterministic_and_independent_of_input_order() {
         .ends_with("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"));
     assert_eq!(
         matrix_json(&empty),
-        format!("{{\n  \"generated_by\": \"{MATRIX_COMMAND}\",\n  \"rows\": []\n}}\n")
+        format!(
+            "{{\n  \"schema_version\": 1,\n  \"producer\": \"{}\",\n  \"generated_by\": \"{MATRIX_COMMAND}\",\n  \"rows\": []\n}}\n",
+            fencesim_model::version::PRODUCER
+        )
     );
 }
 

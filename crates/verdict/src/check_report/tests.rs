@@ -144,7 +144,8 @@ fn json_round_trips_byte_for_byte() {
 
 #[test]
 fn report_from_json_names_the_file() {
-    let error = report_from_json("{\"shard\": null}", "shard-2.json").unwrap_err();
+    let error =
+        report_from_json("{\"schema_version\": 1, \"shard\": null}", "shard-2.json").unwrap_err();
     assert!(error.starts_with("shard-2.json: "), "{error}");
     assert!(error.contains("line 1"), "{error}");
     let error = report_from_json("not json", "x/y.json").unwrap_err();
@@ -284,21 +285,180 @@ fn merge_refuses_inconsistent_parts() {
     // A state that does not add up: a failing seed it never counted, or a count that is not
     // the number of seeds.
     let json = report_to_json(&second);
-    let failing = json.replacen(r#""failing": []"#, r#""failing": [7777]"#, 1);
-    let stats = json.find(r#""stats""#).expect("a state") + r#""stats": {"#.len();
-    let runs = stats + json[stats..].find(r#""runs": "#).unwrap() + r#""runs": "#.len();
+    let failing = json.replacen(r#""failing":[]"#, r#""failing":[7777]"#, 1);
+    let stats = json.find(r#""stats""#).expect("a state") + r#""stats":{"#.len();
+    let runs = stats + json[stats..].find(r#""runs":"#).unwrap() + r#""runs":"#.len();
     let runs = format!("{}1{}", &json[..runs], &json[runs..]);
     for (edited, needle) in [
         (failing, "names seed 7777"),
         (runs, "expected runs equal to the number of seeds counted"),
     ] {
         assert_ne!(edited, json, "{needle}");
-        let edited = report_from_json(&edited, "edited.json").unwrap();
-        check_merge_error(
-            vec![first.clone(), edited],
-            &["scenarios/safe.toml", needle],
+        // Refused as it is read: its summary cannot be finished from an unsound state.
+        let error = report_from_json(&edited, "edited.json").unwrap_err();
+        assert!(
+            error.starts_with("edited.json: scenarios/safe.toml: ") && error.contains(needle),
+            "{error}"
         );
     }
+}
+
+/// `result` with recorded seeds `runs` re-run out of a file of `total`.
+fn with_recorded(
+    mut result: ScenarioResult,
+    total: usize,
+    runs: &[(usize, bool)],
+) -> ScenarioResult {
+    use crate::recorded::{RecordedRun, Rerun};
+    result.recorded_total = total;
+    result.recorded = runs
+        .iter()
+        .map(|&(index, contradicts)| RecordedRun {
+            index,
+            seed: 100 + index as u64,
+            set: if index == 1 {
+                vec!["storage.fencing=none".into()]
+            } else {
+                vec![]
+            },
+            recorded: vec!["I3".into()],
+            now: if contradicts {
+                vec!["I3".into()]
+            } else {
+                vec![]
+            },
+            rerun: if contradicts {
+                Rerun::Same
+            } else {
+                Rerun::Passes
+            },
+            scenario_changed: false,
+            contradicts,
+            detail: String::new(),
+        })
+        .collect();
+    result
+}
+
+#[test]
+fn a_recorded_seed_that_still_contradicts_fails_the_scenario_and_the_report() {
+    let clean_safe = || scenario_result("scenarios/safe.toml", &safe(), clean());
+    assert_eq!(clean_safe().verdict(false), ScenarioVerdict::Ok);
+    // Recorded seeds that pass now are reported and fail nothing.
+    let passing = with_recorded(clean_safe(), 2, &[(0, false), (1, false)]);
+    assert_eq!(passing.verdict(false), ScenarioVerdict::Ok);
+    assert!(check_report(None, vec![passing]).all_met);
+    // One that still contradicts fails the scenario, its report, and a shard's part too.
+    let failing = with_recorded(clean_safe(), 2, &[(0, false), (1, true)]);
+    assert_eq!(failing.verdict(false), ScenarioVerdict::Failed);
+    assert_eq!(failing.verdict(true), ScenarioVerdict::Failed);
+    let report = check_report(None, vec![failing.clone()]);
+    assert!(!report.all_met);
+    assert_eq!(report.failed().len(), 1);
+    assert_eq!(report.failed()[0].recorded_failing().count(), 1);
+    let back = through_json(&report, "check.json");
+    assert_eq!(
+        back, report,
+        "recorded re-runs are part of the written report"
+    );
+    assert!(!back.all_met);
+    assert!(report_to_json(&report).contains("\"verdict\":\"FAILED\""));
+    // A clean shard's part is undecided, not failed.
+    assert_eq!(clean_safe().verdict(true), ScenarioVerdict::Partial);
+    assert!(check_report(Some("1/2".into()), vec![clean_safe()]).all_met);
+}
+
+#[test]
+fn recorded_seeds_split_across_shards_and_merge_back_exactly() {
+    let total = 5;
+    let states: Vec<bool> = vec![false, true, false, false, false];
+    let all: Vec<(usize, bool)> = states.iter().copied().enumerate().collect();
+    let whole = check_report(
+        None,
+        vec![with_recorded(
+            scenario_result("scenarios/safe.toml", &safe(), clean()),
+            total,
+            &all,
+        )],
+    );
+    assert!(!whole.all_met);
+    let part = |k: usize, n: usize| {
+        let shard = Shard {
+            k: k as u64 + 1,
+            n: n as u64,
+        };
+        let mine: Vec<(usize, bool)> = all
+            .iter()
+            .copied()
+            .filter(|(index, _)| shard.takes_recorded(*index))
+            .collect();
+        check_report(
+            Some(shard.to_string()),
+            vec![with_recorded(
+                scenario_result("scenarios/safe.toml", &safe(), slice(clean(), k, n)),
+                total,
+                &mine,
+            )],
+        )
+    };
+    // Seed #1 fails: shard 2 of 2 holds it, and fails for certain; shard 1 is undecided.
+    assert!(part(0, 2).all_met && !part(1, 2).all_met);
+    let merged = merge(vec![
+        through_json(&part(1, 2), "b"),
+        through_json(&part(0, 2), "a"),
+    ])
+    .unwrap();
+    assert_eq!(report_to_json(&merged), report_to_json(&whole));
+    assert!(!merged.all_met);
+    // Each recorded seed exactly once: a part left out, or given twice, is refused.
+    let three: Vec<CheckReport> = (0..3).map(|k| part(k, 3)).collect();
+    assert_eq!(
+        report_to_json(&merge(three.clone()).unwrap()),
+        report_to_json(&whole)
+    );
+    let mut missing = three.clone();
+    missing[2].scenarios[0].recorded.clear();
+    check_merge_error(
+        missing,
+        &["scenarios/safe.toml", "recorded seed #2 is in none"],
+    );
+    let mut stray = three.clone();
+    stray[0].scenarios[0].recorded = three[1].scenarios[0].recorded.clone();
+    check_merge_error(stray, &["shard 1/3's share", "got 1"]);
+    let mut other_file = three;
+    other_file[1].scenarios[0].recorded_total = 6;
+    check_merge_error(other_file, &["different regressions files"]);
+}
+
+#[test]
+fn reports_of_another_schema_version_are_refused_naming_both() {
+    let json = report_to_json(&whole());
+    assert!(json.starts_with(&format!(
+        "{{\"schema_version\":{SCHEMA_VERSION},\"producer\":\"{}\",",
+        fencesim_model::version::PRODUCER
+    )));
+    let ours = ReportHeader::of(&json, "a.json").unwrap();
+    let next = ReportHeader::of(
+        &json.replacen("\"schema_version\":1", "\"schema_version\":2", 1),
+        "b.json",
+    )
+    .unwrap();
+    let error = same_schema(&[("a.json", ours.clone()), ("b.json", next.clone())]).unwrap_err();
+    assert!(
+        error.contains("a.json has schema_version 1")
+            && error.contains("b.json has schema_version 2"),
+        "{error}"
+    );
+    let error = same_schema(&[("b.json", next)]).unwrap_err();
+    assert!(
+        error.starts_with("b.json: expected a check report with schema_version 1"),
+        "{error}"
+    );
+    let old = ReportHeader::of("{\"shard\": null, \"scenarios\": []}", "old.json").unwrap();
+    let error = same_schema(&[("a.json", ours), ("old.json", old)]).unwrap_err();
+    assert!(error.contains("old.json has no schema_version"), "{error}");
+    let error = report_from_json("{\"shard\": null, \"scenarios\": []}", "old.json").unwrap_err();
+    assert!(error.contains("no schema_version"), "{error}");
 }
 
 #[test]

@@ -437,6 +437,8 @@ fn json_fields_come_in_declared_order() {
         &[rejecting(outcome(0, &[], None))],
     ));
     let order = [
+        "\"schema_version\": 1",
+        "\"producer\": \"fencesim ",
         "\"scenario\"",
         "\"scenario_hash\"",
         "\"seeds\"",
