@@ -2,6 +2,8 @@
 //! small catalogue written to a temporary directory.
 
 mod util;
+#[path = "util/workflow.rs"]
+mod workflow;
 
 use std::{fs, path::Path};
 
@@ -358,4 +360,316 @@ fn k_selects_scenarios_and_fail_fast_stops_at_the_first_failure() {
         stdout.contains("2 scenarios, 1 failed, 1 not run (--fail-fast)"),
         "{stdout}"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// docs/scale-out.md's recipes, run as written (issue 31 item 6).
+
+/// The body of the first fenced block of `lang` after the line `heading` in
+/// docs/scale-out.md, or (`nth` > 0) the nth such block after it.
+fn recipe_block(heading: &str, lang: &str, nth: usize) -> String {
+    let doc =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scale-out.md"))
+            .unwrap();
+    let mut rest = &doc[doc
+        .find(heading)
+        .unwrap_or_else(|| panic!("no {heading:?}"))..];
+    let fence = format!("```{lang}\n");
+    for _ in 0..nth {
+        rest = &rest[rest.find(&fence).unwrap() + fence.len()..];
+    }
+    let start = rest.find(&fence).unwrap() + fence.len();
+    let end = start + rest[start..].find("```\n").unwrap();
+    rest[start..end].to_string()
+}
+
+/// A catalogue in `dir/scenarios` with a planted failing sweep seed (`a.toml`: unfenced,
+/// claimed safe: every seed violates) and a planted failing recorded seed (`b.toml`: fenced,
+/// its sweep passes, but seed 40 is recorded under `--set storage.fencing=none`).
+fn planted_catalogue(dir: &Path) {
+    let scenarios = dir.join("scenarios");
+    fs::create_dir_all(&scenarios).unwrap();
+    let safe = "safe = true\ncoverage = [\"stale-write-rejected\"]";
+    fs::write(
+        scenarios.join("a.toml"),
+        scenario("a", "none", 5_000, "safe = true\ncoverage = [\"takeover\"]"),
+    )
+    .unwrap();
+    fs::write(
+        scenarios.join("b.toml"),
+        scenario("b", "max-token", 5_000, safe),
+    )
+    .unwrap();
+    let args = [
+        "run",
+        "scenarios/b.toml",
+        "--seeds",
+        "40..41",
+        "--set",
+        "storage.fencing=none",
+        "--record-failures",
+        "--out",
+        "../out",
+    ];
+    let (code, stdout, stderr) = fencesim(&args, dir);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("1 newly recorded"), "{stdout}");
+}
+
+/// The merged result is red: `merge` exited 1 printing both reproduce lines, JUnit has both
+/// failures, `check.json` says `all_met: false`.
+#[track_caller]
+fn assert_red(code: i32, output: &str, junit: &Path, check: &Path) {
+    assert_eq!(code, 1, "merge: {output}");
+    for line in [
+        "a.toml --seed 0\n",
+        "b.toml --seed 40 --set storage.fencing=none\n",
+    ] {
+        assert!(
+            output.contains(line),
+            "no reproduce line {line:?} in {output}"
+        );
+    }
+    let junit = fs::read_to_string(junit).unwrap();
+    let xml = roxmltree::Document::parse(&junit).unwrap();
+    let failures: Vec<&str> = xml
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .filter_map(|n| n.text())
+        .collect();
+    assert_eq!(failures.len(), 2, "{junit}");
+    assert!(
+        failures
+            .iter()
+            .any(|t| t.contains("--seed 40 --set storage.fencing=none")),
+        "{junit}"
+    );
+    let check: serde_json::Value = serde_json::from_slice(&fs::read(check).unwrap()).unwrap();
+    assert_eq!(check["all_met"], false);
+}
+
+/// The Kubernetes recipe: the clear Job, the Indexed Job's pods (`JOB_COMPLETION_INDEX`
+/// 0..completions, `JOB_COMPLETIONS` from the manifest), the merge Job, each its `args`
+/// script run by `sh -c` with `/parts` and `/catalogue` moved into a temp dir and `fencesim`
+/// on the PATH; a stale part from an earlier run waits in `/parts`.
+#[test]
+fn the_kubernetes_recipe_runs_as_written_and_a_failure_turns_it_red() {
+    let dir = tempfile::tempdir().unwrap();
+    let (catalogue, parts) = (dir.path().join("catalogue"), dir.path().join("parts"));
+    planted_catalogue(&catalogue);
+    fs::create_dir_all(&parts).unwrap();
+    fs::write(
+        parts.join("check-9.json"),
+        "{\"left\": \"by an earlier run\"}",
+    )
+    .unwrap();
+    let manifests = recipe_block("## Kubernetes: clear the parts", "yaml", 0);
+    let jobs: Vec<&str> = manifests.split("\n---\n").collect();
+    assert_eq!(jobs.len(), 3, "clear, check, merge");
+    let field = |job: &str, key: &str| -> String {
+        let at = job.find(key).unwrap_or_else(|| panic!("no {key} in {job}")) + key.len();
+        job[at..]
+            .lines()
+            .next()
+            .unwrap()
+            .split('#')
+            .next()
+            .unwrap()
+            .trim()
+            .trim_matches('"')
+            .to_string()
+    };
+    let completions: u64 = field(jobs[1], "completions: ").parse().unwrap();
+    assert_eq!(
+        field(jobs[1], "- name: JOB_COMPLETIONS\n              value: "),
+        completions.to_string()
+    );
+    let bin = Path::new(env!("CARGO_BIN_EXE_fencesim")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let pod = |job: &str, env: &[(&str, String)]| {
+        let script = args_script(job)
+            .replace("/parts", parts.to_str().unwrap())
+            .replace("/catalogue", catalogue.to_str().unwrap());
+        let out = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .env("PATH", &path)
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code().unwrap_or(-1), text)
+    };
+    let (code, text) = pod(jobs[0], &[]);
+    assert_eq!(code, 0, "clear: {text}");
+    for index in 0..completions {
+        let env = [
+            ("JOB_COMPLETION_INDEX", index.to_string()),
+            ("JOB_COMPLETIONS", completions.to_string()),
+        ];
+        let (code, text) = pod(jobs[1], &env);
+        assert_eq!(
+            code, 0,
+            "pod {index} (a found failure must not fail the pod): {text}"
+        );
+    }
+    let (code, text) = pod(jobs[2], &[]);
+    assert_red(
+        code,
+        &text,
+        &parts.join("junit.xml"),
+        &parts.join("check.json"),
+    );
+}
+
+/// The script of a Job's `args: - |` block.
+fn args_script(job: &str) -> String {
+    let at = job.find("args:\n").unwrap() + "args:\n".len();
+    let mut lines = job[at..].lines();
+    let first = lines.next().unwrap();
+    assert_eq!(first.trim(), "- |", "{job}");
+    let indent = first.find('-').unwrap() + 2;
+    lines
+        .take_while(|line| line.len() > indent && line[..indent].trim().is_empty())
+        .map(|line| &line[indent..])
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The GitHub Actions recipe: one build job, the matrix of shards, the merge job with its
+/// JUnit report, each step as written (the actions stood in for), a stale part waiting in the
+/// merge job's workspace.
+#[test]
+fn the_github_actions_recipe_runs_as_written_and_a_failure_turns_it_red() {
+    let root = tempfile::tempdir().unwrap();
+    planted_catalogue(&root.path().join("repo"));
+    let jobs = workflow::parse_workflow(&recipe_block("## GitHub Actions:", "yaml", 0));
+    let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["build", "shard", "merge"]);
+    let builds = jobs
+        .iter()
+        .flat_map(|j| &j.steps)
+        .filter(|s| {
+            s.run
+                .as_deref()
+                .is_some_and(|r| r.starts_with("cargo build"))
+        })
+        .count();
+    assert_eq!(builds, 1, "the binary is built once");
+    let ran = workflow::run_workflow(&jobs, root.path(), &[("merge", "parts/check-9.json")]);
+    let log = |name: &str| {
+        ran.jobs
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .unwrap_or_else(|| panic!("{name} did not run"))
+    };
+    assert!(log("build-").1, "build: {}", log("build-").2);
+    let shards = jobs[1].matrix.len();
+    for k in 1..=shards {
+        // A shard holding a failure fails its job, and still uploads its part.
+        assert!(
+            root.path()
+                .join(format!("artifacts/check-{k}/check-{k}.json"))
+                .exists(),
+            "shard {k}: {}",
+            log(&format!("shard-{k}")).2
+        );
+    }
+    let (_, ok, merge_log) = log("merge-");
+    assert!(!ok, "the merge job fails: {merge_log}");
+    let ws = root.path().join("ws/merge-");
+    assert_red(1, merge_log, &ws.join("junit.xml"), &ws.join("check.json"));
+    assert_eq!(
+        ran.junit_reported,
+        [ws.join("junit.xml")],
+        "JUnit is published"
+    );
+    assert!(root
+        .path()
+        .join("artifacts/fencesim-report/junit.xml")
+        .exists());
+}
+
+/// docs/Dockerfile, the Kubernetes Jobs' image: built with the workspace's minimum toolchain
+/// and the workflow's build command, it holds `fencesim` on the PATH and the catalogue where
+/// the manifests read it, and its smoke commands run. (The image itself is not built here:
+/// this machine has no container engine.)
+#[test]
+fn the_kubernetes_image_recipe_holds_what_the_jobs_run() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = fs::read_to_string(repo.join("docs/Dockerfile")).unwrap();
+    let instructions: Vec<(&str, &str)> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| l.split_once(' ').unwrap())
+        .collect();
+    let msrv = fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    let msrv = msrv
+        .split("rust-version = \"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        instructions[0],
+        ("FROM", format!("rust:{msrv}-bookworm AS build").as_str())
+    );
+    let workflow = recipe_block("## GitHub Actions:", "yaml", 0);
+    let mut workdir = "";
+    let mut runs = Vec::new();
+    for (op, args) in &instructions {
+        match *op {
+            "WORKDIR" => workdir = args,
+            "COPY" if !args.starts_with("--from") => {
+                let source = args.split(' ').next().unwrap();
+                assert!(
+                    repo.join(source).exists(),
+                    "COPY {source}: not in the repository"
+                );
+            }
+            "COPY" => assert_eq!(
+                *args,
+                format!("--from=build {workdir}/target/release/fencesim /usr/local/bin/fencesim")
+            ),
+            "RUN" => runs.push(*args),
+            _ => {}
+        }
+    }
+    assert!(
+        workflow.contains(&format!("- run: {}\n", runs[0])),
+        "one build command: {}",
+        runs[0]
+    );
+    assert!(instructions.contains(&("COPY", "scenarios /catalogue/scenarios")));
+    let manifests = recipe_block("## Kubernetes: clear the parts", "yaml", 0);
+    assert!(
+        manifests.contains("fencesim check /catalogue/scenarios "),
+        "{manifests}"
+    );
+    // The smoke test, on this machine: /catalogue is the repository.
+    let bin = Path::new(env!("CARGO_BIN_EXE_fencesim")).parent().unwrap();
+    let out = std::process::Command::new("sh")
+        .args(["-c", &runs[1].replace("/catalogue", repo.to_str().unwrap())])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(fs::read_to_string(repo.join(".dockerignore"))
+        .unwrap()
+        .lines()
+        .any(|l| l == "target"));
 }
