@@ -277,7 +277,8 @@ mod tests {
     #[test]
     fn validation_names_the_field_and_what_was_expected() {
         assert_eq!(entry(3).validate(), Ok(()));
-        let cases: [(fn(&mut Entry), &str); 6] = [
+        type Edit = fn(&mut Entry);
+        let cases: [(Edit, &str); 6] = [
             (|e| e.seed = u64::MAX, "seed: expected a seed below"),
             (
                 |e| e.scenario_hash = "xyz".into(),
