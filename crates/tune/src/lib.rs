@@ -701,7 +701,7 @@ fn takeovers(m: &Metrics) -> Takeovers {
         all: m.takeovers,
         after_crash: m.takeovers_after_crash,
         after_stall: m.takeovers_after_stall,
-        after_outage: m.takeovers_after_outage,
+        after_outage: m.outage_takeovers,
     }
 }
 
