@@ -684,7 +684,7 @@ fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
             // a release; none when it handed the lease on.
             let stood_down = stand_downs
                 .get(&(holder, scope, previous.token))
-                .and_then(|list| list.iter().copied().filter(|&s| s < grant.index).last());
+                .and_then(|list| list.iter().copied().rfind(|&s| s < grant.index));
             let end = tenure.and_then(|t| t.end);
             let lost_at = match end.map(|e| &index.events()[e].kind) {
                 Some(EventKind::Expired { .. } | EventKind::TakenOver { .. }) => end,
@@ -704,12 +704,12 @@ fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
                     let contact = causes
                         .last_contact(holder, scope, previous.token, grant.index)
                         .unwrap_or(previous.index);
-                    let paused = |e: usize| matches!(index.events()[e].kind, EventKind::Paused { .. });
+                    let paused =
+                        |e: usize| matches!(index.events()[e].kind, EventKind::Paused { .. });
                     let paused_at_contact = events
                         .iter()
                         .copied()
-                        .filter(|&e| e < contact)
-                        .last()
+                        .rfind(|&e| e < contact)
                         .is_some_and(paused);
                     if paused_at_contact || between(contact, grant.index).any(paused) {
                         m.takeovers_after_stall += 1;

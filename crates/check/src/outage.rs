@@ -488,7 +488,11 @@ impl<'h> Causes<'h> {
 /// `Crashed`; with neither, its planned end), a pause that begins when the previous one ended
 /// (queued behind it) merged with it.
 fn stalls(events: &[Event]) -> BTreeMap<&str, Vec<(u64, u64)>> {
-    fn close<'h>(out: &mut BTreeMap<&'h str, Vec<(u64, u64)>>, node: &'h str, (start, end): (u64, u64)) {
+    fn close<'h>(
+        out: &mut BTreeMap<&'h str, Vec<(u64, u64)>>,
+        node: &'h str,
+        (start, end): (u64, u64),
+    ) {
         let list = out.entry(node).or_default();
         match list.last_mut() {
             Some(last) if start <= last.1 => last.1 = last.1.max(end),

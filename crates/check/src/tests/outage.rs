@@ -685,7 +685,11 @@ fn case_crash_inside_the_outage_is_the_crashs_takeover() {
     }));
     assert_eq!((m.takeovers, m.takeovers_after_crash), (1, 1));
     assert_eq!(
-        (m.outage_takeovers, m.outage_false_expiries, m.false_expiries),
+        (
+            m.outage_takeovers,
+            m.outage_false_expiries,
+            m.false_expiries
+        ),
         (0, 0, 0),
         "a dead holder's lease would have ended without the outage"
     );
@@ -771,7 +775,10 @@ fn case_paused_and_cut_holder_is_the_pauses() {
             .at(20_000)
             .grant("job", "w1", 2)
     }));
-    assert_eq!((short.outage_false_expiries, short.outage_takeovers), (1, 1));
+    assert_eq!(
+        (short.outage_false_expiries, short.outage_takeovers),
+        (1, 1)
+    );
     assert_eq!(short.takeovers_after_stall, 0);
 }
 
@@ -824,9 +831,15 @@ fn queued_pauses_are_one_stall() {
     };
     let back_to_back = queued(0);
     assert_eq!(
-        (back_to_back.takeovers_after_stall, back_to_back.outage_takeovers),
+        (
+            back_to_back.takeovers_after_stall,
+            back_to_back.outage_takeovers
+        ),
         (1, 0)
     );
     let apart = queued(1_000);
-    assert_eq!((apart.takeovers_after_stall, apart.outage_takeovers), (0, 1));
+    assert_eq!(
+        (apart.takeovers_after_stall, apart.outage_takeovers),
+        (0, 1)
+    );
 }
