@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     index::{ns_to_ms, Epoch, FenceStatus, Index},
-    outage::Causes,
+    outage::{Causes, LossCause},
 };
 
 /// Counters and latencies of one run. Times are true (god's-eye) times in milliseconds.
@@ -92,38 +92,36 @@ pub struct Metrics {
     /// open (not expired, released or dropped) — e.g. renewals failing during a lease-service
     /// outage or partition, or a local deadline shorter than the service's TTL.
     pub stand_downs: u64,
-    /// Stand-downs caused by an outage (`crate::outage`: the holder's run of failed renewals
-    /// began inside an outage of that holder, the lease service down or its link to it cut,
-    /// even if the stand-down landed after the outage ended): a holder that did not survive an
-    /// outage. (Until the outage module it counted only stand-downs inside a coordinator
-    /// restart.)
+    /// Stand-downs caused by an outage: ones that would not have happened without it
+    /// (`crate::outage`, the one definition: not after a crash of the holder, not when a stall
+    /// of the holder alone would have ended the lease, and the holder's run of failed renewals
+    /// began inside an outage of it — the lease service down or its link to it cut — even if
+    /// the stand-down landed after the outage ended): a holder that did not survive an outage.
     pub outage_stand_downs: u64,
-    /// Takeovers caused by an outage: the previous holder's run of failed renewals on its
-    /// lease began inside an outage of that holder (with none, its tenure ended inside one),
-    /// whatever else happened to it (`takeovers_after_outage` leaves out those after a crash).
+    /// Takeovers caused by an outage: the previous holder did not crash while holding the
+    /// lease, did not hand it on (a release with no stand-down before it), and lost it to an
+    /// outage (`crate::outage`: its expiry, its record taken over, its lease dropped, or the
+    /// stand-down before its release, was the outage's). One of the takeover causes below.
     #[serde(default)]
     pub outage_takeovers: u64,
-    /// False expiries (`false_expiries`) caused by an outage of their holder.
+    /// False expiries (`false_expiries`) caused by an outage of their holder (as above).
     #[serde(default)]
     pub outage_false_expiries: u64,
     /// Rejected current writes (`current_write_rejections`) caused by an outage of the
-    /// writer: its run of failed renewals of that lease began inside one (with none, the
-    /// rejection happened inside one).
+    /// writer (as above, judged at the rejection).
     #[serde(default)]
     pub outage_current_write_rejections: u64,
-    /// Takeovers whose previous holder stalled (GC pause or VM suspend) between its last
-    /// renewal and the takeover, and lost the lease to time (its tenure expired, was taken
-    /// over, or it stood down and released), without a crash or an outage: the cause of each
-    /// takeover is the first of crash, outage, stall that applies, so
-    /// `takeovers = takeovers_after_crash + takeovers_after_outage + takeovers_after_stall +`
+    /// Takeovers whose previous holder stalled (GC pause or VM suspend) and lost the lease to
+    /// time (its tenure expired, was taken over or dropped, or it stood down and released),
+    /// without a crash or an outage: a stall that alone would have ended the lease (see
+    /// `crate::outage`), or, when no outage caused the loss either, any pause at the holder's
+    /// last contact with the service or after it. Each takeover has at most one cause, tried
+    /// in the order crash, stall that alone would have ended it, outage, other stall, so
+    /// `takeovers = takeovers_after_crash + takeovers_after_stall + outage_takeovers +`
     /// handoffs with none of these causes (a release after the holder's writes, or a
     /// stand-down for another reason).
     #[serde(default)]
     pub takeovers_after_stall: u64,
-    /// Takeovers caused by an outage (as `outage_takeovers`) whose previous holder did not
-    /// crash while holding the lease.
-    #[serde(default)]
-    pub takeovers_after_outage: u64,
     /// Total time during which at least one worker was in an outage (`crate::outage`), ms.
     #[serde(default)]
     pub outage_ms: f64,
@@ -348,7 +346,7 @@ impl<'h> NodeStates<'h> {
         });
         if !self.crashed.contains(holder.as_str()) && !holder_died {
             m.false_expiries += 1;
-            if causes.caused(holder, scope, *token, k, k) {
+            if causes.loss(holder, scope, *token, k) == LossCause::Outage {
                 m.outage_false_expiries += 1;
             }
         }
@@ -423,7 +421,7 @@ fn count_write(index: &Index<'_>, causes: &Causes<'_>, k: usize, m: &mut Metrics
             }
             if held {
                 m.current_write_rejections += 1;
-                if causes.caused(writer, lease_scope, *token, k, k) {
+                if causes.loss(writer, lease_scope, *token, k) == LossCause::Outage {
                     m.outage_current_write_rejections += 1;
                 }
             }
@@ -623,7 +621,7 @@ fn recovery_metrics(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
                 // counts, which is exactly the stand-down an outage provokes.
                 if still_held {
                     m.stand_downs += 1;
-                    if causes.caused(node, scope, *token, k, k) {
+                    if causes.loss(node, scope, *token, k) == LossCause::Outage {
                         m.outage_stand_downs += 1;
                     }
                 }
@@ -634,7 +632,10 @@ fn recovery_metrics(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
 }
 
 /// Every takeover (a grant to another holder than the scope's previous grant) with its cause:
-/// the previous holder crashed while holding, else an outage caused it, else it stalled.
+/// the previous holder crashed while holding; else the cause of its loss (`crate::outage`:
+/// a stall that alone would have ended the lease, an outage); else, lost with a pause at or
+/// after its last contact, a stall; a lease handed on (released without a stand-down) has
+/// no cause.
 fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
     // Per node: indices of its `Crashed`, `Paused` and `Resumed` events, in order.
     let mut lifecycle: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
@@ -675,49 +676,45 @@ fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
                     matches!(index.events()[e].kind, EventKind::Crashed) && t.open_before(e)
                 })
             });
-            // How the tenure ended, and whether the holder lost it (rather than handing it on).
-            let end = tenure.and_then(|t| t.end);
-            let stood_down = stand_downs
-                .get(&(holder, scope, previous.token))
-                .is_some_and(|list| list.iter().any(|&s| s < grant.index));
-            let lost = match end.map(|e| &index.events()[e].kind) {
-                Some(EventKind::Expired { .. } | EventKind::TakenOver { .. }) => true,
-                Some(EventKind::Dropped { .. }) => true,
-                Some(EventKind::Released { .. }) => stood_down,
-                _ => false,
-            };
-            let outage = causes
-                .run_start(holder, scope, previous.token, grant.index)
-                .map_or_else(
-                    || {
-                        lost && causes
-                            .in_outage(holder, index.events()[end.unwrap_or(grant.index)].t_ns)
-                    },
-                    |start| causes.in_outage(holder, index.events()[start].t_ns),
-                );
-            // Stalled: paused at its last contact with the service, or paused since.
-            let contact = causes
-                .last_contact(holder, scope, previous.token, grant.index)
-                .unwrap_or(previous.index);
-            let paused_at_contact = {
-                let before: Vec<usize> = events.iter().copied().filter(|&e| e < contact).collect();
-                before
-                    .last()
-                    .is_some_and(|&e| matches!(index.events()[e].kind, EventKind::Paused { .. }))
-            };
-            let stalled = lost
-                && (paused_at_contact
-                    || between(contact, grant.index)
-                        .any(|e| matches!(index.events()[e].kind, EventKind::Paused { .. })));
-            if outage {
-                m.outage_takeovers += 1;
-            }
             if crashed {
                 m.takeovers_after_crash += 1;
-            } else if outage {
-                m.takeovers_after_outage += 1;
-            } else if stalled {
-                m.takeovers_after_stall += 1;
+                continue;
+            }
+            // Where the holder lost the lease: its tenure's end, or its last stand-down before
+            // a release; none when it handed the lease on.
+            let stood_down = stand_downs
+                .get(&(holder, scope, previous.token))
+                .and_then(|list| list.iter().copied().rfind(|&s| s < grant.index));
+            let end = tenure.and_then(|t| t.end);
+            let lost_at = match end.map(|e| &index.events()[e].kind) {
+                Some(EventKind::Expired { .. } | EventKind::TakenOver { .. }) => end,
+                Some(EventKind::Dropped { .. }) => end,
+                Some(EventKind::Released { .. }) => stood_down,
+                _ => Some(grant.index),
+            };
+            let Some(lost_at) = lost_at else {
+                continue;
+            };
+            match causes.loss(holder, scope, previous.token, lost_at) {
+                LossCause::Crash => m.takeovers_after_crash += 1,
+                LossCause::Pause => m.takeovers_after_stall += 1,
+                LossCause::Outage => m.outage_takeovers += 1,
+                LossCause::Other => {
+                    // Paused at its last contact with the service, or paused since.
+                    let contact = causes
+                        .last_contact(holder, scope, previous.token, grant.index)
+                        .unwrap_or(previous.index);
+                    let paused =
+                        |e: usize| matches!(index.events()[e].kind, EventKind::Paused { .. });
+                    let paused_at_contact = events
+                        .iter()
+                        .copied()
+                        .rfind(|&e| e < contact)
+                        .is_some_and(paused);
+                    if paused_at_contact || between(contact, grant.index).any(paused) {
+                        m.takeovers_after_stall += 1;
+                    }
+                }
             }
         }
     }

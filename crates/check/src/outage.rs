@@ -13,12 +13,27 @@
 //! The worker's own faults (its pauses, crashes, clock steps) are not outages. An interval
 //! still open when the history ends closes at the run's end.
 //!
-//! A stand-down, takeover, false expiry or rejected current write is *caused by an outage*
-//! when the holder's run of failed renewals on that lease (its `RenewFailed` events with that
-//! token since the service last renewed or granted it) began inside an outage of that holder
-//! (bounds included), even if the consequence lands after the outage ended. With no failed
-//! renewal, the event itself (for a takeover: the end of the previous holder's tenure) must lie
-//! inside one.
+//! **Caused by an outage** ([`Causes::loss`], the one definition `run`, `check`, `tune` and
+//! the reports use): a holder's loss of a lease — a stand-down, a false expiry, a rejected
+//! current write, or the end of its tenure that a takeover follows — is the outage's when it
+//! would not have happened without the outage. From the history, the causes are tried in
+//! this order, the first that applies wins:
+//! 1. **crash**: the holder crashed after its last contact with the service on that lease
+//!    (the service's last grant or renewal of it) and before the loss;
+//! 2. **pause**: a stall of the holder (its GC pauses and VM suspends, back-to-back ones as
+//!    one) that overlaps the time from its last contact to the loss and lasted at least that
+//!    long: had every renewal up to the stall succeeded, the stall alone would still have
+//!    outlasted what the lease survived here (a holder both paused and cut off is the
+//!    pause's);
+//! 3. **outage**: the holder's run of failed renewals on that lease (its `RenewFailed` events
+//!    with that token since its last contact) began inside an outage of that holder (bounds
+//!    included), even when the loss lands after the outage ended; with no failed renewal, the
+//!    loss itself lies inside one.
+//!
+//! A takeover whose previous holder released its lease without standing down first (its
+//! last write done, then its normal release: a planned handover) follows no loss, so it is
+//! never the outage's; one whose holder stood down and then released follows that
+//! stand-down's cause.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -309,6 +324,19 @@ fn merge(mut outages: Vec<RawOutage<'_>>) -> Vec<RawOutage<'_>> {
 /// A lease as the holder knows it: (worker, scope, token).
 type Lease<'h> = (&'h str, &'h str, Token);
 
+/// Why a holder lost a lease: the first of the causes in the module docs that applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossCause {
+    /// The holder crashed after its last contact with the service.
+    Crash,
+    /// A stall of the holder alone would have ended the lease.
+    Pause,
+    /// An outage of the holder: it would not have lost the lease without it.
+    Outage,
+    /// None of these (a local deadline shorter than the lease, a volatile counter, …).
+    Other,
+}
+
 /// Answers "was this caused by an outage?" for events of one history.
 pub(crate) struct Causes<'h> {
     events: &'h [Event],
@@ -318,6 +346,11 @@ pub(crate) struct Causes<'h> {
     /// service's `Granted` / `Renewed` of that lease (`false`), in history order. (A restart's
     /// `Extended` is not an answer to the holder, so it does not end a run of failures.)
     renewals: BTreeMap<Lease<'h>, Vec<(usize, bool)>>,
+    /// Per worker, the indices of its `Crashed` events, in order.
+    crashes: BTreeMap<&'h str, Vec<usize>>,
+    /// Per worker, its stalls (ns): its pauses, each from `Paused` to its `Resumed` (to its
+    /// `Crashed`, or its planned end when neither came), back-to-back ones merged.
+    stalls: BTreeMap<&'h str, Vec<(u64, u64)>>,
     /// Total time at least one worker was in an outage (ms).
     pub union_ms: f64,
 }
@@ -339,6 +372,7 @@ impl<'h> Causes<'h> {
                 .push((outage.start_ns, outage.end_ns));
         }
         let mut renewals: BTreeMap<Lease<'_>, Vec<(usize, bool)>> = BTreeMap::new();
+        let mut crashes: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (index, event) in events.iter().enumerate() {
             match &event.kind {
                 EventKind::RenewFailed { scope, token, .. } => renewals
@@ -359,6 +393,7 @@ impl<'h> Causes<'h> {
                     .entry((holder.as_str(), scope.as_str(), *token))
                     .or_default()
                     .push((index, false)),
+                EventKind::Crashed => crashes.entry(event.node.as_str()).or_default().push(index),
                 _ => {}
             }
         }
@@ -366,6 +401,8 @@ impl<'h> Causes<'h> {
             events,
             by_worker,
             renewals,
+            crashes,
+            stalls: stalls(events),
             union_ms,
         }
     }
@@ -416,18 +453,71 @@ impl<'h> Causes<'h> {
             .map(|&(index, _)| index)
     }
 
-    /// Whether something that happened to `worker`'s lease `(scope, token)` at event `at` was
-    /// caused by an outage: its run of failed renewals before `at` began inside an outage of
-    /// `worker`, or, with no failed renewal, `fallback` (an event index, usually `at`) did.
-    pub fn caused(
-        &self,
-        worker: &str,
-        scope: &str,
-        token: Token,
-        at: usize,
-        fallback: usize,
-    ) -> bool {
-        let witness = self.run_start(worker, scope, token, at).unwrap_or(fallback);
-        self.in_outage(worker, self.events[witness].t_ns)
+    /// Why `worker` lost its lease `(scope, token)` at event `at` (a stand-down, an expiry or
+    /// takeover of its record, a rejected current write): crash, pause, outage or none of
+    /// them, tried in that order (module docs).
+    pub fn loss(&self, worker: &str, scope: &str, token: Token, at: usize) -> LossCause {
+        let contact = self.last_contact(worker, scope, token, at);
+        let t_at = self.events[at].t_ns;
+        let t_contact = contact.map_or(0, |c| self.events[c].t_ns);
+        let crashed = self.crashes.get(worker).is_some_and(|list| {
+            list.iter()
+                .any(|&c| contact.is_none_or(|contact| c > contact) && c < at)
+        });
+        if crashed {
+            return LossCause::Crash;
+        }
+        let unrenewed = t_at.saturating_sub(t_contact);
+        let stalled = self.stalls.get(worker).is_some_and(|list| {
+            list.iter()
+                .any(|&(s, e)| s <= t_at && e > t_contact && e - s >= unrenewed)
+        });
+        if stalled {
+            return LossCause::Pause;
+        }
+        let witness = self.run_start(worker, scope, token, at).unwrap_or(at);
+        if self.in_outage(worker, self.events[witness].t_ns) {
+            LossCause::Outage
+        } else {
+            LossCause::Other
+        }
     }
+}
+
+/// Per worker, its stalls: each pause from its `Paused` to its `Resumed` (or the node's
+/// `Crashed`; with neither, its planned end), a pause that begins when the previous one ended
+/// (queued behind it) merged with it.
+fn stalls(events: &[Event]) -> BTreeMap<&str, Vec<(u64, u64)>> {
+    fn close<'h>(
+        out: &mut BTreeMap<&'h str, Vec<(u64, u64)>>,
+        node: &'h str,
+        (start, end): (u64, u64),
+    ) {
+        let list = out.entry(node).or_default();
+        match list.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => list.push((start, end)),
+        }
+    }
+    let mut open: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    let mut out: BTreeMap<&str, Vec<(u64, u64)>> = BTreeMap::new();
+    for event in events {
+        let node = event.node.as_str();
+        match &event.kind {
+            EventKind::Paused { planned_ms, .. } => {
+                let planned = (planned_ms.max(0.0) * fencesim_model::NS_PER_MS as f64) as u64;
+                open.insert(node, (event.t_ns, event.t_ns.saturating_add(planned)));
+            }
+            EventKind::Resumed { .. } | EventKind::Crashed => {
+                if let Some((start, _)) = open.remove(node) {
+                    close(&mut out, node, (start, event.t_ns));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (node, interval) in open {
+        close(&mut out, node, interval);
+    }
+    out
 }

@@ -9,8 +9,8 @@ use clap::Args;
 use fencesim::Components;
 use fencesim_tune::plot::{tune_metrics_png, tune_metrics_svg, tune_pareto_png, tune_pareto_svg};
 use fencesim_tune::report::{
-    percent, rate_text, tune_csv, tune_json, tune_markdown, DecideRule, Decision, Targets,
-    TuneReport, TIE_BREAK,
+    percent, rate_text, tune_csv, tune_json, tune_markdown, DecideRule, Targets, TuneReport,
+    TIE_BREAK,
 };
 use fencesim_tune::Sweep;
 
@@ -246,13 +246,9 @@ fn cpu_seconds() -> Option<f64> {
     Some((utime + stime) / 100.0)
 }
 
-fn decisions(report: &TuneReport, i: usize) -> (Decision, Decision, Decision, bool) {
-    let s = &report.settings[i];
-    (s.safety, s.false_expiry, s.outage, s.meets_targets)
-}
-
-/// Runs a fixed `n`-seed sweep of the same settings and prints both sweeps' decisions,
-/// runs and CPU time.
+/// Runs a fixed `n`-seed sweep of the same settings and prints both sweeps' decisions
+/// (`fencesim_tune::compare`), runs and CPU time, and whether the adaptive sweep met its
+/// target: the same decisions at most `CPU_SHARE_TARGET` of the fixed sweep's CPU.
 fn compare_fixed(
     sweep: &Sweep,
     adaptive: &TuneReport,
@@ -272,56 +268,49 @@ fn compare_fixed(
     let report = fencesim_tune::run(&fixed, jobs, components, &progress());
     let wall = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
-    let mut same = adaptive.recommendation.setting == report.recommendation.setting;
+    let c = fencesim_tune::compare::compare(adaptive, &report);
     println!("  setting | adaptive seeds | adaptive decision | fixed decision");
-    for i in 0..report.settings.len() {
-        let (a, f) = (decisions(adaptive, i), decisions(&report, i));
-        let text = |d: (Decision, Decision, Decision, bool)| {
-            format!(
-                "safety {:?}, false expiries {:?}, outage {:?} => {}",
-                d.0,
-                d.1,
-                d.2,
-                if d.3 { "meets" } else { "does not meet" }
-            )
-        };
-        if a != f {
-            same = false;
-        }
+    for row in &c.rows {
         println!(
             "  {} | {} | {} | {}{}",
-            report.settings[i].label(),
-            adaptive.settings[i].runs,
-            text(a),
-            text(f),
-            if a == f { "" } else { "  (DIFFERENT)" }
+            row.label,
+            row.adaptive_seeds,
+            row.adaptive,
+            row.fixed,
+            if row.equal { "" } else { "  (DIFFERENT)" }
         );
     }
-    let label = |r: &TuneReport| {
-        r.recommendation
-            .setting
-            .map_or("none".to_string(), |i| r.settings[i].label())
-    };
     println!(
         "  recommendation: adaptive {}, fixed {}",
-        label(adaptive),
-        label(&report)
+        c.adaptive_pick, c.fixed_pick
     );
     let (ar, fr) = (adaptive.seed_plan.runs, report.seed_plan.runs);
     println!(
         "  runs: adaptive {ar}, fixed {fr} ({:.1} % of the fixed sweep's runs)",
         100.0 * ar as f64 / fr.max(1) as f64
     );
-    if let (Some(a), Some(f)) = (adaptive_cpu, cpu) {
-        println!(
-            "  CPU: adaptive {a:.1} s, fixed {f:.1} s ({:.1} %); fixed wall {wall:.1} s",
-            100.0 * a / f.max(1e-9)
-        );
-    }
-    let quarter = 4 * ar <= fr && adaptive_cpu.zip(cpu).is_none_or(|(a, f)| 4.0 * a <= f);
+    let target = fencesim_tune::compare::CPU_SHARE_TARGET;
+    let share = match (adaptive_cpu, cpu) {
+        (Some(a), Some(f)) => {
+            println!(
+                "  CPU: adaptive {a:.1} s, fixed {f:.1} s ({:.1} %); fixed wall {wall:.1} s",
+                100.0 * a / f.max(1e-9)
+            );
+            a / f.max(1e-9)
+        }
+        // No CPU clock here: judge by runs.
+        _ => ar as f64 / fr.max(1) as f64,
+    };
     println!(
-        "  target (the same decisions with at most a quarter of the fixed sweep's CPU): {}",
-        if same && quarter { "met" } else { "NOT MET" }
+        "  decisions equal: {}; target (the same decisions at ≤ {} % of the fixed sweep's \
+         CPU): {}",
+        if c.equal { "yes" } else { "NO" },
+        100.0 * target,
+        if c.equal && share <= target {
+            "met"
+        } else {
+            "NOT MET"
+        }
     );
 }
 

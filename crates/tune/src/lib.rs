@@ -7,16 +7,20 @@
 //!
 //! Seeds are adaptive by default: the first round runs `--seeds` for every setting; later
 //! rounds continue the same sequence (double the seeds, up to `--max-seeds`) for settings
-//! whose decision is still open and for safe settings next to an unsafe one, until decided.
+//! whose decision is still open and could still be decided by then, and for safe settings
+//! next to an unsafe one, until decided ([`wants_more`]). A setting that fails a target is
+//! retired: no number of seeds makes it meet them.
 //! With `--survive-outage-ms D` every seed also runs once per outage form with a D-long
 //! outage added (unless the profile already holds outages of D).
 //!
 //! Architecture Invariant: no I/O. The caller reads the scenario file and writes the
 //! outputs (`crate::report`, `crate::plot`).
 
+pub mod compare;
 pub mod grid;
 #[cfg(feature = "pictures")]
 pub mod plot;
+pub mod rank;
 pub mod recommend;
 pub mod report;
 pub mod stats;
@@ -28,8 +32,8 @@ use std::sync::{
 };
 
 use crate::report::{
-    round, Decision, FaultCount, FieldValue, OutageRun, Profile, SeedPlan, SettingResult,
-    Takeovers, Targets, TuneReport,
+    round, Decision, FaultCount, FieldValue, OutageRun, Profile, SeedPlan, SeedSample,
+    SettingResult, Takeovers, Targets, TuneReport,
 };
 use fencesim_check::{Metrics, SeedOutcome};
 use fencesim_model::Invariant;
@@ -108,7 +112,7 @@ fn vary_error(file: &str, expected: String) -> ScenarioError {
         file: file.to_string(),
         line: None,
         field: "--vary".to_string(),
-        expected,
+        expected: format!("expected {expected}"),
     }
 }
 
@@ -157,8 +161,9 @@ pub fn prepare(
             Ok(scenario) => resolved.push((setting, Arc::new(scenario))),
             Err(error) => {
                 let label: Vec<String> = setting.iter().map(|(f, v)| format!("{f}={v}")).collect();
+                // `expected` is the whole phrase ("expected a positive …").
                 skipped.push(format!(
-                    "{}: {}: expected {}",
+                    "{}: {}: {}",
                     label.join(" "),
                     error.field,
                     error.expected
@@ -446,20 +451,34 @@ fn run_tasks(
     results.into_iter().map(|(_, s)| s).collect()
 }
 
-/// The settings that need more seeds: a target still open, or safe so far next to an unsafe
-/// setting (the safety boundary), while below `max_seeds`.
+/// The settings that need more seeds, while below `max_seeds`: a setting that meets no
+/// failed target yet and either has a target still open that more seeds could still decide
+/// (an outage target short of the seeds to exclude a 1 % failure share; a false-expiry rate
+/// whose interval, projected to `max_seeds`, would no longer straddle the target), or is
+/// safe so far next to an unsafe setting (the safety boundary). A setting that fails a
+/// target is retired: it cannot meet them, whatever more seeds show.
 pub fn wants_more(report: &TuneReport, max_seeds: u64) -> Vec<usize> {
     let mut out = Vec::new();
     for (i, s) in report.settings.iter().enumerate() {
-        if s.runs >= max_seeds {
+        if s.runs >= max_seeds || [s.safety, s.false_expiry, s.outage].contains(&Decision::Fails) {
             continue;
         }
-        let open = [s.safety, s.false_expiry, s.outage].contains(&Decision::Open);
+        let false_expiry = s.false_expiry == Decision::Open
+            && report.targets.max_false_expiry_per_hour.is_some_and(|max| {
+                recommend::decidable_at(
+                    &s.false_expiries,
+                    s.runs,
+                    max_seeds,
+                    max,
+                    report.targets.decide,
+                )
+            });
+        let outage = s.outage == Decision::Open && !s.outage_runs.is_empty();
         let boundary = s.safety == Decision::Meets
             && recommend::line_neighbours(report, i)
                 .iter()
                 .any(|&j| report.settings[j].safety == Decision::Fails);
-        if open || boundary {
+        if false_expiry || outage || boundary {
             out.push(i);
         }
     }
@@ -479,12 +498,16 @@ pub fn measure(sweep: &Sweep, runs: &[Runs], rounds: u64, total_runs: u64) -> Tu
                 sweep.seeds.first.start,
                 sweep.seeds.first.start + r.base.len() as u64
             );
-            s.outage_runs = sweep
-                .outages
-                .iter()
-                .zip(&r.outages)
-                .map(|(o, summaries)| outage_run(&o.form, summaries))
-                .collect();
+            s.outage_runs = if sweep.outage_in_profile {
+                vec![outage_run("in-profile", &r.base)]
+            } else {
+                sweep
+                    .outages
+                    .iter()
+                    .zip(&r.outages)
+                    .map(|(o, summaries)| outage_run(&o.form, summaries))
+                    .collect()
+            };
             s
         })
         .collect();
@@ -510,7 +533,7 @@ pub fn measure(sweep: &Sweep, runs: &[Runs], rounds: u64, total_runs: u64) -> Tu
         settings,
         ..TuneReport::default()
     };
-    recommend::decide(&mut report, sweep.outage_in_profile);
+    recommend::decide(&mut report);
     let scenarios: Vec<&Scenario> = sweep.settings.iter().map(|(_, s)| s.as_ref()).collect();
     recommend::rules(&mut report, &scenarios);
     report
@@ -564,11 +587,23 @@ pub fn profile(scenario: &Scenario, seeds: SeedRange) -> Profile {
         ..Profile::default()
     };
     for seed in seeds.iter() {
+        // Per node, its pauses as (start, end), in plan order.
+        let mut pauses: std::collections::BTreeMap<String, Vec<(f64, f64)>> =
+            std::collections::BTreeMap::new();
         for timed in plan(scenario, seed).faults {
-            match timed.fault {
-                Fault::GcPause { duration_ms, .. } | Fault::VmSuspend { duration_ms, .. } => {
+            match &timed.fault {
+                Fault::GcPause {
+                    node, duration_ms, ..
+                }
+                | Fault::VmSuspend {
+                    node, duration_ms, ..
+                } => {
                     p.pauses += 1;
-                    p.longest_pause_ms = p.longest_pause_ms.max(duration_ms);
+                    p.longest_pause_ms = p.longest_pause_ms.max(*duration_ms);
+                    pauses
+                        .entry(node.clone())
+                        .or_default()
+                        .push((timed.at_ms, timed.end_ms()));
                 }
                 Fault::WorkerCrash { .. } => p.crashes += 1,
                 // The rules of thumb read pauses and crashes; outages come from
@@ -582,10 +617,36 @@ pub fn profile(scenario: &Scenario, seeds: SeedRange) -> Profile {
                 | Fault::HolderLinkCut { .. } => {}
             }
         }
+        for list in pauses.values_mut() {
+            p.longest_stall_ms = p.longest_stall_ms.max(longest_stall_ms(list));
+        }
     }
     p.longest_outage_ms = longest_outage_ms(scenario, seeds);
     p.longest_pause_ms = round(p.longest_pause_ms);
+    p.longest_stall_ms = round(p.longest_stall_ms);
     p
+}
+
+/// The longest stall of one node: its pauses `(start, end)`, a pause that begins when (or
+/// before) the previous one ended — queued behind it — joined to it.
+pub fn longest_stall_ms(pauses: &mut [(f64, f64)]) -> f64 {
+    pauses.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut longest = 0.0_f64;
+    let mut current: Option<(f64, f64)> = None;
+    for &(start, end) in pauses.iter() {
+        current = match current {
+            Some((s, e)) if start <= e => Some((s, e.max(end))),
+            Some((s, e)) => {
+                longest = longest.max(e - s);
+                Some((start, end))
+            }
+            None => Some((start, end)),
+        };
+    }
+    if let Some((s, e)) = current {
+        longest = longest.max(e - s);
+    }
+    longest
 }
 
 /// One setting's statistics over its base runs (in seed order).
@@ -653,11 +714,24 @@ pub fn setting_result(
             }),
             true,
         ),
+        per_seed: summaries.iter().map(|s| seed_sample(&s.metrics)).collect(),
         ..SettingResult::default()
     }
 }
 
-/// One outage form's re-runs of a setting.
+/// What one seed contributes to the ranking.
+fn seed_sample(m: &Metrics) -> SeedSample {
+    SeedSample {
+        recovery_after_crash_ms: m.recovery_after_crash_ms.clone(),
+        recovery_after_stall_ms: m.recovery_after_stall_ms.clone(),
+        takeover_ms: m.takeover_latency_ms.clone(),
+        false_expiries: m.false_expiries,
+        stand_downs: m.stand_downs,
+        exposure_ms: exposure_ms(m),
+    }
+}
+
+/// One outage form's runs of a setting (its re-runs, or its own runs for `in-profile`).
 pub fn outage_run(form: &str, summaries: &[SeedSummary]) -> OutageRun {
     let caused = |m: &Metrics| outage_caused(m);
     let failed = summaries
@@ -701,12 +775,13 @@ fn takeovers(m: &Metrics) -> Takeovers {
         all: m.takeovers,
         after_crash: m.takeovers_after_crash,
         after_stall: m.takeovers_after_stall,
-        after_outage: m.takeovers_after_outage,
+        after_outage: m.outage_takeovers,
     }
 }
 
-/// (stand-downs, takeovers, false expiries, rejected current writes) caused by an outage:
-/// the holder's run of failed renewals began inside it, even when the effect lands after.
+/// (stand-downs, takeovers, false expiries, rejected current writes) caused by an outage, as
+/// the checker defines it once (`fencesim_check::outage`): losses that would not have
+/// happened without the outage.
 fn outage_caused(m: &Metrics) -> (u64, u64, u64, u64) {
     (
         m.outage_stand_downs,

@@ -109,8 +109,9 @@ pub struct RuleCheck {
     /// client-go's ordering: LeaseDuration > RenewDeadline > 1.2 × RetryPeriod
     /// (`ttl_ms` > `renew_deadline_ms` > 1.2 × `renew_every_ms`).
     pub client_go_ordering: bool,
-    /// TTL > longest pause of the profile + renew interval + round trip.
-    pub outlives_longest_pause: bool,
+    /// TTL > longest stall of the profile (a node's pauses back to back) + renew interval +
+    /// round trip.
+    pub outlives_longest_stall: bool,
     /// The holder keeps its lease through the stated outage by the rule: it does not stop
     /// at the first failed renewal and its renew deadline exceeds the outage + one renew
     /// interval. True when no outage target is stated.
@@ -135,13 +136,19 @@ pub enum Decision {
     Open,
 }
 
-/// One setting re-run with an added outage (one form) on the same seeds.
+/// The runs of one setting the outage target is judged on: per form of an outage
+/// `--survive-outage-ms` added, its re-runs of the same seeds; or (`in-profile`) the
+/// setting's own runs when the profile already holds outages that long. Either way, what the
+/// outage caused is counted by the checker's one definition (`fencesim_check::outage`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct OutageRun {
-    /// The form: `service-down` or `holder-link-cut`.
+    /// The form: `service-down`, `holder-link-cut`, or `in-profile` (the profile's own
+    /// outages).
     pub form: String,
-    /// Seeds in which the outage caused a stand-down, a takeover, a false expiry or a
-    /// rejected current write (the seed did not survive it), with the interval.
+    /// Seeds in which an outage caused a stand-down, a takeover, a false expiry or a
+    /// rejected current write (the seed did not survive it), with the Clopper–Pearson
+    /// interval on the share: the target is met when none failed and the upper end is at
+    /// most 1 % (`recommend::FAILURE_SHARE_TO_EXCLUDE`).
     pub failed_seeds: SeedShare,
     /// Stand-downs caused by an outage (the failed renewals began inside it), over seeds.
     pub stand_downs: u64,
@@ -151,7 +158,7 @@ pub struct OutageRun {
     pub false_expiries: u64,
     /// Current writes rejected because of an outage, over seeds.
     pub current_write_rejections: u64,
-    /// Seeds in which the run was unsafe (I3/I4, panic or runaway) under the added outage.
+    /// Seeds in which the run was unsafe (I3/I4, panic or runaway) under the outage.
     pub unsafe_seeds: u64,
 }
 
@@ -164,7 +171,8 @@ pub struct Takeovers {
     pub after_crash: u64,
     /// After the holder stalled (a GC pause or VM suspend).
     pub after_stall: u64,
-    /// Caused by an outage (the holder's failed renewals began inside it).
+    /// Caused by an outage (the checker's `outage_takeovers`: the holder lost the lease to an
+    /// outage it would have survived without, not to a crash, a pause or a handover).
     pub after_outage: u64,
 }
 
@@ -236,8 +244,13 @@ pub struct SettingResult {
     pub unavailability: MeanCi,
     /// Renewal requests per held lease per second, per seed.
     pub renewals_per_lease_per_s: MeanCi,
-    /// The re-runs with an added outage (`--survive-outage-ms`), one per form.
+    /// What the outage target (`--survive-outage-ms`) is judged on: one entry per added
+    /// outage form, or one `in-profile` entry when the profile holds the outage.
     pub outage_runs: Vec<OutageRun>,
+    /// The ranking metric and the false-expiry and disruption rates over the seeds every
+    /// setting meeting the targets ran (the recommendation compares these); `None` for a
+    /// setting that does not meet them.
+    pub ranked: Option<Ranked>,
     /// Safety: fails on any unsafe seed.
     pub safety: Decision,
     /// The false-expiry target.
@@ -250,6 +263,41 @@ pub struct SettingResult {
     pub verdict: String,
     /// What the rules of thumb say.
     pub rules: RuleCheck,
+    /// Per seed run, in seed order, what the ranking reads (not serialized: a report read
+    /// back keeps `ranked`, the figures compared).
+    #[serde(skip)]
+    pub per_seed: Vec<SeedSample>,
+}
+
+/// What one seed of a setting contributes to the ranking.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SeedSample {
+    /// Crash → first accepted write by a new holder, per crash of a holder.
+    pub recovery_after_crash_ms: Vec<f64>,
+    /// Pause → first accepted write by the new holder, per pause ended in a takeover.
+    pub recovery_after_stall_ms: Vec<f64>,
+    /// Crash → some process believes it holds the lease again.
+    pub takeover_ms: Vec<f64>,
+    /// False expiries.
+    pub false_expiries: u64,
+    /// Stand-downs.
+    pub stand_downs: u64,
+    /// Fault exposure (the fault window), ms.
+    pub exposure_ms: f64,
+}
+
+/// A setting as the ranking compares it: over the first `seeds` seeds of the common
+/// sequence, the ones every setting meeting the targets ran.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ranked {
+    /// Seeds compared (the common prefix).
+    pub seeds: u64,
+    /// The ranking metric's p50 and p99 with their intervals over those seeds.
+    pub quantiles: Quantiles,
+    /// False expiries per hour of fault exposure over those seeds.
+    pub false_expiries: Rate,
+    /// False expiries + stand-downs per hour of fault exposure over those seeds.
+    pub disruption: Rate,
 }
 
 /// The latency the recommendation ranks by, chosen once per report (never per setting).
@@ -294,6 +342,15 @@ impl Ranking {
             Ranking::RecoveryAfterCrashP99 => "crash recovery p99 (ms)",
             Ranking::RecoveryAfterStallP99 => "stall recovery p99 (ms)",
             Ranking::TakeoverP99 => "takeover p99 (ms)",
+        }
+    }
+
+    /// This metric's samples in one seed.
+    pub fn samples(self, s: &SeedSample) -> &[f64] {
+        match self {
+            Ranking::RecoveryAfterCrashP99 => &s.recovery_after_crash_ms,
+            Ranking::RecoveryAfterStallP99 => &s.recovery_after_stall_ms,
+            Ranking::TakeoverP99 => &s.takeover_ms,
         }
     }
 
@@ -346,6 +403,10 @@ pub struct Targets {
 pub struct Profile {
     /// Longest GC pause or VM suspend in any seed's plan.
     pub longest_pause_ms: f64,
+    /// Longest stall in any seed's plan: a node's pauses back to back (a pause drawn during
+    /// another queues behind it) as one, e.g. 10 s for two queued 5 s GCs. The rules of
+    /// thumb read this.
+    pub longest_stall_ms: f64,
     /// Longest outage (the lease service down, or a holder cut off from it) in the profile.
     pub longest_outage_ms: f64,
     /// Round trip: twice the network latency's high value (its p99 or max).
@@ -445,6 +506,11 @@ pub struct TuneReport {
     pub pareto: Vec<usize>,
     /// The simulation's recommendation.
     pub recommendation: Pick,
+    /// The settings tied within the evidence with the lowest p99 of the ranking metric (its
+    /// 95 % upper bound is not below their lower bounds, or a bound is missing), the lowest
+    /// among them: the tie-break chose the recommendation among these. Empty when the lowest
+    /// p99 wins on the evidence.
+    pub tied: Vec<usize>,
     /// The settings adjacent to the recommendation in grid order.
     pub neighbours: Vec<usize>,
     /// The safety boundary along each varied field.
@@ -461,10 +527,14 @@ pub struct TuneReport {
     pub unjudged: Vec<String>,
 }
 
-/// The tie-break rule, stated in every output.
-pub const TIE_BREAK: &str = "ties go to the lower false expiries + stand-downs per hour, then \
-     to the earlier setting in grid order; a setting without a sample of the ranking metric \
-     ranks after every setting with one";
+/// How the ranking compares and breaks ties, stated in every output.
+pub const TIE_BREAK: &str = "every setting meeting the targets is compared on the seeds they \
+     all ran (the same seeds and fault plans, so a setting's extra seeds buy it nothing); when \
+     the lowest p99's 95 % upper bound is not below another's lower bound (or a bound is \
+     missing), they are tied within the evidence and the tie goes to the lower p50 of the \
+     ranking metric, then to the lower false expiries + stand-downs per hour, then to the \
+     earlier setting in grid order; a setting without a sample of the ranking metric ranks \
+     after every setting with one";
 
 /// Rounds to 4 significant digits (at most 6 decimals), so reports are stable.
 pub fn round(x: f64) -> f64 {
@@ -734,9 +804,15 @@ fn push_runs(out: &mut String, report: &TuneReport) {
 fn push_profile_and_targets(out: &mut String, report: &TuneReport) {
     let p = &report.profile;
     out.push_str(&format!(
-        "\nFault profile over the first round's seeds: {} pauses (longest {} ms), {} worker \
-         crashes, longest outage {} ms, round trip {} ms.\n",
-        p.pauses, p.longest_pause_ms, p.crashes, p.longest_outage_ms, p.round_trip_ms
+        "\nFault profile over the first round's seeds: {} pauses (longest {} ms; longest stall \
+         {} ms, a node's pauses back to back), {} worker crashes, longest outage {} ms, round \
+         trip {} ms.\n",
+        p.pauses,
+        p.longest_pause_ms,
+        p.longest_stall_ms,
+        p.crashes,
+        p.longest_outage_ms,
+        p.round_trip_ms
     ));
     if !report.fault_counts.is_empty() {
         out.push_str(
@@ -817,6 +893,45 @@ fn push_recommendation(out: &mut String, report: &TuneReport) {
     for w in &report.warnings {
         out.push_str(&format!("> warning: {w}\n\n"));
     }
+    push_ranked(out, report);
+}
+
+/// The settings meeting the targets as the ranking compared them: on the seeds they all ran.
+fn push_ranked(out: &mut String, report: &TuneReport) {
+    let ranked: Vec<(usize, &Ranked)> = report
+        .settings
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.ranked.as_ref().map(|r| (i, r)))
+        .collect();
+    let Some(seeds) = ranked.first().map(|(_, r)| r.seeds) else {
+        return;
+    };
+    out.push_str(&format!(
+        "Ranked on the {seeds} seeds every setting meeting the targets ran ({}; ● the \
+         recommendation, = tied within the evidence with the lowest p99):\n\n\
+         | setting | {} p50 / p99 [95 % interval of the p99] | false expiries/h | false \
+         expiries + stand-downs/h |\n|---|---|---|---|\n",
+        report.ranking.name(),
+        report.ranking.short()
+    ));
+    for (i, r) in ranked {
+        let mark = if report.recommendation.setting == Some(i) {
+            " ●"
+        } else if report.tied.contains(&i) {
+            " ="
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "| {}{mark} | {} | {} | {} |\n",
+            report.settings[i].label(),
+            quantiles_text(&r.quantiles),
+            rate_text(&r.false_expiries),
+            rate_text(&r.disruption)
+        ));
+    }
+    out.push('\n');
 }
 
 /// `## Rules of thumb`: their pick and where the simulation disagrees with them.
@@ -865,11 +980,7 @@ fn push_settings(out: &mut String, report: &TuneReport) {
             ""
         };
         let outage = if s.outage_runs.is_empty() {
-            if report.targets.survive_outage_ms.is_some() {
-                format!("{} outage stand-downs in the profile", s.outage_stand_downs)
-            } else {
-                "–".to_string()
-            }
+            "–".to_string()
         } else {
             s.outage_runs
                 .iter()

@@ -1,6 +1,6 @@
 //! Tune's statistics and decisions on hand-made seed outcomes.
 
-use crate::report::{Decision, TuneReport};
+use crate::report::{Decision, SettingResult, TuneReport};
 use fencesim_check::{Checked, Metrics, SeedOutcome, Violation};
 use fencesim_model::Invariant;
 use fencesim_testkit::Spec;
@@ -76,7 +76,7 @@ fn report_of(settings: Vec<Vec<SeedOutcome>>) -> TuneReport {
         settings: results,
         ..TuneReport::default()
     };
-    recommend::decide(&mut report, false);
+    recommend::decide(&mut report);
     report
 }
 
@@ -195,4 +195,164 @@ fn a_realized_fault_count_off_its_nominal_by_more_than_10_percent_is_warned() {
         "fault worker-crash: realized 449 differs from nominal 500 by -10.2 % (more than ±10 \
          %): the profile that ran is not the one described"
     );
+}
+
+/// Seeds `0..n` whose crash recoveries take 1 s, but for `slow` of them (30 s).
+fn recoveries(n: u64, slow: &[u64]) -> Vec<SeedOutcome> {
+    (0..n)
+        .map(|seed| {
+            let ms = if slow.contains(&seed) {
+                30_000.0
+            } else {
+                1_000.0
+            };
+            let mut m = Metrics {
+                recovery_after_crash_ms: vec![ms],
+                ..Metrics::default()
+            };
+            set_exposure(&mut m, 300_000.0);
+            outcome(seed, &[], m)
+        })
+        .collect()
+}
+
+#[test]
+fn a_setting_given_4x_the_seeds_cannot_win_by_a_p99_its_extra_seeds_lowered() {
+    // The same physics for both settings: three slow recoveries in seeds 0..200. Setting 1
+    // ran 800 seeds, whose 600 extra ones hold none: over its own seeds its p99 is 1 s,
+    // over the 200 seeds both ran it is 30 s, like setting 0's.
+    let slow = [7, 50, 150];
+    let report = report_of(vec![recoveries(200, &slow), recoveries(800, &slow)]);
+    let (a, b) = (&report.settings[0], &report.settings[1]);
+    assert_eq!(a.recovery_after_crash_ms.p99, Some(30_000.0));
+    assert_eq!(
+        b.recovery_after_crash_ms.p99,
+        Some(1_000.0),
+        "its own seeds"
+    );
+    for s in [a, b] {
+        let r = s.ranked.as_ref().expect("both meet the targets");
+        assert_eq!(r.seeds, 200);
+        assert_eq!(r.quantiles.p99, Some(30_000.0), "{}", s.label());
+    }
+    assert_eq!(
+        report.recommendation.setting,
+        Some(0),
+        "{}",
+        report.recommendation.reason
+    );
+    assert_eq!(report.tied, [0, 1]);
+    assert!(
+        report.recommendation.reason.starts_with(
+            "tie within the evidence on the p99 of recovery after a crash (crash → first \
+             accepted write by a new holder) over the 200 seeds every setting meeting the \
+             targets ran: 2 settings' 95 % intervals overlap the lowest"
+        ),
+        "{}",
+        report.recommendation.reason
+    );
+}
+
+#[test]
+fn a_p99_apart_on_the_common_seeds_wins_on_the_evidence() {
+    // 400 samples each over the same 400 seeds: setting 1's p99 interval lies below
+    // setting 0's (12 slow recoveries against none), so it wins without the tie-break.
+    let slow: Vec<u64> = (0..12).map(|k| 3 + 33 * k).collect();
+    let report = report_of(vec![recoveries(400, &slow), recoveries(400, &[])]);
+    assert_eq!(report.recommendation.setting, Some(1));
+    assert_eq!(report.tied, Vec::<usize>::new());
+    assert!(report
+        .recommendation
+        .reason
+        .contains("1000 ms [1000, 1000], its 95 % interval below every other's"));
+}
+
+/// A hand-made report with an outage or false-expiry target, re-decided.
+fn decided(mut settings: Vec<SettingResult>, targets: crate::report::Targets) -> TuneReport {
+    for s in &mut settings {
+        s.per_seed.clear();
+    }
+    let mut report = TuneReport {
+        settings,
+        targets,
+        ..TuneReport::default()
+    };
+    recommend::decide(&mut report);
+    report
+}
+
+#[test]
+fn adaptive_rounds_go_on_for_an_open_outage_decision_and_retire_a_failed_setting() {
+    use crate::report::{OutageRun, Targets};
+    let base = report_of(vec![recoveries(100, &[]); 3]).settings;
+    let with_run = |mut s: SettingResult, failed: u64, of: u64| {
+        s.outage_runs = vec![OutageRun {
+            form: "holder-link-cut".into(),
+            failed_seeds: stats::seed_share(failed, of),
+            ..OutageRun::default()
+        }];
+        s
+    };
+    let report = decided(
+        vec![
+            with_run(base[0].clone(), 0, 100),
+            with_run(base[1].clone(), 1, 100),
+            with_run(base[2].clone(), 0, 400),
+        ],
+        Targets {
+            survive_outage_ms: Some(60_000),
+            ..Targets::default()
+        },
+    );
+    let outage: Vec<Decision> = report.settings.iter().map(|s| s.outage).collect();
+    assert_eq!(outage, [Decision::Open, Decision::Fails, Decision::Meets]);
+    assert_eq!(
+        wants_more(&report, 2000),
+        [0],
+        "more seeds for the open outage decision only: 1 failed (retired), 2 is decided"
+    );
+    assert_eq!(
+        wants_more(&report, 100),
+        Vec::<usize>::new(),
+        "at --max-seeds"
+    );
+}
+
+#[test]
+fn adaptive_rounds_skip_a_false_expiry_rate_more_seeds_could_not_decide() {
+    use crate::report::Targets;
+    // 100 seeds, 20 h of exposure: 40 false expiries (2/h) sit on a 2/h budget, and 20 times
+    // the exposure would still straddle it; 30 (1.5/h [1.01, 2.14]) would be decided.
+    let base = report_of(vec![recoveries(100, &[]); 2]).settings;
+    let with_rate = |mut s: SettingResult, count: u64| {
+        s.false_expiries = stats::rate(count, 20.0 * 3_600_000.0);
+        s
+    };
+    let report = decided(
+        vec![
+            with_rate(base[0].clone(), 40),
+            with_rate(base[1].clone(), 30),
+        ],
+        Targets {
+            max_false_expiry_per_hour: Some(2.0),
+            ..Targets::default()
+        },
+    );
+    assert_eq!(report.settings[0].false_expiry, Decision::Open);
+    assert_eq!(report.settings[1].false_expiry, Decision::Open);
+    assert_eq!(wants_more(&report, 2000), [1]);
+}
+
+#[test]
+fn queued_pauses_make_one_stall() {
+    // Two 5 s GCs, the second queued behind the first: a 10 s stall; a third apart.
+    let mut pauses = [
+        (20_000.0, 25_000.0),
+        (10_000.0, 15_000.0),
+        (15_000.0, 20_000.0),
+    ];
+    assert_eq!(longest_stall_ms(&mut pauses), 15_000.0);
+    let mut apart = [(0.0, 5_000.0), (5_001.0, 10_001.0)];
+    assert_eq!(longest_stall_ms(&mut apart), 5_000.0);
+    assert_eq!(longest_stall_ms(&mut []), 0.0);
 }

@@ -287,7 +287,6 @@ fn a_stand_down_after_the_outage_ended_is_still_outage_caused() {
     assert_eq!(m.outage_stand_downs, 1);
     assert_eq!(m.takeovers, 1);
     assert_eq!(m.outage_takeovers, 1);
-    assert_eq!(m.takeovers_after_outage, 1);
     assert_eq!((m.takeovers_after_crash, m.takeovers_after_stall), (0, 0));
     assert_eq!(m.outage_ms, 90_000.0);
 }
@@ -313,8 +312,8 @@ fn a_holder_partitioned_from_the_coordinator_stands_down_and_is_taken_over() {
     );
     assert_eq!((m.stand_downs, m.outage_stand_downs), (1, 1));
     assert_eq!(
-        (m.takeovers, m.outage_takeovers, m.takeovers_after_outage),
-        (1, 1, 1)
+        (m.takeovers, m.outage_takeovers, m.takeovers_after_crash),
+        (1, 1, 0)
     );
     assert_eq!((m.false_expiries, m.outage_false_expiries), (1, 1));
 }
@@ -356,8 +355,8 @@ fn a_takeover_after_a_crash_is_after_crash_not_outage() {
     assert_eq!(
         (
             m.outage_takeovers,
-            m.takeovers_after_outage,
-            m.takeovers_after_stall
+            m.takeovers_after_stall,
+            m.outage_stand_downs
         ),
         (0, 0, 0)
     );
@@ -378,7 +377,7 @@ fn a_takeover_after_a_stall_and_a_plain_handoff() {
     );
     assert_eq!((stall.takeovers, stall.takeovers_after_stall), (1, 1));
     assert_eq!(
-        (stall.takeovers_after_crash, stall.takeovers_after_outage),
+        (stall.takeovers_after_crash, stall.outage_takeovers),
         (0, 0)
     );
     // A pause long before the last renewal, then a release: a handoff with no cause.
@@ -400,7 +399,7 @@ fn a_takeover_after_a_stall_and_a_plain_handoff() {
         (
             handoff.takeovers_after_crash,
             handoff.takeovers_after_stall,
-            handoff.takeovers_after_outage
+            handoff.outage_takeovers
         ),
         (0, 0, 0)
     );
@@ -652,5 +651,195 @@ fn a_takeover_after_a_stall_needs_the_tenure_lost_not_handed_on() {
     );
     assert_eq!(m.takeovers, 3);
     assert_eq!(m.takeovers_after_stall, 2, "a and b, not c");
-    assert_eq!((m.takeovers_after_crash, m.takeovers_after_outage), (0, 0));
+    assert_eq!((m.takeovers_after_crash, m.outage_takeovers), (0, 0));
+}
+
+// --- The definition's own cases (docs/scenario-format.md, "Caused by an outage"): a takeover
+// or a stand-down is the outage's only when it would not have happened without the outage.
+
+/// w0 holds `job` (renewed at 9 s, a 10 s lease); its link to the coordinator is cut from
+/// 10 s to 70 s. `during` adds what happens to w0 inside the cut.
+fn cut_holder(during: impl FnOnce(H) -> H) -> H {
+    let cut = base()
+        .at(9_000)
+        .renew("job", "w0", 1)
+        .at(10_000)
+        .partition(&["w0"], &[C], false)
+        .at(12_000)
+        .renew_failed("w0", "job", 1);
+    during(cut).at(70_000).heal(&["w0"], &[C], false)
+}
+
+#[test]
+fn case_crash_inside_the_outage_is_the_crashs_takeover() {
+    // w0 crashes 15 s in, inside the cut; its lease expires and w1 takes over.
+    let m = metrics(cut_holder(|h| {
+        h.at(15_000)
+            .crash("w0")
+            .at(19_000)
+            .expire("job", "w0", 1)
+            .at(20_000)
+            .grant("job", "w1", 2)
+            .at(40_000)
+            .restart("w0")
+    }));
+    assert_eq!((m.takeovers, m.takeovers_after_crash), (1, 1));
+    assert_eq!(
+        (
+            m.outage_takeovers,
+            m.outage_false_expiries,
+            m.false_expiries
+        ),
+        (0, 0, 0),
+        "a dead holder's lease would have ended without the outage"
+    );
+}
+
+#[test]
+fn case_planned_release_after_the_heal_is_a_handover() {
+    // The service is down from 10 s to 40 s; w0's renewals fail meanwhile (it keeps its
+    // belief: its deadline is longer). After the heal it writes once more and releases its
+    // lease as every lease period ends; w1 acquires it.
+    let m = metrics(
+        base()
+            .at(9_000)
+            .renew("job", "w0", 1)
+            .at(10_000)
+            .crash(C)
+            .at(12_000)
+            .renew_failed("w0", "job", 1)
+            .at(30_000)
+            .renew_failed("w0", "job", 1)
+            .at(40_000)
+            .restart(C)
+            .extend("job", "w0", 1)
+            .at(41_000)
+            .sent("w0", 5, "job", 1)
+            .accept(5, "job", "w0", 1)
+            .at(41_500)
+            .disbelieve("w0", "job", 1)
+            .release("job", "w0", 1)
+            .at(42_000)
+            .grant("job", "w1", 2),
+    );
+    assert_eq!(m.takeovers, 1);
+    assert_eq!(
+        (
+            m.outage_takeovers,
+            m.outage_stand_downs,
+            m.takeovers_after_stall
+        ),
+        (0, 0, 0),
+        "a release with no stand-down hands the lease on: the outage took nothing"
+    );
+}
+
+#[test]
+fn case_paused_and_cut_holder_is_the_pauses() {
+    // w0 GC-pauses from 10 s to 40 s, longer than its lease survives unrenewed (10 s); its
+    // link is cut from 15 s while it is paused. The lease expires at 19 s and w1 takes over;
+    // w0 resumes still cut off and its renewal fails inside the cut.
+    let paused_then_cut = base()
+        .at(9_000)
+        .renew("job", "w0", 1)
+        .at(10_000)
+        .pause("w0")
+        .at(15_000)
+        .partition(&["w0"], &[C], false)
+        .at(19_000)
+        .expire("job", "w0", 1)
+        .at(20_000)
+        .grant("job", "w1", 2)
+        .at(40_000)
+        .resume("w0")
+        .at(42_000)
+        .renew_failed("w0", "job", 1)
+        .at(75_000)
+        .heal(&["w0"], &[C], false);
+    let m = metrics(paused_then_cut);
+    assert_eq!((m.false_expiries, m.outage_false_expiries), (1, 0));
+    assert_eq!(
+        (m.takeovers, m.takeovers_after_stall, m.outage_takeovers),
+        (1, 1, 0),
+        "the 30 s pause alone would have ended a 10 s lease"
+    );
+    // A 20 ms pause inside the cut, over the expiry, does not make it the pause's: the
+    // renewals failed because of the cut.
+    let short = metrics(cut_holder(|h| {
+        h.at(18_990)
+            .pause("w0")
+            .at(19_000)
+            .expire("job", "w0", 1)
+            .at(19_010)
+            .resume("w0")
+            .at(20_000)
+            .grant("job", "w1", 2)
+    }));
+    assert_eq!(
+        (short.outage_false_expiries, short.outage_takeovers),
+        (1, 1)
+    );
+    assert_eq!(short.takeovers_after_stall, 0);
+}
+
+#[test]
+fn case_a_real_outage_stand_down_and_its_takeover() {
+    // The service is down from 10 s to 70 s; w0's renewals fail from 12 s and it stands down
+    // at 20 s with its lease frozen in the service; back at 70 s, the service ends the lease
+    // (released by w0 after it stood down) and w1 takes over.
+    let m = metrics(
+        base()
+            .at(9_000)
+            .renew("job", "w0", 1)
+            .at(10_000)
+            .crash(C)
+            .at(12_000)
+            .renew_failed("w0", "job", 1)
+            .at(20_000)
+            .stand_down("w0", "job", 1, BeliefEnd::RenewFailed)
+            .at(70_000)
+            .restart(C)
+            .release("job", "w0", 1)
+            .at(71_000)
+            .grant("job", "w1", 2),
+    );
+    assert_eq!((m.stand_downs, m.outage_stand_downs), (1, 1));
+    assert_eq!((m.takeovers, m.outage_takeovers), (1, 1));
+    assert_eq!((m.takeovers_after_crash, m.takeovers_after_stall), (0, 0));
+}
+
+/// Back-to-back pauses (a pause queued behind another) are one stall: two 5 s GCs, 10 s in
+/// all, as long as the lease survived unrenewed (renewed at 9 s, expired at 19 s), where
+/// either alone would not be.
+#[test]
+fn queued_pauses_are_one_stall() {
+    let queued = |gap_ms: u64| {
+        metrics(cut_holder(|h| {
+            h.at(13_000)
+                .pause("w0")
+                .at(18_000)
+                .resume("w0")
+                .at(18_000 + gap_ms)
+                .pause("w0")
+                .at(19_000)
+                .expire("job", "w0", 1)
+                .at(20_000)
+                .grant("job", "w1", 2)
+                .at(23_000 + gap_ms)
+                .resume("w0")
+        }))
+    };
+    let back_to_back = queued(0);
+    assert_eq!(
+        (
+            back_to_back.takeovers_after_stall,
+            back_to_back.outage_takeovers
+        ),
+        (1, 0)
+    );
+    let apart = queued(1_000);
+    assert_eq!(
+        (apart.takeovers_after_stall, apart.outage_takeovers),
+        (0, 1)
+    );
 }
