@@ -383,10 +383,21 @@ fn random_letters(entry: &RandomFault, workers: &[String]) -> Vec<Fault> {
     } else {
         &[false]
     };
+    // Only a partition has a direction; every other kind is listed, so a new one does not
+    // compile until it says whether it has one.
     let directions: &[bool] = match entry.kind {
         FaultKind::Partition if entry.one_way_probability >= 1.0 => &[true],
         FaultKind::Partition if entry.one_way_probability > 0.0 => &[false, true],
-        _ => &[false],
+        FaultKind::Partition
+        | FaultKind::GcPause
+        | FaultKind::VmSuspend
+        | FaultKind::ClockStep
+        | FaultKind::HoldRelease
+        | FaultKind::CoordinatorRestart
+        | FaultKind::StorageRestart
+        | FaultKind::WorkerCrash
+        | FaultKind::Panic
+        | FaultKind::HolderLinkCut => &[false],
     };
     let mut letters = Vec::new();
     // Kinds with a fixed target ignore it: the duplicates fold in `alphabet`.

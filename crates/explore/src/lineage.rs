@@ -390,7 +390,13 @@ fn delays(fault: &Fault, writer: &str) -> bool {
     match fault {
         Fault::GcPause { node, .. } | Fault::VmSuspend { node, .. } => node == writer,
         Fault::HoldRelease { from, .. } => from == writer,
-        _ => false,
+        Fault::ClockStep { .. }
+        | Fault::Partition { .. }
+        | Fault::CoordinatorRestart { .. }
+        | Fault::StorageRestart { .. }
+        | Fault::WorkerCrash { .. }
+        | Fault::Panic { .. }
+        | Fault::HolderLinkCut { .. } => false,
     }
 }
 

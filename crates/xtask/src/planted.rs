@@ -59,7 +59,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         MaxTokenOffByOne,
         "fencing",
-        "fencing/src/max_token.rs: MaxTokens::admit",
+        "fencing/src/max_token.rs: HighestTokens::admit",
         "gc-pause-textbook-max-token",
         "-p fencesim-fencing --lib",
         "max_token::tests::stale_rejected_equal_and_newer_accepted"
@@ -67,7 +67,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         MaxTokenForgetsDurable,
         "fencing",
-        "fencing/src/max_token.rs: MaxTokens::restart",
+        "fencing/src/max_token.rs: HighestTokens::restart",
         "storage-restart-durable-max-token",
         "-p fencesim-fencing --lib",
         "max_token::tests::durable_restart_keeps_highest"
@@ -91,7 +91,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         SameStoreTxnComparesResource,
         "fencing",
-        "fencing/src/same_store_txn.rs: write",
+        "fencing/src/same_store_txn.rs: SameStoreTxn::write",
         "mixed-scope-shared-lease-same-store-txn",
         "-p fencesim-fencing --lib",
         "same_store_txn::tests::compares_the_lease_scope_not_the_resource"
@@ -99,7 +99,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         FenceNotRaised,
         "fencing",
-        "fencing/src/fence_on_acquire.rs: raise_fence",
+        "fencing/src/fence_on_acquire.rs: FenceOnAcquire::raise_fence",
         "i4-gap-fence-on-acquire",
         "-p fencesim-fencing --lib",
         "fence_on_acquire::tests::old_holder_accepted_before_new_fence_rejected_after"
@@ -171,7 +171,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         CoordinatorExpiryByWallClock,
         "lease",
-        "sim/src/coordinator.rs: expire_due",
+        "sim/src/expiry.rs: expire_due",
         "coordinator-clock-step-local-deadline-none",
         "-p fencesim-sim --test e2e",
         "a_coordinator_wall_clock_step_expires_nothing"
@@ -179,7 +179,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         NetPartitionIgnored,
         "network",
-        "sim/src/net.rs: send",
+        "sim/src/net.rs: Net::send",
         "preset-zookeeper-session-clamp-and-suspect",
         "-p fencesim-sim --test e2e",
         "a_partition_drops_the_holders_renewals"
@@ -195,7 +195,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         MetricPausedExpiryAnyExpiry,
         "metrics",
-        "check/src/metrics.rs: paused_expiries",
+        "check/src/metrics.rs: NodeStates::count_expiry",
         "gc-pause-within-ttl-then-crash-max-token",
         "-p fencesim-check --lib",
         "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"
@@ -203,7 +203,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         MetricCurrentRejectionCountsAll,
         "metrics",
-        "check/src/metrics.rs: current_write_rejections",
+        "check/src/metrics.rs: count_write",
         "gc-pause-textbook-max-token",
         "-p fencesim-check --lib",
         "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"
@@ -211,7 +211,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         MetricStaleRejectionCountsAccepts,
         "metrics",
-        "check/src/metrics.rs: stale_write_rejections",
+        "check/src/metrics.rs: count_write",
         "gc-pause-local-deadline-none",
         "-p fencesim-check --lib",
         "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"

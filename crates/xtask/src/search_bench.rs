@@ -26,7 +26,7 @@ use fencesim_planted::Mutant;
 use fencesim_scenario::{Scenario, SeedRange};
 use fencesim_sim::runner::{run_seed, Components};
 
-use crate::InputError;
+use crate::shared::InputError;
 
 /// `xtask search-bench` arguments.
 #[derive(clap::Args)]

@@ -21,7 +21,7 @@ use crate::planted::{self, MutantInfo};
 use fencesim::{builtin_store, StoreFactory};
 use fencesim_scenario::{Outcome, Scenario};
 
-use crate::InputError;
+use crate::shared::InputError;
 
 /// Limits of the command's own arguments.
 const MAX_SAFE_SEEDS: u64 = 10_000_000;
@@ -96,7 +96,7 @@ fn false_positives(
     factory: &StoreFactory,
 ) -> FalsePositives {
     let start = scenario.seeds.start;
-    let started = crate::wall_now();
+    let started = crate::shared::wall_now();
     // Streamed: only the failing seeds are kept, not every seed's outcome.
     let counted = std::sync::Mutex::new((0u64, Vec::new()));
     fencesim_sim::runner::sweep(
@@ -182,7 +182,7 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
     }
     let factory: StoreFactory = Arc::new(builtin_store);
     fencesim_planted::select(None);
-    let started = crate::wall_now();
+    let started = crate::shared::wall_now();
 
     let mut detections = Vec::new();
     let mut fps = Vec::new();
