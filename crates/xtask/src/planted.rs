@@ -347,7 +347,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetZookeeperSuspectsAtSessionTimeout,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::renewal",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-zookeeper-suspect-before-session-expiry-slow-clock-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -355,7 +355,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetEtcdNoMinimumTtl,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::ttl_bounds",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-etcd-minimum-ttl-delays-the-takeover-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -363,7 +363,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetClientGoIdentityIsSession,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::lease",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-client-go-restarted-holder-resumes-its-record-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -371,7 +371,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetZookeeperNoSessionClamp,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::ttl_bounds",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-zookeeper-session-clamp-expires-a-paused-holder-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -379,7 +379,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetEtcdNoRestartElection,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::service_timers",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-etcd-restart-election-delays-the-takeover-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -387,7 +387,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetZookeeperStopsOnRenewFailure,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::workers",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-zookeeper-unanswered-ping-keeps-the-lock-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -395,7 +395,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetConsulRenewsEveryThirdOfTtl,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::renewal",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-consul-half-ttl-renewals-expire-a-paused-holder-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
