@@ -573,7 +573,10 @@ mod tests {
             },
         );
         let text = h.to_jsonl();
-        assert_eq!(wire::parse_jsonl(&text).unwrap(), h);
+        assert_eq!(
+            wire::parse_jsonl(&text, wire::Strictness::Lenient).unwrap(),
+            h
+        );
         assert!(text.contains("\"event\":\"granted\""));
     }
 }

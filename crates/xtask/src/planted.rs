@@ -315,7 +315,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         CheckHistoryI5JudgedTooShort,
         "check-history",
-        "fencesim/src/history_file.rs: judge_history",
+        "fencesim/src/history_file.rs: liveness_missing",
         "-",
         "-p fencesim --lib",
         "history_file::tests::i5_is_judged_only_when_the_history_lasts_the_bound_past_the_heal"
