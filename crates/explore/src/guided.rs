@@ -45,10 +45,10 @@ use rand::{Rng as _, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::{
-    explore::{not_a_verdict, occurrence, without_overlaps},
+    explore::{occurrence, without_overlaps},
     lineage,
     profile::{Profile, PROFILE_QUANTILE},
-    shrink::explicit_for_seed,
+    shrink::{explicit_for_seed, not_a_verdict},
 };
 
 /// Candidates built per round by default. Part of the search's identity (like its seed), so
