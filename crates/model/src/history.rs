@@ -8,7 +8,6 @@
 //! converted to and from these, so renaming a field here does not change any file.
 
 mod encode;
-mod family;
 pub mod wire;
 
 use crate::{fence::Verdict, lease::Denial, NodeName, OpId, Scope, Token};

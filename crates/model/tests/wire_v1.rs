@@ -534,3 +534,35 @@ fn the_documented_histories_without_header_still_load() {
     }
     assert!(files >= 2, "{files} files");
 }
+
+/// The trace hash of every golden event, and of the whole file: the hash's encoding
+/// (`history/encode`) is fixed, so a refactor of it must keep these.
+#[test]
+fn the_golden_events_trace_hashes_are_pinned() {
+    let history = expected();
+    let each: Vec<String> = history
+        .events
+        .iter()
+        .map(|event| {
+            History {
+                events: vec![event.clone()],
+            }
+            .trace_hash()
+        })
+        .collect();
+    assert_eq!(history.trace_hash(), "9bb0697de86cad47");
+    assert_eq!(
+        each.join(","),
+        "134796acad38836e,c99fd042d49e730e,16b324c7e2452499,4b740baf13625c5e,1144e35dbc4c39a7,\
+         5460c4130369c65e,c0aef3f174738a58,b177141c633413b6,3b87c99ca8a14606,34e1cc0700f064e9,\
+         ceb90fb389916929,eeb07d85980b91b2,8dc7a2d0d8678233,0c450a9c9d93065e,791a6fbe39c939a3,\
+         d9d01b61373c24c4,c8925d26e5f751fa,2c62f708a697cec5,9786cceb226cf99c,6248d3a371760542,\
+         7f6f93f4281267a9,8d66a72e9cada2d6,d56b8181014b3ac7,993dc04e386f9954,52829b2388f2e607,\
+         cd9ab78aa7ad67ad,2fbe1ddb7da840ed,fcd136a99b5f5c03,8c3045b134ac603b,4a54a8694770034b,\
+         e8448a37a571b98f,02983997cf005630,68a5db3fa999b220,b8c43210cfbb5139,10dba3364750ca91,\
+         01bb414563d7ee33,621e7f63392557b9,7bf45fbe2a9e2d35,ff1571d85761e078,398b56d0a5bae910,\
+         9fb4c15558b74a06,454b016266361ce4,bb81bf6a502461aa,448543524a45a755,6700a6da9394ca4f,\
+         b5104c5b486e6e67,5584703c19d972ec,37b63a05d5a3a54a,33d44a0e0ebb7da7,ff4927bb574587c3,\
+         1c812942288b20c7"
+    );
+}
