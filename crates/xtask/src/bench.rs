@@ -131,14 +131,7 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
     let markdown = markdown(&report);
     print!("{markdown}");
     let json_text = format!("{}\n", serde_json::to_string_pretty(&report).expect("json"));
-    // Both staged, then renamed together: never a new bench.json beside an old bench.md.
-    let mut set = fencesim::fs::OutputSet::new();
-    for (path, text) in [(&json_path, &json_text), (&md_path, &markdown)] {
-        set.add(path, text.as_bytes())
-            .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
-    }
-    set.commit().map_err(|e| InputError(e.to_string()))?;
-    println!("written: {} and {}", md_path.display(), json_path.display());
+    write_both(&[(&json_path, &json_text), (&md_path, &markdown)])?;
     match args.max_ratio {
         None => Ok(true),
         Some(max) => {
@@ -147,6 +140,23 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
             Ok(met)
         }
     }
+}
+
+/// Writes the files as one set: both staged, then renamed together, so there is never a new
+/// bench.json beside an old bench.md.
+fn write_both(files: &[(&PathBuf, &String); 2]) -> Result<(), InputError> {
+    let mut set = fencesim::fs::OutputSet::new();
+    for (path, text) in files {
+        set.add(path, text.as_bytes())
+            .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    set.commit().map_err(|e| InputError(e.to_string()))?;
+    println!(
+        "written: {} and {}",
+        files[1].0.display(),
+        files[0].0.display()
+    );
+    Ok(())
 }
 
 /// Whether the median per-message ratio is within `max`, and the line saying so.
