@@ -7,14 +7,30 @@
 use std::collections::BTreeSet;
 
 use fencesim_model::Invariant;
+use serde::{Deserialize, Serialize};
 
-use crate::{index::Index, Violation};
+use crate::index::Index;
 
 mod liveness;
 mod single_holder;
 mod stale_accept;
 mod superseded_accept;
 mod tokens_increase;
+
+/// One violated invariant, with the events that prove it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Violation {
+    /// Which invariant.
+    pub invariant: Invariant,
+    /// The lease scope (I1, I2, I4) or the resource (I3, I5) concerned.
+    pub scope: String,
+    /// True time of the violating event (ns); for I5, the instant the liveness bound ran out.
+    pub t_ns: u64,
+    /// One sentence naming tokens, holders and op ids.
+    pub message: String,
+    /// Indices into `history.events`, in time order; the last one is the violating event.
+    pub evidence: Vec<usize>,
+}
 
 /// All violations, ordered by time, then invariant, then scope.
 pub(crate) fn check_all(index: &Index<'_>) -> Vec<Violation> {

@@ -23,23 +23,9 @@ pub mod outage;
 #[cfg(test)]
 mod tests;
 
+pub use invariants::Violation;
 pub use metrics::{FaultsBegun, Metrics};
 pub use outage::{outages, Outage, OutageCause};
-
-/// One violated invariant, with the events that prove it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Violation {
-    /// Which invariant.
-    pub invariant: Invariant,
-    /// The lease scope (I1, I2, I4) or the resource (I3, I5) concerned.
-    pub scope: String,
-    /// True time of the violating event (ns); for I5, the instant the liveness bound ran out.
-    pub t_ns: u64,
-    /// One sentence naming tokens, holders and op ids.
-    pub message: String,
-    /// Indices into `history.events`, in time order; the last one is the violating event.
-    pub evidence: Vec<usize>,
-}
 
 /// Everything the checker concludes from one history.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

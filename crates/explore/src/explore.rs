@@ -26,7 +26,9 @@ use proptest::{
     test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner},
 };
 
-use crate::shrink::{explicit_for_seed, shrink, ShrinkOptions, Shrunk, Step, MIN_DURATION_MS};
+use crate::shrink::{
+    explicit_for_seed, not_a_verdict, shrink, ShrinkOptions, Shrunk, Step, MIN_DURATION_MS,
+};
 
 /// Occurrences drawn per random entry at most, whatever its rate.
 pub const MAX_OCCURRENCES_PER_ENTRY: usize = 64;
@@ -92,34 +94,9 @@ pub struct Explored {
     pub first_not_a_verdict: Option<String>,
 }
 
-/// What a failed run without a verdict did, in one line (`None` for a run that finished).
-pub(crate) fn not_a_verdict(
-    outcome: &fencesim_check::SeedOutcome,
-    scenario: &Scenario,
-) -> Option<String> {
-    if let Some(panic) = &outcome.panic {
-        return Some(format!(
-            "panicked: {}",
-            panic.lines().next().unwrap_or_default()
-        ));
-    }
-    outcome.runaway.then(|| {
-        format!(
-            "runaway: over its event budget of {} events",
-            scenario.event_budget()
-        )
-    })
-}
-
-/// Explores `scenario`'s fault profile; `on_step` sees the shrinker's steps.
-pub fn explore(
-    scenario: &Scenario,
-    options: &ExploreOptions,
-    on_step: &mut dyn FnMut(&Step),
-) -> Explored {
-    let seed = scenario.seeds.start;
-    let base = explicit_for_seed(scenario, seed);
-    let strategy = schedule_strategy(scenario);
+/// Proptest's runner for `options`: a fixed ChaCha seed, no persistence files, no forks or
+/// timeouts, so a search depends only on its options.
+fn runner(options: &ExploreOptions) -> TestRunner {
     let config = Config {
         cases: options.cases,
         max_shrink_iters: options.max_shrink_iters,
@@ -136,7 +113,19 @@ pub fn explore(
     key[..8].copy_from_slice(&options.rng_seed.to_le_bytes());
     key[8..16].copy_from_slice(b"explore!");
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &key);
-    let mut runner = TestRunner::new_with_rng(config, rng);
+    TestRunner::new_with_rng(config, rng)
+}
+
+/// Explores `scenario`'s fault profile; `on_step` sees the shrinker's steps.
+pub fn explore(
+    scenario: &Scenario,
+    options: &ExploreOptions,
+    on_step: &mut dyn FnMut(&Step),
+) -> Explored {
+    let seed = scenario.seeds.start;
+    let base = explicit_for_seed(scenario, seed);
+    let strategy = schedule_strategy(scenario);
+    let mut runner = runner(options);
 
     let runs = Cell::new(0u32);
     let not_verdicts = Cell::new(0u32);

@@ -45,10 +45,10 @@ use rand::{Rng as _, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::{
-    explore::{not_a_verdict, occurrence, without_overlaps},
+    explore::{occurrence, without_overlaps},
     lineage,
     profile::{Profile, PROFILE_QUANTILE},
-    shrink::explicit_for_seed,
+    shrink::{explicit_for_seed, not_a_verdict},
 };
 
 /// Candidates built per round by default. Part of the search's identity (like its seed), so
@@ -614,9 +614,11 @@ impl<'a> Search<'a> {
     }
 }
 
-/// `fault` moved to `worker` (`None` for a fault that names no worker).
+/// `fault` moved to `worker` (`None` for a fault that names no worker). Every kind is
+/// listed: a new one does not compile until it says whether it moves.
 fn move_to(fault: &Fault, worker: &str) -> Option<Fault> {
     let worker = worker.to_string();
+    let on_worker = |node: &str| node.starts_with("worker-");
     Some(match fault.clone() {
         Fault::GcPause { duration_ms, .. } => Fault::GcPause {
             node: worker,
@@ -626,7 +628,7 @@ fn move_to(fault: &Fault, worker: &str) -> Option<Fault> {
             node: worker,
             duration_ms,
         },
-        Fault::ClockStep { node, delta_ms } if node.starts_with("worker-") => Fault::ClockStep {
+        Fault::ClockStep { node, delta_ms } if on_worker(&node) => Fault::ClockStep {
             node: worker,
             delta_ms,
         },
@@ -638,7 +640,7 @@ fn move_to(fault: &Fault, worker: &str) -> Option<Fault> {
             from,
             to,
             duration_ms,
-        } if from.starts_with("worker-") => Fault::HoldRelease {
+        } if on_worker(&from) => Fault::HoldRelease {
             from: worker,
             to,
             duration_ms,
@@ -648,7 +650,7 @@ fn move_to(fault: &Fault, worker: &str) -> Option<Fault> {
             peers,
             one_way,
             duration_ms,
-        } if nodes.len() == 1 && nodes[0].starts_with("worker-") && !peers.contains(&worker) => {
+        } if nodes.len() == 1 && on_worker(&nodes[0]) && !peers.contains(&worker) => {
             Fault::Partition {
                 nodes: vec![worker],
                 peers,
@@ -656,7 +658,14 @@ fn move_to(fault: &Fault, worker: &str) -> Option<Fault> {
                 duration_ms,
             }
         }
-        _ => return None,
+        // A clock step, hold or partition of another node, and the kinds that name none.
+        Fault::ClockStep { .. }
+        | Fault::HoldRelease { .. }
+        | Fault::Partition { .. }
+        | Fault::CoordinatorRestart { .. }
+        | Fault::StorageRestart { .. }
+        | Fault::Panic { .. }
+        | Fault::HolderLinkCut { .. } => return None,
     })
 }
 

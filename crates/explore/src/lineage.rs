@@ -81,9 +81,17 @@ pub(crate) fn proposals(
     out
 }
 
-/// Faults (with why) that could have made an accepted write of `history` stale.
-fn additions(profile: &Profile, ttl_ms: f64, history: &History) -> Vec<(TimedFault, String)> {
-    // When each write was sent, and the last grant or renewal of each (holder, token).
+/// An accepted write: its writer and token, when it was sent, and when its lease was last
+/// granted or renewed before that.
+struct AcceptedWrite {
+    writer: String,
+    token: u64,
+    sent_ms: f64,
+    renewed_ms: f64,
+}
+
+/// The accepted writes of `history` whose send it recorded, in order.
+fn accepted_writes(history: &History) -> Vec<AcceptedWrite> {
     let mut sent: BTreeMap<OpId, f64> = BTreeMap::new();
     let mut accepted = Vec::new();
     let mut renewals: BTreeMap<(String, u64), Vec<f64>> = BTreeMap::new();
@@ -109,22 +117,36 @@ fn additions(profile: &Profile, ttl_ms: f64, history: &History) -> Vec<(TimedFau
             _ => {}
         }
     }
+    accepted
+        .into_iter()
+        .map(|(writer, token, sent_ms)| {
+            let renewed_ms = renewals
+                .get(&(writer.clone(), token))
+                .and_then(|times| times.iter().rev().find(|&&t| t <= sent_ms).copied())
+                .unwrap_or(sent_ms);
+            AcceptedWrite {
+                writer,
+                token,
+                sent_ms,
+                renewed_ms,
+            }
+        })
+        .collect()
+}
+
+/// Faults (with why) that could have made an accepted write of `history` stale.
+fn additions(profile: &Profile, ttl_ms: f64, history: &History) -> Vec<(TimedFault, String)> {
+    let accepted = accepted_writes(history);
     let mut out = Vec::new();
-    if accepted.is_empty() {
-        return out;
-    }
     let picks = WRITES_PER_RUN.min(accepted.len());
     for pick in 0..picks {
-        let (writer, token, sent_ms) = &accepted[pick * accepted.len() / picks];
-        let at_ms = (sent_ms - 1.0).max(0.0);
+        let write = &accepted[pick * accepted.len() / picks];
+        let at_ms = (write.sent_ms - 1.0).max(0.0);
         if at_ms >= profile.duration_ms {
             continue;
         }
-        let renewed = renewals
-            .get(&(writer.clone(), *token))
-            .and_then(|times| times.iter().rev().find(|&&t| t <= *sent_ms).copied())
-            .unwrap_or(*sent_ms);
-        let to_expiry = (renewed + ttl_ms - at_ms).max(0.0);
+        let (writer, token, sent_ms) = (&write.writer, write.token, write.sent_ms);
+        let to_expiry = (write.renewed_ms + ttl_ms - at_ms).max(0.0);
         let what = format!("{writer}'s write with token {token} sent at {sent_ms:.0} ms");
         for k in 0..OVERSHOOTS {
             for kind in [
@@ -149,31 +171,45 @@ fn additions(profile: &Profile, ttl_ms: f64, history: &History) -> Vec<(TimedFau
                 }
             }
         }
-        if profile.kinds.contains(&FaultKind::ClockStep) {
-            let delta = profile.clamp(FaultKind::ClockStep, ttl_ms);
-            out.push((
-                TimedFault {
-                    at_ms,
-                    fault: Fault::ClockStep {
-                        node: writer.clone(),
-                        delta_ms: -delta,
-                    },
+        out.extend(steps_and_restarts(profile, ttl_ms, writer, at_ms, &what));
+    }
+    out
+}
+
+/// A clock step back of the writer, and restarts of the lease service and the storage, just
+/// before a write (`what`), each if the profile has its kind.
+fn steps_and_restarts(
+    profile: &Profile,
+    ttl_ms: f64,
+    writer: &str,
+    at_ms: f64,
+    what: &str,
+) -> Vec<(TimedFault, String)> {
+    let mut out = Vec::new();
+    if profile.kinds.contains(&FaultKind::ClockStep) {
+        let delta = profile.clamp(FaultKind::ClockStep, ttl_ms);
+        out.push((
+            TimedFault {
+                at_ms,
+                fault: Fault::ClockStep {
+                    node: writer.to_string(),
+                    delta_ms: -delta,
                 },
-                format!("{writer}'s clock stepped back {delta:.0} ms just before {what}"),
+            },
+            format!("{writer}'s clock stepped back {delta:.0} ms just before {what}"),
+        ));
+    }
+    for (kind, node) in [
+        (FaultKind::CoordinatorRestart, nodes::COORDINATOR),
+        (FaultKind::StorageRestart, nodes::STORAGE),
+    ] {
+        if profile.kinds.contains(&kind) {
+            let size = profile.clamp(kind, ttl_ms / 2.0);
+            let fault = Fault::drawn(kind, node.to_string(), size, false, false);
+            out.push((
+                TimedFault { at_ms, fault },
+                format!("{} just before {what}", kind.name()),
             ));
-        }
-        for (kind, node) in [
-            (FaultKind::CoordinatorRestart, nodes::COORDINATOR),
-            (FaultKind::StorageRestart, nodes::STORAGE),
-        ] {
-            if profile.kinds.contains(&kind) {
-                let size = profile.clamp(kind, ttl_ms / 2.0);
-                let fault = Fault::drawn(kind, node.to_string(), size, false, false);
-                out.push((
-                    TimedFault { at_ms, fault },
-                    format!("{} just before {what}", kind.name()),
-                ));
-            }
         }
     }
     out
@@ -206,77 +242,85 @@ fn stretched(profile: &Profile, kind: FaultKind, writer: &str, stretch: f64) -> 
 /// profile that can hold it (a held link to the storage, a one-way partition from it, a GC
 /// pause of the newer holder).
 fn refinements(profile: &Profile, schedule: &[TimedFault], history: &History) -> Vec<Proposal> {
-    let Windows {
-        granted,
-        first_taken,
-        first_writer,
-        rejected,
-    } = Windows::of(history);
+    let windows = Windows::of(history);
     let mut out = Vec::new();
-    for (scope, writer, newer, landed) in rejected {
+    for stale in &windows.rejected {
         if out.len() >= REFINEMENTS_PER_RUN {
             break;
         }
-        let (Some(&grant), Some(&taken)) = (
-            granted.get(&(scope.clone(), newer)),
-            first_taken.get(&(scope.clone(), newer)),
-        ) else {
-            continue;
-        };
-        if taken <= grant || landed <= taken {
-            continue;
-        }
-        let target = grant + (taken - grant) / 2.0;
-        let early = landed - target;
-        // The fault on the writer that ended last before the write landed delayed it.
-        let delaying = schedule
-            .iter()
-            .enumerate()
-            .filter(|(_, timed)| delays(&timed.fault, &writer) && timed.end_ms() <= landed)
-            .max_by(|a, b| a.1.end_ms().total_cmp(&b.1.end_ms()));
-        if let Some((index, fault)) = delaying {
-            if let Some(size) = fault.fault.size_ms() {
-                if size - early >= crate::shrink::MIN_DURATION_MS {
-                    let mut shortened = schedule.to_vec();
-                    shortened[index].fault = fault.fault.with_size_ms(size - early);
-                    out.push(Proposal {
-                        schedule: shortened,
-                        why: format!(
-                            "{writer}'s stale write landed at {landed:.0} ms, after token \
-                             {newer}'s first write ({taken:.0} ms): its {} shortened by \
-                             {early:.0} ms to land at {target:.0} ms, between the grant \
-                             ({grant:.0} ms) and that write",
-                            fault.fault.kind().name()
-                        ),
-                        refined: true,
-                    });
-                }
-            }
-        }
-        // Or the newer holder's first write held until after the stale one.
-        let Some((holder, first_sent)) = first_writer.get(&(scope.clone(), newer)) else {
-            continue;
-        };
-        let from_ms = first_sent.map_or(grant, |t| (t - 1.0).max(grant));
-        let hold_ms = landed - from_ms + 50.0;
-        if let Some(fault) = holding(profile, holder, hold_ms) {
-            let mut held = schedule.to_vec();
-            let kind = fault.kind();
-            held.push(TimedFault {
-                at_ms: from_ms,
-                fault,
-            });
-            out.push(Proposal {
-                schedule: held,
+        out.extend(refine(profile, schedule, &windows, stale));
+    }
+    out
+}
+
+/// The refinements of one rejected stale write (`stale`: scope, writer, newer token, when it
+/// landed).
+fn refine(
+    profile: &Profile,
+    schedule: &[TimedFault],
+    windows: &Windows,
+    stale: &(String, String, u64, f64),
+) -> Vec<Proposal> {
+    let (scope, writer, newer, landed) = (&stale.0, &stale.1, stale.2, stale.3);
+    let mut out = Vec::new();
+    let key = (scope.clone(), newer);
+    let (Some(&grant), Some(&taken)) = (windows.granted.get(&key), windows.first_taken.get(&key))
+    else {
+        return out;
+    };
+    if taken <= grant || landed <= taken {
+        return out;
+    }
+    let target = grant + (taken - grant) / 2.0;
+    let early = landed - target;
+    // The fault on the writer that ended last before the write landed delayed it.
+    let delaying = schedule
+        .iter()
+        .enumerate()
+        .filter(|(_, timed)| delays(&timed.fault, writer) && timed.end_ms() <= landed)
+        .max_by(|a, b| a.1.end_ms().total_cmp(&b.1.end_ms()));
+    let shortened = delaying.and_then(|(index, fault)| {
+        let size = fault.fault.size_ms()?;
+        (size - early >= crate::shrink::MIN_DURATION_MS).then(|| {
+            let mut shortened = schedule.to_vec();
+            shortened[index].fault = fault.fault.with_size_ms(size - early);
+            Proposal {
+                schedule: shortened,
                 why: format!(
-                    "{writer}'s stale write landed at {landed:.0} ms, after token {newer}'s \
-                     first write ({taken:.0} ms): {holder}'s first write delayed by a {} of \
-                     {hold_ms:.0} ms from {from_ms:.0} ms",
-                    kind.name()
+                    "{writer}'s stale write landed at {landed:.0} ms, after token \
+                     {newer}'s first write ({taken:.0} ms): its {} shortened by \
+                     {early:.0} ms to land at {target:.0} ms, between the grant \
+                     ({grant:.0} ms) and that write",
+                    fault.fault.kind().name()
                 ),
                 refined: true,
-            });
-        }
+            }
+        })
+    });
+    out.extend(shortened);
+    // Or the newer holder's first write held until after the stale one.
+    let Some((holder, first_sent)) = windows.first_writer.get(&key) else {
+        return out;
+    };
+    let from_ms = first_sent.map_or(grant, |t| (t - 1.0).max(grant));
+    let hold_ms = landed - from_ms + 50.0;
+    if let Some(fault) = holding(profile, holder, hold_ms) {
+        let mut held = schedule.to_vec();
+        let kind = fault.kind();
+        held.push(TimedFault {
+            at_ms: from_ms,
+            fault,
+        });
+        out.push(Proposal {
+            schedule: held,
+            why: format!(
+                "{writer}'s stale write landed at {landed:.0} ms, after token {newer}'s \
+                 first write ({taken:.0} ms): {holder}'s first write delayed by a {} of \
+                 {hold_ms:.0} ms from {from_ms:.0} ms",
+                kind.name()
+            ),
+            refined: true,
+        });
     }
     out
 }
@@ -390,7 +434,13 @@ fn delays(fault: &Fault, writer: &str) -> bool {
     match fault {
         Fault::GcPause { node, .. } | Fault::VmSuspend { node, .. } => node == writer,
         Fault::HoldRelease { from, .. } => from == writer,
-        _ => false,
+        Fault::ClockStep { .. }
+        | Fault::Partition { .. }
+        | Fault::CoordinatorRestart { .. }
+        | Fault::StorageRestart { .. }
+        | Fault::WorkerCrash { .. }
+        | Fault::Panic { .. }
+        | Fault::HolderLinkCut { .. } => false,
     }
 }
 

@@ -246,30 +246,37 @@ impl fmt::Display for ShrinkError {
 
 impl std::error::Error for ShrinkError {}
 
-/// Shrinks the failure of `scenario` at `seed`, reporting every accepted step to `on_step`.
-pub fn shrink(
+/// What a failed run without a verdict did, in one line (`None` for a run that finished).
+pub(crate) fn not_a_verdict(
+    outcome: &fencesim_check::SeedOutcome,
+    scenario: &Scenario,
+) -> Option<String> {
+    if let Some(panic) = &outcome.panic {
+        return Some(format!(
+            "panicked: {}",
+            panic.lines().next().unwrap_or_default()
+        ));
+    }
+    outcome.runaway.then(|| {
+        format!(
+            "runaway: over its event budget of {} events",
+            scenario.event_budget()
+        )
+    })
+}
+
+/// The invariants to keep violated while shrinking: the caller's, or every one the seed
+/// violates; an error when the seed is not a failing verdict or misses the target.
+fn target(
     scenario: &Scenario,
     seed: u64,
     options: &ShrinkOptions,
-    on_step: &mut dyn FnMut(&Step),
-) -> Result<Shrunk, ShrinkError> {
-    let original = run_seed(&Arc::new(scenario.clone()), seed, &options.components);
-    let violated = original.outcome.checked.violated();
-    if let Some(panic) = &original.outcome.panic {
-        return Err(ShrinkError::NotAVerdict {
-            seed,
-            what: format!("panicked: {}", panic.lines().next().unwrap_or_default()),
-        });
+    outcome: &fencesim_check::SeedOutcome,
+) -> Result<Vec<Invariant>, ShrinkError> {
+    if let Some(what) = not_a_verdict(outcome, scenario) {
+        return Err(ShrinkError::NotAVerdict { seed, what });
     }
-    if original.outcome.runaway {
-        return Err(ShrinkError::NotAVerdict {
-            seed,
-            what: format!(
-                "runaway: over its event budget of {} events",
-                scenario.event_budget()
-            ),
-        });
-    }
+    let violated = outcome.checked.violated();
     if violated.is_empty() {
         return Err(ShrinkError::NotFailing { seed });
     }
@@ -281,6 +288,26 @@ pub fn shrink(
             violated,
         });
     }
+    Ok(target)
+}
+
+/// `name-shrunk-seed-N`, `name` cut to stay a valid name (names are ASCII), so a shrunk
+/// scenario can be shrunk again.
+fn shrunk_name(name: &str, seed: u64) -> String {
+    let suffix = format!("-shrunk-seed-{seed}");
+    let keep = (fencesim_scenario::limits::MAX_NAME_LEN - suffix.len()).min(name.len());
+    format!("{}{suffix}", &name[..keep])
+}
+
+/// Shrinks the failure of `scenario` at `seed`, reporting every accepted step to `on_step`.
+pub fn shrink(
+    scenario: &Scenario,
+    seed: u64,
+    options: &ShrinkOptions,
+    on_step: &mut dyn FnMut(&Step),
+) -> Result<Shrunk, ShrinkError> {
+    let original = run_seed(&Arc::new(scenario.clone()), seed, &options.components);
+    let target = target(scenario, seed, options, &original.outcome)?;
     let mut shrinker = Shrinker {
         seed,
         components: options.components.clone(),
@@ -333,10 +360,7 @@ pub fn shrink(
         names(&violated),
         scenario.description.trim_end()
     );
-    // Cut to stay a valid name (names are ASCII): a shrunk scenario can be shrunk again.
-    let suffix = format!("-shrunk-seed-{seed}");
-    let keep = (fencesim_scenario::limits::MAX_NAME_LEN - suffix.len()).min(scenario.name.len());
-    current.name = format!("{}{suffix}", &scenario.name[..keep]);
+    current.name = shrunk_name(&scenario.name, seed);
     Ok(Shrunk {
         scenario: current,
         seed,

@@ -20,13 +20,10 @@ use std::{fmt, path::Path};
 
 use fencesim_check::{check, Checked, Violation};
 use fencesim_model::{
-    history::{
-        wire::{self, Version},
-        Event, EventKind, History,
-    },
+    history::{wire, EventKind, History},
     Invariant,
 };
-use serde::{Deserialize as _, Serialize};
+use serde::Serialize;
 
 /// The largest history file `check-history` reads (bytes): 256 MiB.
 pub const MAX_HISTORY_BYTES: u64 = 256 * 1024 * 1024;
@@ -82,255 +79,21 @@ pub fn load_history(path: &Path) -> Result<History, HistoryError> {
     parse_history(&file, &text)
 }
 
-/// Parses JSON lines into a history: an optional header line first (`{"schema":
-/// "fencesim-history","version":1}`; without one the file is version 1), then one event
-/// object per line (blank lines are skipped), `t_ns` never decreasing. Every field of the
-/// event's kind must be present with its type, and no other field may appear (a misspelt
-/// optional field would otherwise be ignored). A header of another schema or of a version
-/// this build does not read is refused, naming its line and field.
+/// Parses JSON lines into a history, strictly ([`wire::Strictness::Strict`]): an optional
+/// header line first (`{"schema":"fencesim-history","version":1}`; without one the file is
+/// version 1), then one event object per line (blank lines are skipped), `t_ns` never
+/// decreasing. Every field of the event's kind must be present with its type, and no other
+/// field may appear (a misspelt optional field would otherwise be ignored). A header of
+/// another schema or of a version this build does not read is refused, naming its line and
+/// field.
 pub fn parse_history(file: &str, text: &str) -> Result<History, HistoryError> {
-    let mut history = History::default();
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(index, line)| (index + 1, line))
-        .filter(|(_, line)| !line.trim().is_empty())
-        .peekable();
-    let mut version = Version::V1;
-    let mut header = false;
-    if let Some(&(number, first)) = lines.peek() {
-        match wire::header(first) {
-            Ok(None) => {}
-            Ok(Some(found)) => {
-                version = found;
-                header = true;
-                lines.next();
-            }
-            Err(error) => {
-                return Err(HistoryError {
-                    file: file.to_string(),
-                    line: number,
-                    field: error.field,
-                    message: error.message,
-                })
-            }
-        }
-    }
-    for (number, line) in lines {
-        let event = parse_line(file, number, version, line)?;
-        if let Some(last) = history.events.last() {
-            if event.t_ns < last.t_ns {
-                return Err(HistoryError {
-                    file: file.to_string(),
-                    line: number,
-                    field: "t_ns".into(),
-                    message: format!(
-                        "expected events in time order (t_ns at least {} as on the line before), got {}",
-                        last.t_ns, event.t_ns
-                    ),
-                });
-            }
-        }
-        history.events.push(event);
-    }
-    // An empty or blank file holds nothing to judge: a verdict of "no violation" would be a
-    // pass for a recorder that wrote nothing.
-    if history.events.is_empty() {
-        let got = if header {
-            "a header line and no event"
-        } else {
-            "an empty or blank file"
-        };
-        return Err(HistoryError {
-            file: file.to_string(),
-            line: 0,
-            field: "events".into(),
-            message: format!("expected at least one event (one JSON object per line), got {got}"),
-        });
-    }
-    Ok(history)
-}
-
-fn parse_line(
-    file: &str,
-    line: usize,
-    version: Version,
-    text: &str,
-) -> Result<Event, HistoryError> {
-    let error = |field: &str, message: String| HistoryError {
+    wire::parse_jsonl(text, wire::Strictness::Strict).map_err(|e| HistoryError {
         file: file.to_string(),
-        line,
-        field: field.to_string(),
-        message,
-    };
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| error("", format!("expected one JSON object per line: {e}")))?;
-    let serde_json::Value::Object(fields) = &value else {
-        return Err(error("", "expected a JSON object".into()));
-    };
-    if fields.contains_key("schema") {
-        return Err(error(
-            "schema",
-            "a header line (naming the schema and its version) may only be the file's first line"
-                .into(),
-        ));
-    }
-    // The common fields first, so their errors name them.
-    match fields.get("t_ns") {
-        Some(t) if t.as_u64().is_some() => {}
-        Some(t) => {
-            return Err(error(
-                "t_ns",
-                format!("expected nanoseconds as an unsigned integer, got {t}"),
-            ))
-        }
-        None => return Err(error("t_ns", "missing (true time in nanoseconds)".into())),
-    }
-    match fields.get("node") {
-        Some(serde_json::Value::String(_)) => {}
-        Some(other) => {
-            return Err(error(
-                "node",
-                format!("expected a node name (string), got {other}"),
-            ))
-        }
-        None => return Err(error("node", "missing (the node it happened on)".into())),
-    }
-    match fields.get("event") {
-        Some(serde_json::Value::String(_)) => {}
-        Some(other) => {
-            return Err(error(
-                "event",
-                format!("expected an event kind (string), got {other}"),
-            ))
-        }
-        None => {
-            return Err(error(
-                "event",
-                "missing (the event kind, e.g. \"granted\")".into(),
-            ))
-        }
-    }
-    let (event, kind_fields) = match version {
-        Version::V1 => locate_event(fields).map_err(|(field, message)| error(&field, message))?,
-    };
-    // Fields the kind does not have: serde ignores them, a checker must not.
-    if let Some(unknown) = fields
-        .keys()
-        .find(|key| !kind_fields.contains(key.as_str()))
-    {
-        let mut known: Vec<&str> = kind_fields.iter().map(String::as_str).collect();
-        known.sort_unstable();
-        return Err(error(
-            unknown,
-            format!(
-                "not a field of a `{}` event (expected only {})",
-                fields["event"].as_str().unwrap_or_default(),
-                known.join(", ")
-            ),
-        ));
-    }
-    Ok(event)
+        line: e.line,
+        field: e.field,
+        message: e.message,
+    })
 }
-
-thread_local! {
-    /// How many candidate events [`locate_event`] deserialized on this thread, and how many
-    /// fields they held in all (a test hook: the work must stay linear in the line's size).
-    static LOCATE_WORK: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
-}
-
-fn attempt(
-    object: &serde_json::Map<String, serde_json::Value>,
-) -> Result<wire::v1::Record, String> {
-    LOCATE_WORK.with(|work| {
-        let (parses, fields) = work.get();
-        work.set((parses + 1, fields + object.len() as u64));
-    });
-    wire::v1::Record::deserialize(&serde_json::Value::Object(object.clone()))
-        .map_err(|e| e.to_string())
-}
-
-/// The event of a version-1 line, and the field names of its kind; or the field at fault
-/// and what is wrong. Built up from the common fields one field of the kind at a time, as serde asks for
-/// them ("missing field `x`"): a type error is then in the field just added, and the
-/// candidate objects stay as small as the kind, so a line with thousands of unknown keys
-/// costs a few small parses, not one parse per key.
-fn locate_event(
-    fields: &serde_json::Map<String, serde_json::Value>,
-) -> Result<(Event, std::collections::BTreeSet<String>), (String, String)> {
-    let mut object: serde_json::Map<String, serde_json::Value> = ["t_ns", "node", "event"]
-        .into_iter()
-        .map(|key| (key.to_string(), fields[key].clone()))
-        .collect();
-    let mut added: Option<String> = None;
-    // Each pass adds one field of the kind, and no kind has more than a few dozen fields.
-    let required = loop {
-        match attempt(&object) {
-            Ok(event) => break event,
-            Err(message) => {
-                if let Some(missing) = message
-                    .strip_prefix("missing field `")
-                    .and_then(|rest| rest.split('`').next())
-                {
-                    match fields.get(missing) {
-                        Some(value) if !object.contains_key(missing) => {
-                            object.insert(missing.to_string(), value.clone());
-                            added = Some(missing.to_string());
-                            continue;
-                        }
-                        _ => return Err((missing.to_string(), message)),
-                    }
-                }
-                let field = match &added {
-                    Some(field) => field.clone(),
-                    None if message.starts_with("unknown variant") => "event".to_string(),
-                    None => String::new(),
-                };
-                return Err((field, message));
-            }
-        }
-    };
-    // Every field of the kind, optional ones included (they serialize as `null`).
-    let back = serde_json::to_value(&required).expect("records serialize");
-    let mut kind_fields: std::collections::BTreeSet<String> = back
-        .as_object()
-        .map(|o| o.keys().cloned().collect())
-        .unwrap_or_default();
-    // Optional fields left out when unknown (not written as `null`).
-    let kind = fields["event"].as_str().unwrap_or_default();
-    for (of, field) in SKIPPED_WHEN_UNKNOWN {
-        if of == kind {
-            kind_fields.insert(field.to_string());
-        }
-    }
-    let optional: Vec<&String> = kind_fields
-        .iter()
-        .filter(|key| !object.contains_key(key.as_str()) && fields.contains_key(key.as_str()))
-        .collect();
-    if optional.is_empty() {
-        return Ok((required.into(), kind_fields));
-    }
-    // The optional fields the line gives: each alone first, so a wrong type is named.
-    for key in &optional {
-        let mut with = object.clone();
-        with.insert((*key).clone(), fields[key.as_str()].clone());
-        if let Err(message) = attempt(&with) {
-            return Err(((*key).clone(), message));
-        }
-    }
-    for key in &optional {
-        object.insert((*key).clone(), fields[key.as_str()].clone());
-    }
-    let record = attempt(&object).map_err(|message| (String::new(), message))?;
-    Ok((record.into(), kind_fields))
-}
-
-/// Optional fields that are left out, not written as `null`, when a history does not give
-/// them: `(event kind, field)`.
-const SKIPPED_WHEN_UNKNOWN: [(&str, &str); 2] = [
-    ("granted", "expires_mono_ms"),
-    ("extended", "expires_mono_ms"),
-];
 
 /// Whether the history has the events an invariant needs; `Err` says what is missing.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -400,7 +163,42 @@ pub fn judge_history(history: &History) -> Judged {
     let has = |pred: &dyn Fn(&EventKind) -> bool| history.events.iter().any(|e| pred(&e.kind));
     let grants = has(&|k| matches!(k, EventKind::Granted { .. }));
     let accepts = has(&|k| matches!(k, EventKind::WriteAccepted { .. }));
-    let sends = has(&|k| matches!(k, EventKind::WriteSent { .. }));
+    let need = |ok: bool, what: &str| (!ok).then(|| what.to_string());
+    let missing = [
+        need(grants, "`granted` events"),
+        need(grants, "`granted` events"),
+        need(accepts, "`write-accepted` events"),
+        match (grants, accepts) {
+            (true, true) => None,
+            (false, true) => Some("`granted` events".into()),
+            (true, false) => Some("`write-accepted` events".into()),
+            (false, false) => Some("`granted` and `write-accepted` events".into()),
+        },
+        liveness_missing(history),
+    ];
+    let scope = Invariant::ALL
+        .iter()
+        .zip(missing)
+        .map(|(&invariant, missing)| InvariantScope {
+            invariant,
+            judged: missing.is_none(),
+            missing,
+        })
+        .collect();
+    Judged {
+        scope,
+        checked: check(history),
+        metrics_not_supported: unsupported_metrics(history),
+    }
+}
+
+/// What I5 needs that `history` lacks, if anything: `run-started` (its bound),
+/// `faults-healed`, a run lasting the bound past the heal, and the workers' `write-sent`.
+fn liveness_missing(history: &History) -> Option<String> {
+    let sends = history
+        .events
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::WriteSent { .. }));
     let bound_ms = history.events.iter().find_map(|e| match e.kind {
         EventKind::RunStarted {
             liveness_bound_ms, ..
@@ -427,7 +225,7 @@ pub fn judge_history(history: &History) -> Judged {
     } else {
         end_ns
     };
-    let liveness = match (bound_ms, healed_ns) {
+    match (bound_ms, healed_ns) {
         (None, _) => Some("a `run-started` event (it carries `liveness_bound_ms`)".to_string()),
         (_, None) => Some("a `faults-healed` event (I5 counts from it)".to_string()),
         (Some(bound), Some(healed))
@@ -444,33 +242,6 @@ pub fn judge_history(history: &History) -> Judged {
                 .to_string(),
         ),
         _ => None,
-    };
-    let need = |ok: bool, what: &str| (!ok).then(|| what.to_string());
-    let missing = [
-        need(grants, "`granted` events"),
-        need(grants, "`granted` events"),
-        need(accepts, "`write-accepted` events"),
-        match (grants, accepts) {
-            (true, true) => None,
-            (false, true) => Some("`granted` events".into()),
-            (true, false) => Some("`write-accepted` events".into()),
-            (false, false) => Some("`granted` and `write-accepted` events".into()),
-        },
-        liveness,
-    ];
-    let scope = Invariant::ALL
-        .iter()
-        .zip(missing)
-        .map(|(&invariant, missing)| InvariantScope {
-            invariant,
-            judged: missing.is_none(),
-            missing,
-        })
-        .collect();
-    Judged {
-        scope,
-        checked: check(history),
-        metrics_not_supported: unsupported_metrics(history),
     }
 }
 
@@ -531,46 +302,6 @@ fn supported_metrics(judged: &Judged) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Parses `line` as line 1 and returns the error and the locator's work (parses, fields).
-    fn judge(line: &str) -> (HistoryError, (u64, u64)) {
-        LOCATE_WORK.with(|work| work.set((0, 0)));
-        let error = parse_history("h.jsonl", line).unwrap_err();
-        (error, LOCATE_WORK.with(std::cell::Cell::get))
-    }
-
-    #[test]
-    fn a_line_with_thousands_of_keys_is_located_with_a_few_small_parses() {
-        // A wrong type among 8000 unknown keys: the old locator re-parsed the whole object
-        // once per key (8000 parses of 8000 fields: a minute).
-        let mut line = String::from(
-            r#"{"t_ns":1,"node":"c","event":"granted","scope":"j","holder":"a","token":"2","expires_mono_ms":1.0"#,
-        );
-        for i in 0..8000 {
-            line.push_str(&format!(r#","extra_{i:05}":0"#));
-        }
-        line.push('}');
-        assert!(line.len() > 100_000);
-        let (error, (parses, fields)) = judge(&line);
-        assert_eq!(error.field, "token", "{error}");
-        assert!(error.message.contains("invalid type"), "{error}");
-        assert!(parses <= 10, "{parses} parses");
-        assert!(fields <= 100, "{fields} fields parsed in all");
-
-        // The same line with the type fixed: the first unknown key is named, just as cheaply.
-        let (error, (parses, fields)) = judge(&line.replace(r#""token":"2""#, r#""token":2"#));
-        assert_eq!(error.field, "extra_00000", "{error}");
-        assert!(
-            error
-                .message
-                .starts_with("not a field of a `granted` event"),
-            "{error}"
-        );
-        assert!(
-            parses <= 10 && fields <= 100,
-            "{parses} parses, {fields} fields"
-        );
-    }
 
     /// I5 needs the history to run on for the liveness bound after `faults-healed`: a history
     /// that ends sooner cannot show a stall, so I5 is "not judged" and says why.
@@ -652,12 +383,5 @@ mod tests {
             "events",
             "got a header line and no event",
         );
-    }
-
-    #[test]
-    fn a_wrong_optional_field_is_named() {
-        let line = r#"{"t_ns":1,"node":"db","event":"write-accepted","op":1,"resource":"r","lease_scope":"r","writer":"a","token":7,"previous":"x"}"#;
-        let (error, _) = judge(line);
-        assert_eq!(error.field, "previous", "{error}");
     }
 }

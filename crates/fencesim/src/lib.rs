@@ -69,7 +69,7 @@ pub use fencesim_model::{
     fence::{ClientProtocol, Fence, Verdict as FenceVerdict, WriteRequest},
     history::{BeliefEnd, Event, EventKind, History},
     lease::LeaseView,
-    policy::{Gate, LeaseState, RenewFailure, SpecPolicy, WorkerPolicy},
+    policy::{Gate, LeaseState, RenewFailure, RenewFailureCause, SpecPolicy, WorkerPolicy},
     tokens::{BuiltinTokens, TokenIssuer, TokenRequest},
     Invariant, Token,
 };

@@ -67,7 +67,10 @@ mod tests {
         write_jsonl(&history, &path).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text, history.to_jsonl());
-        assert_eq!(wire::parse_jsonl(&text).unwrap(), history);
+        assert_eq!(
+            wire::parse_jsonl(&text, wire::Strictness::Lenient).unwrap(),
+            history
+        );
         let first = text.lines().next().unwrap();
         assert_eq!(first, r#"{"schema":"fencesim-history","version":1}"#);
     }

@@ -51,8 +51,8 @@ impl WorkerPolicy for Eager {
     fn before_write(&self, state: &LeaseState) -> Gate {
         self.inner.before_write(state)
     }
-    fn on_renew_failure(&self, refused: bool) -> RenewFailure {
-        self.inner.on_renew_failure(refused)
+    fn on_renew_failure(&self, cause: fencesim::RenewFailureCause) -> RenewFailure {
+        self.inner.on_renew_failure(cause)
     }
 }
 

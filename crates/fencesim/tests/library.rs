@@ -86,8 +86,8 @@ fn delegating_user_components_give_the_builtin_traces() {
         fn before_write(&self, state: &LeaseState) -> Gate {
             self.0.before_write(state)
         }
-        fn on_renew_failure(&self, refused: bool) -> RenewFailure {
-            self.0.on_renew_failure(refused)
+        fn on_renew_failure(&self, cause: fencesim::RenewFailureCause) -> RenewFailure {
+            self.0.on_renew_failure(cause)
         }
     }
     struct Tokens(Box<dyn TokenIssuer>);

@@ -22,7 +22,7 @@ use fencesim_model::{
     fence::{CompareScope, Fence, Verdict, WriteRequest},
     history::{BeliefEnd, EffectVia, EventKind},
     nodes::{COORDINATOR, STORAGE},
-    policy::{Gate, LeaseState, RenewFailure, WorkerPolicy},
+    policy::{Gate, LeaseState, RenewFailure, RenewFailureCause, WorkerPolicy},
     rng::stream,
     Token, NS_PER_MS,
 };
@@ -769,11 +769,11 @@ impl Worker {
                     Service::Zookeeper(_) => "session expired",
                 }
                 .to_string(),
-                true,
+                RenewFailureCause::Refused,
             )),
-            Err(error) => Some((error, false)),
+            Err(error) => Some((error, RenewFailureCause::Unanswered)),
         };
-        let Some((reason, refused)) = failure else {
+        let Some((reason, cause)) = failure else {
             return true;
         };
         self.log.record(
@@ -785,7 +785,7 @@ impl Worker {
             },
             None,
         );
-        match self.policy.on_renew_failure(refused) {
+        match self.policy.on_renew_failure(cause) {
             RenewFailure::KeepRenewing => true,
             RenewFailure::StopRenewing => false,
             RenewFailure::StopBelieving => {

@@ -109,6 +109,18 @@ impl Invariant {
             .find(|inv| inv.to_string() == text)
     }
 
+    /// Whether a violation is a safety failure of the protected storage: it accepted a write
+    /// it must not have (I3, a stale token; I4, a superseded epoch), the question fencesim
+    /// answers. I1 and I2 are the lease service's own guarantees (their breach is a cause,
+    /// judged apart) and I5 is liveness. `tune` counts a seed unsafe by this, so a new
+    /// storage invariant says here whether it is one.
+    pub fn is_safety(self) -> bool {
+        match self {
+            Invariant::I3 | Invariant::I4 => true,
+            Invariant::I1 | Invariant::I2 | Invariant::I5 => false,
+        }
+    }
+
     /// A few words naming what it guarantees.
     pub fn title(self) -> &'static str {
         match self {
@@ -260,5 +272,19 @@ impl PartialOrd for Coverage {
 impl std::fmt::Display for Coverage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_safety_invariants_are_the_storages() {
+        let safety: Vec<Invariant> = Invariant::ALL
+            .into_iter()
+            .filter(|i| i.is_safety())
+            .collect();
+        assert_eq!(safety, [Invariant::I3, Invariant::I4]);
     }
 }

@@ -8,7 +8,7 @@
 //! carries out the answer, recording it in the history like the built-in policy's.
 //!
 //! ```
-//! use fencesim_model::policy::{Gate, LeaseState, RenewFailure, WorkerPolicy};
+//! use fencesim_model::policy::{Gate, LeaseState, RenewFailure, RenewFailureCause, WorkerPolicy};
 //!
 //! /// "Keep writing until told otherwise": no local deadline, only a refusal stops it.
 //! struct Naive;
@@ -20,8 +20,11 @@
 //!     fn ends_at_deadline(&self) -> bool { false }
 //!     fn before_work(&self, _: &LeaseState) -> Gate { Gate::Go }
 //!     fn before_write(&self, _: &LeaseState) -> Gate { Gate::Go }
-//!     fn on_renew_failure(&self, refused: bool) -> RenewFailure {
-//!         if refused { RenewFailure::StopBelieving } else { RenewFailure::KeepRenewing }
+//!     fn on_renew_failure(&self, cause: RenewFailureCause) -> RenewFailure {
+//!         match cause {
+//!             RenewFailureCause::Refused => RenewFailure::StopBelieving,
+//!             RenewFailureCause::Unanswered => RenewFailure::KeepRenewing,
+//!         }
 //!     }
 //! }
 //!
@@ -61,6 +64,15 @@ pub enum Gate {
     AskLease,
 }
 
+/// Why a renewal failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenewFailureCause {
+    /// The service answered and refused it (the lease expired, or another holds it).
+    Refused,
+    /// No answer in time: the service down or slow, or the link to it cut.
+    Unanswered,
+}
+
 /// What a failed renewal (refused, or no answer in time) does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RenewFailure {
@@ -89,8 +101,8 @@ pub trait WorkerPolicy: Send + Sync {
     fn before_work(&self, state: &LeaseState) -> Gate;
     /// After the work, right before the write is sent.
     fn before_write(&self, state: &LeaseState) -> Gate;
-    /// A renewal failed: `refused` by the service, or (false) no answer in time.
-    fn on_renew_failure(&self, refused: bool) -> RenewFailure;
+    /// A renewal failed, for `cause`.
+    fn on_renew_failure(&self, cause: RenewFailureCause) -> RenewFailure;
 }
 
 /// The built-in policy, configured by the scenario's `[workers]` fields.
@@ -145,13 +157,11 @@ impl WorkerPolicy for SpecPolicy {
         }
     }
 
-    fn on_renew_failure(&self, refused: bool) -> RenewFailure {
-        if self.stop_on_renew_failure {
-            RenewFailure::StopBelieving
-        } else if refused {
-            RenewFailure::StopRenewing
-        } else {
-            RenewFailure::KeepRenewing
+    fn on_renew_failure(&self, cause: RenewFailureCause) -> RenewFailure {
+        match cause {
+            _ if self.stop_on_renew_failure => RenewFailure::StopBelieving,
+            RenewFailureCause::Refused => RenewFailure::StopRenewing,
+            RenewFailureCause::Unanswered => RenewFailure::KeepRenewing,
         }
     }
 }
@@ -205,14 +215,26 @@ mod tests {
     fn the_spec_policy_on_renew_failure() {
         let p = spec();
         assert!(p.ends_at_deadline());
-        assert_eq!(p.on_renew_failure(true), RenewFailure::StopRenewing);
-        assert_eq!(p.on_renew_failure(false), RenewFailure::KeepRenewing);
+        assert_eq!(
+            p.on_renew_failure(RenewFailureCause::Refused),
+            RenewFailure::StopRenewing
+        );
+        assert_eq!(
+            p.on_renew_failure(RenewFailureCause::Unanswered),
+            RenewFailure::KeepRenewing
+        );
         let stop = SpecPolicy {
             stop_on_renew_failure: true,
             ..p
         };
         assert!(!stop.ends_at_deadline());
-        assert_eq!(stop.on_renew_failure(true), RenewFailure::StopBelieving);
-        assert_eq!(stop.on_renew_failure(false), RenewFailure::StopBelieving);
+        assert_eq!(
+            stop.on_renew_failure(RenewFailureCause::Refused),
+            RenewFailure::StopBelieving
+        );
+        assert_eq!(
+            stop.on_renew_failure(RenewFailureCause::Unanswered),
+            RenewFailure::StopBelieving
+        );
     }
 }

@@ -169,6 +169,41 @@ impl FaultPlan {
     }
 }
 
+/// The occurrences drawn for `seed`, before queueing: the injected outage first, then each
+/// random entry's occurrences (swarm-scaled) in entry order; and those skipped for a size
+/// drawn as 0 ms.
+fn drawn(
+    scenario: &Scenario,
+    seed: u64,
+    swarm: &[SwarmChoice],
+) -> (Vec<TimedFault>, Vec<SkippedFault>) {
+    let mut skipped = Vec::new();
+    let mut drawn: Vec<TimedFault> = Vec::new();
+    if let Some(outage) = &scenario.faults.outage {
+        drawn.push(outage.occurrence(scenario.duration_ms, seed));
+    }
+    for (index, entry) in scenario.faults.random.iter().enumerate() {
+        let rate_scale = match swarm.iter().find(|choice| choice.kind == entry.kind) {
+            Some(choice) if !choice.enabled => continue,
+            Some(choice) => choice.rate_scale,
+            None => 1.0,
+        };
+        // One stream per entry: adding or editing an entry never shifts another's draws.
+        let mut rng = stream(seed, &format!("faults/{index}/{}", entry.kind));
+        for occurrence in occurrences(entry, rate_scale, scenario, &mut rng) {
+            match occurrence {
+                Ok(timed) => drawn.push(timed),
+                Err(at_ms) => skipped.push(SkippedFault {
+                    drawn_at_ms: at_ms,
+                    kind: entry.kind,
+                    reason: "its size was drawn as 0 ms".to_string(),
+                }),
+            }
+        }
+    }
+    (drawn, skipped)
+}
+
 /// The fault plan of `scenario` in run `seed`.
 ///
 /// Process-stopping faults (`Fault::stopped_node`) never overlap on one node: the explicit
@@ -190,33 +225,8 @@ pub fn plan(scenario: &Scenario, seed: u64) -> FaultPlan {
         }
     }
     let mut queued = Vec::new();
-    let mut skipped = Vec::new();
-    // (drawn occurrence, position among the drawn): the injected outage first, then each
-    // random entry's occurrences; sorted by drawn time below, stable on this order.
-    let mut drawn: Vec<TimedFault> = Vec::new();
-    if let Some(outage) = &scenario.faults.outage {
-        drawn.push(outage.occurrence(scenario.duration_ms, seed));
-    }
-    let outages = drawn.len();
-    for (index, entry) in scenario.faults.random.iter().enumerate() {
-        let rate_scale = match swarm.iter().find(|choice| choice.kind == entry.kind) {
-            Some(choice) if !choice.enabled => continue,
-            Some(choice) => choice.rate_scale,
-            None => 1.0,
-        };
-        // One stream per entry: adding or editing an entry never shifts another's draws.
-        let mut rng = stream(seed, &format!("faults/{index}/{}", entry.kind));
-        for occurrence in occurrences(entry, rate_scale, scenario, &mut rng) {
-            match occurrence {
-                Ok(timed) => drawn.push(timed),
-                Err(at_ms) => skipped.push(SkippedFault {
-                    drawn_at_ms: at_ms,
-                    kind: entry.kind,
-                    reason: "its size was drawn as 0 ms".to_string(),
-                }),
-            }
-        }
-    }
+    let (mut drawn, mut skipped) = drawn(scenario, seed, &swarm);
+    let outages = usize::from(scenario.faults.outage.is_some());
     // The injected outage keeps its place ahead of every random occurrence.
     drawn[outages..].sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
     for mut timed in drawn {

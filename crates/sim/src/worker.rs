@@ -15,7 +15,7 @@ use fencesim_model::{
     lease::{ExpiredBy, Observation},
     ms_to_ns,
     nodes::{worker, COORDINATOR, STORAGE},
-    policy::{Gate, LeaseState, RenewFailure, WorkerPolicy},
+    policy::{Gate, LeaseState, RenewFailure, RenewFailureCause, WorkerPolicy},
     rng::{stream, Rng},
     OpId, Scope, Token, NS_PER_MS,
 };
@@ -553,10 +553,13 @@ impl Worker {
                     belief.deadline_mono_ns = belief.deadline_mono_ns.max(deadline);
                     None
                 }
-                Some(Msg::RenewReply { reason, .. }) => Some((reason, true)),
-                _ => Some(("no reply (timeout)".to_string(), false)),
+                Some(Msg::RenewReply { reason, .. }) => Some((reason, RenewFailureCause::Refused)),
+                _ => Some((
+                    "no reply (timeout)".to_string(),
+                    RenewFailureCause::Unanswered,
+                )),
             };
-            if let Some((reason, refused)) = failure {
+            if let Some((reason, cause)) = failure {
                 self.world.record(
                     &self.name,
                     EventKind::RenewFailed {
@@ -565,7 +568,7 @@ impl Worker {
                         reason,
                     },
                 );
-                match self.policy.on_renew_failure(refused) {
+                match self.policy.on_renew_failure(cause) {
                     RenewFailure::KeepRenewing => {}
                     RenewFailure::StopRenewing => return,
                     RenewFailure::StopBelieving => {

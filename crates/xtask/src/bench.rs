@@ -17,7 +17,7 @@ use fencesim_scenario::{Override, Scenario, SeedRange};
 use fencesim_sim::baseline::{run_baseline, BaselineSpec};
 use serde_json::{json, Value};
 
-use crate::InputError;
+use crate::shared::InputError;
 
 /// The reference workload: 5 workers, 60 s of virtual time, GC pauses, loss, spikes,
 /// partitions and held links, max-token fencing (the catalogue's acceptance scenario).
@@ -131,14 +131,7 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
     let markdown = markdown(&report);
     print!("{markdown}");
     let json_text = format!("{}\n", serde_json::to_string_pretty(&report).expect("json"));
-    // Both staged, then renamed together: never a new bench.json beside an old bench.md.
-    let mut set = fencesim::fs::OutputSet::new();
-    for (path, text) in [(&json_path, &json_text), (&md_path, &markdown)] {
-        set.add(path, text.as_bytes())
-            .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
-    }
-    set.commit().map_err(|e| InputError(e.to_string()))?;
-    println!("written: {} and {}", md_path.display(), json_path.display());
+    write_both(&[(&json_path, &json_text), (&md_path, &markdown)])?;
     match args.max_ratio {
         None => Ok(true),
         Some(max) => {
@@ -147,6 +140,23 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<bool, InputError> {
             Ok(met)
         }
     }
+}
+
+/// Writes the files as one set: both staged, then renamed together, so there is never a new
+/// bench.json beside an old bench.md.
+fn write_both(files: &[(&PathBuf, &String); 2]) -> Result<(), InputError> {
+    let mut set = fencesim::fs::OutputSet::new();
+    for (path, text) in files {
+        set.add(path, text.as_bytes())
+            .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    set.commit().map_err(|e| InputError(e.to_string()))?;
+    println!(
+        "written: {} and {}",
+        files[1].0.display(),
+        files[0].0.display()
+    );
+    Ok(())
 }
 
 /// Whether the median per-message ratio is within `max`, and the line saying so.
@@ -254,7 +264,7 @@ struct Traffic {
 fn run_harness(scenario: &Arc<Scenario>, seeds: SeedRange) -> (Batch, Vec<Traffic>) {
     let mut traffic = Vec::new();
     let mut batch = Batch::default();
-    let (cpu, wall) = (cpu_seconds(), crate::wall_now());
+    let (cpu, wall) = (cpu_seconds(), crate::shared::wall_now());
     for seed in seeds.iter() {
         let result = run_seed(scenario, seed, &Components::default());
         let virtual_ns = result.history.events.last().map_or(0, |e| e.t_ns);
@@ -275,7 +285,7 @@ fn run_harness(scenario: &Arc<Scenario>, seeds: SeedRange) -> (Batch, Vec<Traffi
 
 fn run_bare(traffic: &[Traffic], clients: usize) -> Batch {
     let mut batch = Batch::default();
-    let (cpu, wall) = (cpu_seconds(), crate::wall_now());
+    let (cpu, wall) = (cpu_seconds(), crate::shared::wall_now());
     for t in traffic {
         let result = run_baseline(
             t.seed,
@@ -386,7 +396,7 @@ fn jobs_scaling(reference: &Arc<Scenario>, seeds: u64, reps: usize) -> Value {
     for _ in 0..reps.max(1) {
         let mut walls = [0.0; 2];
         for (slot, jobs) in [1usize, 2].into_iter().enumerate() {
-            let wall = crate::wall_now();
+            let wall = crate::shared::wall_now();
             let outcomes = fencesim::sweep_all(reference, 0..seeds, jobs, &Components::default());
             assert_eq!(outcomes.len() as u64, seeds);
             walls[slot] = wall.elapsed().as_secs_f64();
@@ -443,7 +453,7 @@ fn rss(plan: &Plan) -> Result<Value, InputError> {
         .map_err(|e| InputError(format!("cannot find the fencesim binary: {e}")))?;
     let mut rows = Vec::new();
     for &seeds in plan.rss_counts {
-        let wall = crate::wall_now();
+        let wall = crate::shared::wall_now();
         let output = Command::new(&exe)
             .args(["bench", "--rss-child", &seeds.to_string()])
             .output()

@@ -1,7 +1,9 @@
 //! fencesim's maintainer tools, apart from the user's `fencesim` binary and run by `.ci/*`:
 //! `bench` (what a seed costs against bare madsim; `reports/bench.md`), `sensitivity` (seeds
 //! to detection, false positives and the planted-bug table; `reports/sensitivity.md`) and
-//! `mutants` (the planted-bug list `.ci/mutants` walks). `cargo run --release -p
+//! `mutants` (the planted-bug list `.ci/mutants` walks), `search-bench` (the hard-bug
+//! benchmark; `reports/search-benchmark.md`) and `tidy` (the recipes checked on the source
+//! text). `cargo run --release -p
 //! fencesim-xtask -- --help`. Exit codes as `fencesim`'s: 0 met, 1 not met, 2 bad input.
 
 #[cfg(not(madsim))]
@@ -13,27 +15,14 @@ compile_error!(
 use std::{path::PathBuf, process::ExitCode};
 
 use clap::{Parser, Subcommand};
+use shared::InputError;
 
 mod bench;
 mod planted;
 mod search_bench;
 mod sensitivity;
-
-/// Wall time for the tools' own timings (never inside a simulation or a deterministic report).
-#[allow(clippy::disallowed_methods)]
-pub(crate) fn wall_now() -> std::time::Instant {
-    std::time::Instant::now()
-}
-
-/// A usage or input error: printed, exit code 2.
-#[derive(Debug)]
-pub(crate) struct InputError(pub(crate) String);
-
-impl<E: std::fmt::Display> From<E> for InputError {
-    fn from(error: E) -> Self {
-        InputError(error.to_string())
-    }
-}
+mod shared;
+mod tidy;
 
 /// fencesim's maintainer tools (not part of the `fencesim` command line).
 #[derive(Parser)]
@@ -80,6 +69,16 @@ enum Command {
     /// violation of each hard case for random swarm and guided search (build with
     /// `--features mutants` for the planted-bug cases).
     SearchBench(search_bench::SearchBenchArgs),
+    /// Check the recipes ARCHITECTURE.md gives on the source text: no catch-all arm over a
+    /// fault kind, invariant, fencing mode or preset; planted sites where the catalogue says,
+    /// each a branch of its own; dependencies through [workspace.dependencies]; file and
+    /// function lengths; no module cycles; the code map. Prints its allow-lists; exit 1 on a
+    /// problem. `cargo test` runs it (crates/xtask/tests/tidy.rs).
+    Tidy {
+        /// The workspace root (default: the one this xtask was built in).
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -119,6 +118,7 @@ fn main() -> ExitCode {
             }),
         Command::Bench(args) => bench::bench(&args),
         Command::SearchBench(args) => search_bench::search_bench(&args),
+        Command::Tidy { root } => tidy::tidy(&root.unwrap_or_else(tidy::default_root)),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

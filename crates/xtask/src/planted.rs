@@ -59,7 +59,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         MaxTokenOffByOne,
         "fencing",
-        "fencing/src/max_token.rs: MaxTokens::admit",
+        "fencing/src/max_token.rs: HighestTokens::admit",
         "gc-pause-textbook-max-token",
         "-p fencesim-fencing --lib",
         "max_token::tests::stale_rejected_equal_and_newer_accepted"
@@ -67,7 +67,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         MaxTokenForgetsDurable,
         "fencing",
-        "fencing/src/max_token.rs: MaxTokens::restart",
+        "fencing/src/max_token.rs: HighestTokens::restart",
         "storage-restart-durable-max-token",
         "-p fencesim-fencing --lib",
         "max_token::tests::durable_restart_keeps_highest"
@@ -91,7 +91,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         SameStoreTxnComparesResource,
         "fencing",
-        "fencing/src/same_store_txn.rs: write",
+        "fencing/src/same_store_txn.rs: SameStoreTxn::write",
         "mixed-scope-shared-lease-same-store-txn",
         "-p fencesim-fencing --lib",
         "same_store_txn::tests::compares_the_lease_scope_not_the_resource"
@@ -99,7 +99,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         FenceNotRaised,
         "fencing",
-        "fencing/src/fence_on_acquire.rs: raise_fence",
+        "fencing/src/fence_on_acquire.rs: FenceOnAcquire::raise_fence",
         "i4-gap-fence-on-acquire",
         "-p fencesim-fencing --lib",
         "fence_on_acquire::tests::old_holder_accepted_before_new_fence_rejected_after"
@@ -171,7 +171,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         CoordinatorExpiryByWallClock,
         "lease",
-        "sim/src/coordinator.rs: expire_due",
+        "sim/src/expiry.rs: expire_due",
         "coordinator-clock-step-local-deadline-none",
         "-p fencesim-sim --test e2e",
         "a_coordinator_wall_clock_step_expires_nothing"
@@ -179,7 +179,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         NetPartitionIgnored,
         "network",
-        "sim/src/net.rs: send",
+        "sim/src/net.rs: Net::send",
         "preset-zookeeper-session-clamp-and-suspect",
         "-p fencesim-sim --test e2e",
         "a_partition_drops_the_holders_renewals"
@@ -195,7 +195,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         MetricPausedExpiryAnyExpiry,
         "metrics",
-        "check/src/metrics.rs: paused_expiries",
+        "check/src/metrics.rs: NodeStates::count_expiry",
         "gc-pause-within-ttl-then-crash-max-token",
         "-p fencesim-check --lib",
         "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"
@@ -203,7 +203,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         MetricCurrentRejectionCountsAll,
         "metrics",
-        "check/src/metrics.rs: current_write_rejections",
+        "check/src/metrics.rs: count_write",
         "gc-pause-textbook-max-token",
         "-p fencesim-check --lib",
         "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"
@@ -211,7 +211,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         MetricStaleRejectionCountsAccepts,
         "metrics",
-        "check/src/metrics.rs: stale_write_rejections",
+        "check/src/metrics.rs: count_write",
         "gc-pause-local-deadline-none",
         "-p fencesim-check --lib",
         "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"
@@ -315,7 +315,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         CheckHistoryI5JudgedTooShort,
         "check-history",
-        "fencesim/src/history_file.rs: judge_history",
+        "fencesim/src/history_file.rs: liveness_missing",
         "-",
         "-p fencesim --lib",
         "history_file::tests::i5_is_judged_only_when_the_history_lasts_the_bound_past_the_heal"
@@ -347,7 +347,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetZookeeperSuspectsAtSessionTimeout,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::renewal",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-zookeeper-suspect-before-session-expiry-slow-clock-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -355,7 +355,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetEtcdNoMinimumTtl,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::ttl_bounds",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-etcd-minimum-ttl-delays-the-takeover-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -363,7 +363,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetClientGoIdentityIsSession,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::lease",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-client-go-restarted-holder-resumes-its-record-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -371,7 +371,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetZookeeperNoSessionClamp,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::ttl_bounds",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-zookeeper-session-clamp-expires-a-paused-holder-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -379,7 +379,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetEtcdNoRestartElection,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::service_timers",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-etcd-restart-election-delays-the-takeover-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -387,7 +387,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetZookeeperStopsOnRenewFailure,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::workers",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-zookeeper-unanswered-ping-keeps-the-lock-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"
@@ -395,7 +395,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         PresetConsulRenewsEveryThirdOfTtl,
         "lease",
-        "scenario/src/parse/resolve.rs: Ctx::renewal",
+        "scenario/src/parse/resolve/presets.rs: planted",
         "preset-consul-half-ttl-renewals-expire-a-paused-holder-none",
         "-p fencesim-scenario --test parse",
         "presets_resolve_their_defaults"

@@ -26,7 +26,7 @@ use fencesim_planted::Mutant;
 use fencesim_scenario::{Scenario, SeedRange};
 use fencesim_sim::runner::{run_seed, Components};
 
-use crate::InputError;
+use crate::shared::InputError;
 
 /// `xtask search-bench` arguments.
 #[derive(clap::Args)]
@@ -412,18 +412,22 @@ enum Ran {
     Skipped,
 }
 
+/// The planted bug `case` names, if any.
+fn planted_bug(case: &Case) -> Result<Option<Mutant>, InputError> {
+    let Some(name) = case.mutant else {
+        return Ok(None);
+    };
+    Mutant::ALL
+        .iter()
+        .copied()
+        .find(|m| m.name() == name)
+        .map(Some)
+        .ok_or_else(|| InputError(format!("no planted bug {name}")))
+}
+
 /// Screens `case` when it plants a bug, then runs every replica of it.
 fn run_case(case: &'static Case, args: &SearchBenchArgs, jobs: usize) -> Result<Ran, InputError> {
-    let mutant = match case.mutant {
-        None => None,
-        Some(name) => Some(
-            Mutant::ALL
-                .iter()
-                .copied()
-                .find(|m| m.name() == name)
-                .ok_or_else(|| InputError(format!("no planted bug {name}")))?,
-        ),
-    };
+    let mutant = planted_bug(case)?;
     if mutant.is_some() && !fencesim_planted::select(mutant) {
         return Ok(Ran::Skipped);
     }

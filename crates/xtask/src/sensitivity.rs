@@ -21,7 +21,7 @@ use crate::planted::{self, MutantInfo};
 use fencesim::{builtin_store, StoreFactory};
 use fencesim_scenario::{Outcome, Scenario};
 
-use crate::InputError;
+use crate::shared::InputError;
 
 /// Limits of the command's own arguments.
 const MAX_SAFE_SEEDS: u64 = 10_000_000;
@@ -96,7 +96,7 @@ fn false_positives(
     factory: &StoreFactory,
 ) -> FalsePositives {
     let start = scenario.seeds.start;
-    let started = crate::wall_now();
+    let started = crate::shared::wall_now();
     // Streamed: only the failing seeds are kept, not every seed's outcome.
     let counted = std::sync::Mutex::new((0u64, Vec::new()));
     fencesim_sim::runner::sweep(
@@ -149,7 +149,8 @@ fn catalogue(
     not_met
 }
 
-pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
+/// The command's own arguments, checked before anything runs.
+fn check_args(args: &Args<'_>) -> Result<(), InputError> {
     if !(1..=MAX_SAFE_SEEDS).contains(&args.safe_seeds) {
         return Err(InputError(format!(
             "--safe-seeds: expected 1..={MAX_SAFE_SEEDS}, got {}",
@@ -170,6 +171,11 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
                 .into(),
         ));
     }
+    Ok(())
+}
+
+pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
+    check_args(args)?;
     let files = fencesim_scenario::input::scenario_files(args.paths)?;
     let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     fencesim::outputs::preflight(
@@ -182,14 +188,34 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
     }
     let factory: StoreFactory = Arc::new(builtin_store);
     fencesim_planted::select(None);
-    let started = crate::wall_now();
+    let started = crate::shared::wall_now();
+    let (detections, fps) = detections_and_false_positives(&scenarios, args, &factory);
+    let mutants = if args.skip_mutants {
+        Vec::new()
+    } else {
+        mutation_table(&files, &scenarios, args, &factory)?
+    };
+    let total = started.elapsed().as_secs_f64();
 
+    let (text, ok) = render(args, &detections, &fps, &mutants, total);
+    fencesim::fs::write_atomic(args.output, &text)
+        .map_err(|e| InputError(format!("{}: cannot write: {e}", args.output.display())))?;
+    println!("wrote {} ({:.0} s)", args.output.display(), total);
+    Ok(ok)
+}
+
+/// Seeds to detection of every unsafe scenario, false positives of every safe one.
+fn detections_and_false_positives(
+    scenarios: &[(PathBuf, Arc<Scenario>)],
+    args: &Args<'_>,
+    factory: &StoreFactory,
+) -> (Vec<Detection>, Vec<FalsePositives>) {
     let mut detections = Vec::new();
     let mut fps = Vec::new();
-    for (_, scenario) in &scenarios {
+    for (_, scenario) in scenarios {
         match scenario.expect.outcome {
             Outcome::Violates(_) => {
-                let d = detect(scenario, args.detect_max, args.jobs, &factory);
+                let d = detect(scenario, args.detect_max, args.jobs, factory);
                 eprintln!(
                     "detect {}: {}",
                     d.name,
@@ -201,7 +227,7 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
                 detections.push(d);
             }
             Outcome::Safe => {
-                let fp = false_positives(scenario, args.safe_seeds, args.jobs, &factory);
+                let fp = false_positives(scenario, args.safe_seeds, args.jobs, factory);
                 eprintln!(
                     "safe {}: {} false positives in {} seeds, {:.1} s ({:.0} seeds/s)",
                     fp.name,
@@ -214,45 +240,46 @@ pub(crate) fn sensitivity(args: &Args<'_>) -> Result<bool, InputError> {
             }
         }
     }
+    (detections, fps)
+}
 
-    let mut mutants = Vec::new();
-    if !args.skip_mutants {
-        let baseline = catalogue(&scenarios, args.jobs, &factory);
-        if !baseline.is_empty() {
-            return Err(InputError(format!(
-                "the catalogue is not all met without a mutant ({} NOT MET: {}); fix it first",
-                baseline.len(),
-                baseline[0].0
-            )));
-        }
-        // Planted bugs in code the catalogue never runs (tune, shrink, check-history, merge,
-        // percentiles): `.ci/mutants` holds them to their named tests instead.
-        for info in planted::ALL.iter().filter(|info| info.catalogue_runs_it()) {
-            fencesim_planted::select(Some(info.mutant));
-            // Loaded again under the mutant: some planted bugs live in the scenario's
-            // resolution (a preset's defaults), which the files loaded above went through
-            // without them.
-            let mut mutated = Vec::with_capacity(files.len());
-            for file in &files {
-                mutated.push((file.clone(), Arc::new(fencesim_scenario::load(file)?)));
-            }
-            let not_met = catalogue(&mutated, args.jobs, &factory);
-            fencesim_planted::select(None);
-            eprintln!(
-                "mutant {}: {} scenarios NOT MET",
-                info.name(),
-                not_met.len()
-            );
-            mutants.push((info, not_met));
-        }
+/// The catalogue under each planted bug it runs: the scenarios each leaves NOT MET.
+fn mutation_table(
+    files: &[PathBuf],
+    scenarios: &[(PathBuf, Arc<Scenario>)],
+    args: &Args<'_>,
+    factory: &StoreFactory,
+) -> Result<Vec<(&'static MutantInfo, Vec<(String, String)>)>, InputError> {
+    let baseline = catalogue(scenarios, args.jobs, factory);
+    if !baseline.is_empty() {
+        return Err(InputError(format!(
+            "the catalogue is not all met without a mutant ({} NOT MET: {}); fix it first",
+            baseline.len(),
+            baseline[0].0
+        )));
     }
-    let total = started.elapsed().as_secs_f64();
-
-    let (text, ok) = render(args, &detections, &fps, &mutants, total);
-    fencesim::fs::write_atomic(args.output, &text)
-        .map_err(|e| InputError(format!("{}: cannot write: {e}", args.output.display())))?;
-    println!("wrote {} ({:.0} s)", args.output.display(), total);
-    Ok(ok)
+    let mut mutants = Vec::new();
+    // Planted bugs in code the catalogue never runs (tune, shrink, check-history, merge,
+    // percentiles): `.ci/mutants` holds them to their named tests instead.
+    for info in planted::ALL.iter().filter(|info| info.catalogue_runs_it()) {
+        fencesim_planted::select(Some(info.mutant));
+        // Loaded again under the mutant: some planted bugs live in the scenario's
+        // resolution (a preset's defaults), which the files loaded above went through
+        // without them.
+        let mut mutated = Vec::with_capacity(files.len());
+        for file in files {
+            mutated.push((file.clone(), Arc::new(fencesim_scenario::load(file)?)));
+        }
+        let not_met = catalogue(&mutated, args.jobs, factory);
+        fencesim_planted::select(None);
+        eprintln!(
+            "mutant {}: {} scenarios NOT MET",
+            info.name(),
+            not_met.len()
+        );
+        mutants.push((info, not_met));
+    }
+    Ok(mutants)
 }
 
 fn render(

@@ -10,7 +10,7 @@
 //!
 //! With a store that checks no token, safety rests on the policy alone.
 
-use fencesim::{BeliefEnd, Gate, LeaseState, RenewFailure, WorkerPolicy};
+use fencesim::{BeliefEnd, Gate, LeaseState, RenewFailure, RenewFailureCause, WorkerPolicy};
 
 /// client-go-style: stop when not renewed within the renew deadline.
 #[derive(Clone, Copy, Debug)]
@@ -44,11 +44,10 @@ impl WorkerPolicy for ClientGoStyle {
     fn before_write(&self, state: &LeaseState) -> Gate {
         self.before_work(state)
     }
-    fn on_renew_failure(&self, refused: bool) -> RenewFailure {
-        if refused {
-            RenewFailure::StopBelieving
-        } else {
-            RenewFailure::KeepRenewing
+    fn on_renew_failure(&self, cause: RenewFailureCause) -> RenewFailure {
+        match cause {
+            RenewFailureCause::Refused => RenewFailure::StopBelieving,
+            RenewFailureCause::Unanswered => RenewFailure::KeepRenewing,
         }
     }
 }
@@ -79,11 +78,10 @@ impl WorkerPolicy for Naive {
     fn before_write(&self, _: &LeaseState) -> Gate {
         Gate::Go
     }
-    fn on_renew_failure(&self, refused: bool) -> RenewFailure {
-        if refused {
-            RenewFailure::StopBelieving
-        } else {
-            RenewFailure::KeepRenewing
+    fn on_renew_failure(&self, cause: RenewFailureCause) -> RenewFailure {
+        match cause {
+            RenewFailureCause::Refused => RenewFailure::StopBelieving,
+            RenewFailureCause::Unanswered => RenewFailure::KeepRenewing,
         }
     }
 }
@@ -110,7 +108,13 @@ mod tests {
             .before_write(&late),
             Gate::Go
         );
-        assert_eq!(p.on_renew_failure(false), RenewFailure::KeepRenewing);
-        assert_eq!(p.on_renew_failure(true), RenewFailure::StopBelieving);
+        assert_eq!(
+            p.on_renew_failure(RenewFailureCause::Unanswered),
+            RenewFailure::KeepRenewing
+        );
+        assert_eq!(
+            p.on_renew_failure(RenewFailureCause::Refused),
+            RenewFailure::StopBelieving
+        );
     }
 }

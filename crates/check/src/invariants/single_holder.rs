@@ -9,17 +9,18 @@ use fencesim_planted::{active, Mutant};
 use crate::{index::Index, Violation};
 
 pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
-    index
-        .double_grants()
-        .iter()
+    let mut doubles: Vec<_> = index.double_grants().iter().collect();
+    if active(Mutant::CheckI2EqualTokensOnly) {
         // The planted bug judges overlapping holders only when their tokens are equal.
-        .filter(|double| {
-            !active(Mutant::CheckI2EqualTokensOnly)
-                || matches!(
-                    (&index.events()[double.grant].kind, &index.events()[double.open].kind),
-                    (EventKind::Granted { token: a, .. }, EventKind::Granted { token: b, .. }) if a == b
-                )
-        })
+        doubles.retain(|double| {
+            matches!(
+                (&index.events()[double.grant].kind, &index.events()[double.open].kind),
+                (EventKind::Granted { token: a, .. }, EventKind::Granted { token: b, .. }) if a == b
+            )
+        });
+    }
+    doubles
+        .into_iter()
         .map(|double| {
             let (
                 EventKind::Granted {

@@ -57,21 +57,7 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
                 else {
                     unreachable!("epochs point at grants")
                 };
-                let fence = match index.fence_status(lease_scope, resource, grant, k) {
-                    FenceStatus::InWindow { grant: g, fence } => format!(
-                        "inside the grant→fence window: token {} was granted at {} and its fence \
-                         reached {resource} only at {}",
-                        granted_token(index, g),
-                        ms(index, g),
-                        ms(index, fence),
-                    ),
-                    FenceStatus::AfterFence { grant: g, fence } => format!(
-                        "after the fence for token {} had been accepted by {resource} at {}",
-                        granted_token(index, g),
-                        ms(index, fence),
-                    ),
-                    FenceStatus::NoFence => "with no fence at all for the newer tokens".to_owned(),
-                };
+                let fence = fence_text(index, lease_scope, resource, grant, k);
                 (
                     format!(
                         "resource {resource}: op {op} from {writer} accepted at {} with token \
@@ -94,6 +80,31 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
         });
     }
     violations
+}
+
+/// Where the newer epochs' fence stood when write `k` (of epoch `grant`) was accepted.
+fn fence_text(
+    index: &Index<'_>,
+    lease_scope: &str,
+    resource: &str,
+    grant: usize,
+    k: usize,
+) -> String {
+    match index.fence_status(lease_scope, resource, grant, k) {
+        FenceStatus::InWindow { grant: g, fence } => format!(
+            "inside the grant→fence window: token {} was granted at {} and its fence \
+             reached {resource} only at {}",
+            granted_token(index, g),
+            ms(index, g),
+            ms(index, fence),
+        ),
+        FenceStatus::AfterFence { grant: g, fence } => format!(
+            "after the fence for token {} had been accepted by {resource} at {}",
+            granted_token(index, g),
+            ms(index, fence),
+        ),
+        FenceStatus::NoFence => "with no fence at all for the newer tokens".to_owned(),
+    }
 }
 
 fn granted_token(index: &Index<'_>, grant: usize) -> u64 {

@@ -15,12 +15,14 @@ pub(super) fn check(index: &Index<'_>) -> Vec<Violation> {
         let mut highest: Option<(Token, usize, &str)> = None;
         for grant in index.grants(scope) {
             let (token, holder, k) = (grant.token, grant.holder.as_str(), grant.index);
-            // The planted bug lets an equal token pass (`<` instead of `<=`).
-            let repeated_passes = active(Mutant::CheckI1EqualTokensPass);
+            if active(Mutant::CheckI1EqualTokensPass)
+                && highest.is_some_and(|(max, ..)| token == max)
+            {
+                // The planted bug lets an equal token pass (`<` instead of `<=`).
+                highest = Some((token, k, holder));
+                continue;
+            }
             match highest {
-                Some((max, _, _)) if token == max && repeated_passes => {
-                    highest = Some((token, k, holder));
-                }
                 Some((max, max_grant, previous_holder)) if token <= max => {
                     violations.push(Violation {
                         invariant: Invariant::I1,

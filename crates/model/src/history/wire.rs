@@ -7,10 +7,14 @@
 //! one as version 1 (every history written before the format had a version). A header naming
 //! another schema, or a version this build does not read, is refused.
 //!
+//! [`parse_jsonl`] is the one reader, lenient for files this build wrote and strict for a
+//! history to be judged (`strict`: every field named, none unknown).
+//!
 //! Versioning rule: adding an optional field (one a reader may find absent) keeps the
 //! version; renaming or removing a field, a kind or a tag, or changing a type, is a new
 //! version, in a new module next to [`v1`], and readers keep reading the old ones.
 
+mod strict;
 pub mod v1;
 
 use crate::history::{Event, History};
@@ -137,10 +141,22 @@ pub fn parse_event(version: Version, line: &str) -> Result<Event, serde_json::Er
     }
 }
 
+/// How strictly [`parse_jsonl`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strictness {
+    /// Fields a kind does not have are ignored: files this build wrote (traces, reports).
+    Lenient,
+    /// A file from another system, to be judged (`fencesim check-history`): every field of
+    /// the event's kind present with its type and no other field (a misspelt optional field
+    /// would otherwise be ignored), each error naming its field; `t_ns` never decreasing; at
+    /// least one event (an empty file would pass for a recorder that wrote nothing).
+    Strict,
+}
+
 /// A line [`parse_jsonl`] could not read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineError {
-    /// 1-based line number.
+    /// 1-based line number; 0 when the error is about the whole file.
     pub line: usize,
     /// The field at fault, if known (empty otherwise).
     pub field: String,
@@ -150,44 +166,68 @@ pub struct LineError {
 
 impl std::fmt::Display for LineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.field.as_str() {
-            "" => write!(f, "line {}: {}", self.line, self.message),
-            field => write!(f, "line {}: field `{field}`: {}", self.line, self.message),
+        match (self.line, self.field.as_str()) {
+            (0, _) => write!(f, "{}", self.message),
+            (line, "") => write!(f, "line {line}: {}", self.message),
+            (line, field) => write!(f, "line {line}: field `{field}`: {}", self.message),
         }
     }
 }
 
 impl std::error::Error for LineError {}
 
-/// Reads a history file: an optional header first, then one event per line (blank lines
-/// skipped). Unknown fields are ignored here; `fencesim check-history` reads the same
-/// format strictly and names the field at fault.
-pub fn parse_jsonl(text: &str) -> Result<History, LineError> {
+/// Reads a history file, the one reader of the format: an optional header first, then one
+/// event per line (blank lines skipped), as strictly as `strictness` says.
+pub fn parse_jsonl(text: &str, strictness: Strictness) -> Result<History, LineError> {
+    let error = |line: usize, field: &str, message: String| LineError {
+        line,
+        field: field.to_string(),
+        message,
+    };
     let mut lines = text
         .lines()
         .enumerate()
         .map(|(index, line)| (index + 1, line))
         .filter(|(_, line)| !line.trim().is_empty())
         .peekable();
-    let mut version = Version::V1;
+    let mut version = None;
     if let Some(&(number, first)) = lines.peek() {
-        if let Some(found) = header(first).map_err(|e| LineError {
-            line: number,
-            field: e.field,
-            message: e.message,
-        })? {
-            version = found;
+        version = header(first).map_err(|e| error(number, &e.field, e.message))?;
+        if version.is_some() {
             lines.next();
         }
     }
     let mut history = History::default();
     for (number, line) in lines {
-        let event = parse_event(version, line).map_err(|e| LineError {
-            line: number,
-            field: String::new(),
-            message: e.to_string(),
-        })?;
+        let event = match strictness {
+            Strictness::Lenient => parse_event(version.unwrap_or(Version::V1), line)
+                .map_err(|e| error(number, "", e.to_string()))?,
+            Strictness::Strict => strict::event(version.unwrap_or(Version::V1), line)
+                .map_err(|(field, message)| error(number, &field, message))?,
+        };
+        let last_ns = history.events.last().map_or(0, |e| e.t_ns);
+        if strictness == Strictness::Strict && event.t_ns < last_ns {
+            return Err(error(
+                number,
+                "t_ns",
+                format!(
+                    "expected events in time order (t_ns at least {last_ns} as on the line before), got {}",
+                    event.t_ns
+                ),
+            ));
+        }
         history.events.push(event);
+    }
+    if strictness == Strictness::Strict && history.events.is_empty() {
+        let got = match version {
+            Some(_) => "a header line and no event",
+            None => "an empty or blank file",
+        };
+        return Err(error(
+            0,
+            "events",
+            format!("expected at least one event (one JSON object per line), got {got}"),
+        ));
     }
     Ok(history)
 }

@@ -4,22 +4,15 @@
 //! These types are the format, spelt out: their field names, tags and `Option`s are what
 //! other systems write, so they never change. A rename here is a new version (a `v2`
 //! module next to this one, with this one still read). The conversions to and from the
-//! internal [`Event`] match every variant with no wildcard (family by family, as
-//! `history::family` groups them), so a new internal variant does not compile until the
-//! format says how it is written.
+//! internal [`Event`] are generated both ways from one list of every variant and its fields
+//! (`both_ways!`), each a match with no wildcard, so a new internal variant does not compile
+//! until the format says how it is written.
 
 use serde::{Deserialize, Serialize};
 
 use crate::{
     fence,
-    history::{
-        self,
-        family::{
-            fault_events, lease_answers, lease_endings, lease_restarts, run_events, storage_events,
-            worker_events,
-        },
-        is_unknown_ms, unknown_ms, Event,
-    },
+    history::{self, is_unknown_ms, unknown_ms, Event},
     lease,
 };
 
@@ -290,12 +283,99 @@ pub enum Kind {
     },
 }
 
+/// `From` both ways between a wire enum and its internal twin, whose variants have the same
+/// names and fields: each field is converted with `.into()` (the identity for a plain value,
+/// the twin's conversion for a nested enum). Both matches list every variant, so a variant
+/// added to either enum does not compile until it is listed here.
+macro_rules! both_ways {
+    ($wire:ty, $internal:ty { $($variant:ident $({ $($field:ident),* $(,)? })?),* $(,)? }) => {
+        impl From<$internal> for $wire {
+            fn from(value: $internal) -> Self {
+                type Internal = $internal;
+                match value {
+                    $(Internal::$variant $({ $($field),* })? =>
+                        Self::$variant $({ $($field: $field.into()),* })?,)*
+                }
+            }
+        }
+        impl From<$wire> for $internal {
+            fn from(value: $wire) -> Self {
+                type Wire = $wire;
+                match value {
+                    $(Wire::$variant $({ $($field),* })? =>
+                        Self::$variant $({ $($field: $field.into()),* })?,)*
+                }
+            }
+        }
+    };
+}
+
+both_ways!(PauseKind, history::PauseKind { Gc, VmSuspend });
+both_ways!(
+    BeliefEnd,
+    history::BeliefEnd {
+        Released,
+        RenewFailed,
+        DeadlinePassed,
+        CheckFailed,
+        WriteRejected,
+        Crashed,
+    }
+);
+both_ways!(EffectVia, history::EffectVia { Direct, Outbox });
+both_ways!(Denial, lease::Denial {
+    Held { holder, token },
+    LockDelay { until_ns },
+    Conflict { version },
+});
+both_ways!(Verdict, fence::Verdict {
+    Accepted { previous },
+    Rejected { accepted, reason },
+});
+both_ways!(Kind, history::EventKind {
+    RunStarted { seed, liveness_bound_ms },
+    FaultsHealed,
+    RunEnded,
+    Granted { scope, holder, token, expires_mono_ms },
+    Renewed { scope, holder, token },
+    Refused { scope, holder, token, reason },
+    Denied { scope, holder, denial },
+    Expired { scope, holder, token },
+    Released { scope, holder, token },
+    TakenOver { scope, holder, token, by },
+    Dropped { scope, holder, token },
+    Extended { scope, holder, token, expires_mono_ms },
+    CountersLost,
+    WritePresented { op, resource, lease_scope, writer, token },
+    WriteAccepted { op, resource, lease_scope, writer, token, previous },
+    WriteRejected { op, resource, lease_scope, writer, token, accepted, reason },
+    TokenRead { op, resource, writer, stored },
+    Fence { resource, writer, token, verdict },
+    StorageStateLost,
+    BeliefStarted { scope, token, local_deadline_mono_ms },
+    BeliefEnded { scope, token, why, local_mono_ms },
+    WriteSent { op, resource, token },
+    WriteAbandoned { op, resource, token, stored },
+    RenewFailed { scope, token, reason },
+    SideEffect { op, resource, lease_scope, worker, token, via },
+    Paused { kind, planned_ms },
+    Resumed { kind },
+    ClockStepped { delta_ms, wall_ms, mono_ms },
+    Crashed,
+    Restarted,
+    PartitionStarted { from, to, one_way },
+    PartitionHealed { from, to, one_way },
+    HoldStarted { from, to },
+    HoldReleased { from, to, released },
+    Panicked { message },
+});
+
 impl From<&Event> for Record {
     fn from(event: &Event) -> Record {
         Record {
             t_ns: event.t_ns,
             node: event.node.clone(),
-            kind: Kind::from(&event.kind),
+            kind: event.kind.clone().into(),
         }
     }
 }
@@ -307,830 +387,5 @@ impl From<Record> for Event {
             node: record.node,
             kind: record.kind.into(),
         }
-    }
-}
-
-impl From<history::PauseKind> for PauseKind {
-    fn from(kind: history::PauseKind) -> PauseKind {
-        match kind {
-            history::PauseKind::Gc => PauseKind::Gc,
-            history::PauseKind::VmSuspend => PauseKind::VmSuspend,
-        }
-    }
-}
-
-impl From<PauseKind> for history::PauseKind {
-    fn from(kind: PauseKind) -> history::PauseKind {
-        match kind {
-            PauseKind::Gc => history::PauseKind::Gc,
-            PauseKind::VmSuspend => history::PauseKind::VmSuspend,
-        }
-    }
-}
-
-impl From<&history::BeliefEnd> for BeliefEnd {
-    fn from(why: &history::BeliefEnd) -> BeliefEnd {
-        match why {
-            history::BeliefEnd::Released => BeliefEnd::Released,
-            history::BeliefEnd::RenewFailed => BeliefEnd::RenewFailed,
-            history::BeliefEnd::DeadlinePassed => BeliefEnd::DeadlinePassed,
-            history::BeliefEnd::CheckFailed => BeliefEnd::CheckFailed,
-            history::BeliefEnd::WriteRejected => BeliefEnd::WriteRejected,
-            history::BeliefEnd::Crashed => BeliefEnd::Crashed,
-        }
-    }
-}
-
-impl From<BeliefEnd> for history::BeliefEnd {
-    fn from(why: BeliefEnd) -> history::BeliefEnd {
-        match why {
-            BeliefEnd::Released => history::BeliefEnd::Released,
-            BeliefEnd::RenewFailed => history::BeliefEnd::RenewFailed,
-            BeliefEnd::DeadlinePassed => history::BeliefEnd::DeadlinePassed,
-            BeliefEnd::CheckFailed => history::BeliefEnd::CheckFailed,
-            BeliefEnd::WriteRejected => history::BeliefEnd::WriteRejected,
-            BeliefEnd::Crashed => history::BeliefEnd::Crashed,
-        }
-    }
-}
-
-impl From<history::EffectVia> for EffectVia {
-    fn from(via: history::EffectVia) -> EffectVia {
-        match via {
-            history::EffectVia::Direct => EffectVia::Direct,
-            history::EffectVia::Outbox => EffectVia::Outbox,
-        }
-    }
-}
-
-impl From<EffectVia> for history::EffectVia {
-    fn from(via: EffectVia) -> history::EffectVia {
-        match via {
-            EffectVia::Direct => history::EffectVia::Direct,
-            EffectVia::Outbox => history::EffectVia::Outbox,
-        }
-    }
-}
-
-impl From<&lease::Denial> for Denial {
-    fn from(denial: &lease::Denial) -> Denial {
-        match denial {
-            lease::Denial::Held { holder, token } => Denial::Held {
-                holder: holder.clone(),
-                token: *token,
-            },
-            lease::Denial::LockDelay { until_ns } => Denial::LockDelay {
-                until_ns: *until_ns,
-            },
-            lease::Denial::Conflict { version } => Denial::Conflict { version: *version },
-        }
-    }
-}
-
-impl From<Denial> for lease::Denial {
-    fn from(denial: Denial) -> lease::Denial {
-        match denial {
-            Denial::Held { holder, token } => lease::Denial::Held { holder, token },
-            Denial::LockDelay { until_ns } => lease::Denial::LockDelay { until_ns },
-            Denial::Conflict { version } => lease::Denial::Conflict { version },
-        }
-    }
-}
-
-impl From<&fence::Verdict> for Verdict {
-    fn from(verdict: &fence::Verdict) -> Verdict {
-        match verdict {
-            fence::Verdict::Accepted { previous } => Verdict::Accepted {
-                previous: *previous,
-            },
-            fence::Verdict::Rejected { accepted, reason } => Verdict::Rejected {
-                accepted: *accepted,
-                reason: reason.clone(),
-            },
-        }
-    }
-}
-
-impl From<Verdict> for fence::Verdict {
-    fn from(verdict: Verdict) -> fence::Verdict {
-        match verdict {
-            Verdict::Accepted { previous } => fence::Verdict::Accepted { previous },
-            Verdict::Rejected { accepted, reason } => fence::Verdict::Rejected { accepted, reason },
-        }
-    }
-}
-
-impl From<&history::EventKind> for Kind {
-    fn from(kind: &history::EventKind) -> Kind {
-        use history::EventKind as E;
-        match kind.clone() {
-            kind @ run_events!(E) => run_to_wire(kind),
-            kind @ lease_answers!(E) => lease_answer_to_wire(kind),
-            kind @ lease_endings!(E) => lease_ending_to_wire(kind),
-            kind @ lease_restarts!(E) => lease_restart_to_wire(kind),
-            kind @ storage_events!(E) => storage_to_wire(kind),
-            kind @ worker_events!(E) => worker_to_wire(kind),
-            kind @ fault_events!(E) => fault_to_wire(kind),
-        }
-    }
-}
-
-impl From<Kind> for history::EventKind {
-    fn from(kind: Kind) -> history::EventKind {
-        match kind {
-            kind @ run_events!(Kind) => run_from_wire(kind),
-            kind @ lease_answers!(Kind) => lease_answer_from_wire(kind),
-            kind @ lease_endings!(Kind) => lease_ending_from_wire(kind),
-            kind @ lease_restarts!(Kind) => lease_restart_from_wire(kind),
-            kind @ storage_events!(Kind) => storage_from_wire(kind),
-            kind @ worker_events!(Kind) => worker_from_wire(kind),
-            kind @ fault_events!(Kind) => fault_from_wire(kind),
-        }
-    }
-}
-
-/// The run's boundaries, as written.
-fn run_to_wire(kind: history::EventKind) -> Kind {
-    use history::EventKind as E;
-    match kind {
-        E::RunStarted {
-            seed,
-            liveness_bound_ms,
-        } => Kind::RunStarted {
-            seed,
-            liveness_bound_ms,
-        },
-        E::FaultsHealed => Kind::FaultsHealed,
-        E::RunEnded => Kind::RunEnded,
-        lease_answers!(E)
-        | lease_endings!(E)
-        | lease_restarts!(E)
-        | storage_events!(E)
-        | worker_events!(E)
-        | fault_events!(E) => unreachable!("routed by `from`"),
-    }
-}
-
-/// The lease service's answers to acquires and renewals, as written.
-fn lease_answer_to_wire(kind: history::EventKind) -> Kind {
-    use history::EventKind as E;
-    match kind {
-        E::Granted {
-            scope,
-            holder,
-            token,
-            expires_mono_ms,
-        } => Kind::Granted {
-            scope,
-            holder,
-            token,
-            expires_mono_ms,
-        },
-        E::Renewed {
-            scope,
-            holder,
-            token,
-        } => Kind::Renewed {
-            scope,
-            holder,
-            token,
-        },
-        E::Refused {
-            scope,
-            holder,
-            token,
-            reason,
-        } => Kind::Refused {
-            scope,
-            holder,
-            token,
-            reason,
-        },
-        E::Denied {
-            scope,
-            holder,
-            denial,
-        } => Kind::Denied {
-            scope,
-            holder,
-            denial: Denial::from(&denial),
-        },
-        run_events!(E)
-        | lease_endings!(E)
-        | lease_restarts!(E)
-        | storage_events!(E)
-        | worker_events!(E)
-        | fault_events!(E) => unreachable!("routed by `from`"),
-    }
-}
-
-/// A tenure ending, as written.
-fn lease_ending_to_wire(kind: history::EventKind) -> Kind {
-    use history::EventKind as E;
-    match kind {
-        E::Expired {
-            scope,
-            holder,
-            token,
-        } => Kind::Expired {
-            scope,
-            holder,
-            token,
-        },
-        E::Released {
-            scope,
-            holder,
-            token,
-        } => Kind::Released {
-            scope,
-            holder,
-            token,
-        },
-        E::TakenOver {
-            scope,
-            holder,
-            token,
-            by,
-        } => Kind::TakenOver {
-            scope,
-            holder,
-            token,
-            by,
-        },
-        run_events!(E)
-        | lease_answers!(E)
-        | lease_restarts!(E)
-        | storage_events!(E)
-        | worker_events!(E)
-        | fault_events!(E) => unreachable!("routed by `from`"),
-    }
-}
-
-/// What a lease service's restart did, as written.
-fn lease_restart_to_wire(kind: history::EventKind) -> Kind {
-    use history::EventKind as E;
-    match kind {
-        E::Dropped {
-            scope,
-            holder,
-            token,
-        } => Kind::Dropped {
-            scope,
-            holder,
-            token,
-        },
-        E::Extended {
-            scope,
-            holder,
-            token,
-            expires_mono_ms,
-        } => Kind::Extended {
-            scope,
-            holder,
-            token,
-            expires_mono_ms,
-        },
-        E::CountersLost => Kind::CountersLost,
-        run_events!(E)
-        | lease_answers!(E)
-        | lease_endings!(E)
-        | storage_events!(E)
-        | worker_events!(E)
-        | fault_events!(E) => unreachable!("routed by `from`"),
-    }
-}
-
-/// The storage's events, as written.
-fn storage_to_wire(kind: history::EventKind) -> Kind {
-    use history::EventKind as E;
-    match kind {
-        E::WritePresented {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-        } => Kind::WritePresented {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-        },
-        E::WriteAccepted {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-            previous,
-        } => Kind::WriteAccepted {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-            previous,
-        },
-        E::WriteRejected {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-            accepted,
-            reason,
-        } => Kind::WriteRejected {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-            accepted,
-            reason,
-        },
-        E::TokenRead {
-            op,
-            resource,
-            writer,
-            stored,
-        } => Kind::TokenRead {
-            op,
-            resource,
-            writer,
-            stored,
-        },
-        E::Fence {
-            resource,
-            writer,
-            token,
-            verdict,
-        } => Kind::Fence {
-            resource,
-            writer,
-            token,
-            verdict: Verdict::from(&verdict),
-        },
-        E::StorageStateLost => Kind::StorageStateLost,
-        run_events!(E)
-        | lease_answers!(E)
-        | lease_endings!(E)
-        | lease_restarts!(E)
-        | worker_events!(E)
-        | fault_events!(E) => unreachable!("routed by `from`"),
-    }
-}
-
-/// The workers' events, as written.
-fn worker_to_wire(kind: history::EventKind) -> Kind {
-    use history::EventKind as E;
-    match kind {
-        E::BeliefStarted {
-            scope,
-            token,
-            local_deadline_mono_ms,
-        } => Kind::BeliefStarted {
-            scope,
-            token,
-            local_deadline_mono_ms,
-        },
-        E::BeliefEnded {
-            scope,
-            token,
-            why,
-            local_mono_ms,
-        } => Kind::BeliefEnded {
-            scope,
-            token,
-            why: BeliefEnd::from(&why),
-            local_mono_ms,
-        },
-        E::WriteSent {
-            op,
-            resource,
-            token,
-        } => Kind::WriteSent {
-            op,
-            resource,
-            token,
-        },
-        E::WriteAbandoned {
-            op,
-            resource,
-            token,
-            stored,
-        } => Kind::WriteAbandoned {
-            op,
-            resource,
-            token,
-            stored,
-        },
-        E::RenewFailed {
-            scope,
-            token,
-            reason,
-        } => Kind::RenewFailed {
-            scope,
-            token,
-            reason,
-        },
-        E::SideEffect {
-            op,
-            resource,
-            lease_scope,
-            worker,
-            token,
-            via,
-        } => Kind::SideEffect {
-            op,
-            resource,
-            lease_scope,
-            worker,
-            token,
-            via: via.into(),
-        },
-        run_events!(E)
-        | lease_answers!(E)
-        | lease_endings!(E)
-        | lease_restarts!(E)
-        | storage_events!(E)
-        | fault_events!(E) => unreachable!("routed by `from`"),
-    }
-}
-
-/// Faults and what they did to a node, as written.
-fn fault_to_wire(kind: history::EventKind) -> Kind {
-    use history::EventKind as E;
-    match kind {
-        E::Paused { kind, planned_ms } => Kind::Paused {
-            kind: kind.into(),
-            planned_ms,
-        },
-        E::Resumed { kind } => Kind::Resumed { kind: kind.into() },
-        E::ClockStepped {
-            delta_ms,
-            wall_ms,
-            mono_ms,
-        } => Kind::ClockStepped {
-            delta_ms,
-            wall_ms,
-            mono_ms,
-        },
-        E::Crashed => Kind::Crashed,
-        E::Restarted => Kind::Restarted,
-        E::PartitionStarted { from, to, one_way } => Kind::PartitionStarted { from, to, one_way },
-        E::PartitionHealed { from, to, one_way } => Kind::PartitionHealed { from, to, one_way },
-        E::HoldStarted { from, to } => Kind::HoldStarted { from, to },
-        E::HoldReleased { from, to, released } => Kind::HoldReleased { from, to, released },
-        E::Panicked { message } => Kind::Panicked { message },
-        run_events!(E)
-        | lease_answers!(E)
-        | lease_endings!(E)
-        | lease_restarts!(E)
-        | storage_events!(E)
-        | worker_events!(E) => unreachable!("routed by `from`"),
-    }
-}
-
-/// The run's boundaries, as read.
-fn run_from_wire(kind: Kind) -> history::EventKind {
-    use history::EventKind as E;
-    match kind {
-        Kind::RunStarted {
-            seed,
-            liveness_bound_ms,
-        } => E::RunStarted {
-            seed,
-            liveness_bound_ms,
-        },
-        Kind::FaultsHealed => E::FaultsHealed,
-        Kind::RunEnded => E::RunEnded,
-        lease_answers!(Kind)
-        | lease_endings!(Kind)
-        | lease_restarts!(Kind)
-        | storage_events!(Kind)
-        | worker_events!(Kind)
-        | fault_events!(Kind) => unreachable!("routed by `from`"),
-    }
-}
-
-/// The lease service's answers to acquires and renewals, as read.
-fn lease_answer_from_wire(kind: Kind) -> history::EventKind {
-    use history::EventKind as E;
-    match kind {
-        Kind::Granted {
-            scope,
-            holder,
-            token,
-            expires_mono_ms,
-        } => E::Granted {
-            scope,
-            holder,
-            token,
-            expires_mono_ms,
-        },
-        Kind::Renewed {
-            scope,
-            holder,
-            token,
-        } => E::Renewed {
-            scope,
-            holder,
-            token,
-        },
-        Kind::Refused {
-            scope,
-            holder,
-            token,
-            reason,
-        } => E::Refused {
-            scope,
-            holder,
-            token,
-            reason,
-        },
-        Kind::Denied {
-            scope,
-            holder,
-            denial,
-        } => E::Denied {
-            scope,
-            holder,
-            denial: denial.into(),
-        },
-        run_events!(Kind)
-        | lease_endings!(Kind)
-        | lease_restarts!(Kind)
-        | storage_events!(Kind)
-        | worker_events!(Kind)
-        | fault_events!(Kind) => unreachable!("routed by `from`"),
-    }
-}
-
-/// A tenure ending, as read.
-fn lease_ending_from_wire(kind: Kind) -> history::EventKind {
-    use history::EventKind as E;
-    match kind {
-        Kind::Expired {
-            scope,
-            holder,
-            token,
-        } => E::Expired {
-            scope,
-            holder,
-            token,
-        },
-        Kind::Released {
-            scope,
-            holder,
-            token,
-        } => E::Released {
-            scope,
-            holder,
-            token,
-        },
-        Kind::TakenOver {
-            scope,
-            holder,
-            token,
-            by,
-        } => E::TakenOver {
-            scope,
-            holder,
-            token,
-            by,
-        },
-        run_events!(Kind)
-        | lease_answers!(Kind)
-        | lease_restarts!(Kind)
-        | storage_events!(Kind)
-        | worker_events!(Kind)
-        | fault_events!(Kind) => unreachable!("routed by `from`"),
-    }
-}
-
-/// What a lease service's restart did, as read.
-fn lease_restart_from_wire(kind: Kind) -> history::EventKind {
-    use history::EventKind as E;
-    match kind {
-        Kind::Dropped {
-            scope,
-            holder,
-            token,
-        } => E::Dropped {
-            scope,
-            holder,
-            token,
-        },
-        Kind::Extended {
-            scope,
-            holder,
-            token,
-            expires_mono_ms,
-        } => E::Extended {
-            scope,
-            holder,
-            token,
-            expires_mono_ms,
-        },
-        Kind::CountersLost => E::CountersLost,
-        run_events!(Kind)
-        | lease_answers!(Kind)
-        | lease_endings!(Kind)
-        | storage_events!(Kind)
-        | worker_events!(Kind)
-        | fault_events!(Kind) => unreachable!("routed by `from`"),
-    }
-}
-
-/// The storage's events, as read.
-fn storage_from_wire(kind: Kind) -> history::EventKind {
-    use history::EventKind as E;
-    match kind {
-        Kind::WritePresented {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-        } => E::WritePresented {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-        },
-        Kind::WriteAccepted {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-            previous,
-        } => E::WriteAccepted {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-            previous,
-        },
-        Kind::WriteRejected {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-            accepted,
-            reason,
-        } => E::WriteRejected {
-            op,
-            resource,
-            lease_scope,
-            writer,
-            token,
-            accepted,
-            reason,
-        },
-        Kind::TokenRead {
-            op,
-            resource,
-            writer,
-            stored,
-        } => E::TokenRead {
-            op,
-            resource,
-            writer,
-            stored,
-        },
-        Kind::Fence {
-            resource,
-            writer,
-            token,
-            verdict,
-        } => E::Fence {
-            resource,
-            writer,
-            token,
-            verdict: verdict.into(),
-        },
-        Kind::StorageStateLost => E::StorageStateLost,
-        run_events!(Kind)
-        | lease_answers!(Kind)
-        | lease_endings!(Kind)
-        | lease_restarts!(Kind)
-        | worker_events!(Kind)
-        | fault_events!(Kind) => unreachable!("routed by `from`"),
-    }
-}
-
-/// The workers' events, as read.
-fn worker_from_wire(kind: Kind) -> history::EventKind {
-    use history::EventKind as E;
-    match kind {
-        Kind::BeliefStarted {
-            scope,
-            token,
-            local_deadline_mono_ms,
-        } => E::BeliefStarted {
-            scope,
-            token,
-            local_deadline_mono_ms,
-        },
-        Kind::BeliefEnded {
-            scope,
-            token,
-            why,
-            local_mono_ms,
-        } => E::BeliefEnded {
-            scope,
-            token,
-            why: why.into(),
-            local_mono_ms,
-        },
-        Kind::WriteSent {
-            op,
-            resource,
-            token,
-        } => E::WriteSent {
-            op,
-            resource,
-            token,
-        },
-        Kind::WriteAbandoned {
-            op,
-            resource,
-            token,
-            stored,
-        } => E::WriteAbandoned {
-            op,
-            resource,
-            token,
-            stored,
-        },
-        Kind::RenewFailed {
-            scope,
-            token,
-            reason,
-        } => E::RenewFailed {
-            scope,
-            token,
-            reason,
-        },
-        Kind::SideEffect {
-            op,
-            resource,
-            lease_scope,
-            worker,
-            token,
-            via,
-        } => E::SideEffect {
-            op,
-            resource,
-            lease_scope,
-            worker,
-            token,
-            via: via.into(),
-        },
-        run_events!(Kind)
-        | lease_answers!(Kind)
-        | lease_endings!(Kind)
-        | lease_restarts!(Kind)
-        | storage_events!(Kind)
-        | fault_events!(Kind) => unreachable!("routed by `from`"),
-    }
-}
-
-/// Faults and what they did to a node, as read.
-fn fault_from_wire(kind: Kind) -> history::EventKind {
-    use history::EventKind as E;
-    match kind {
-        Kind::Paused { kind, planned_ms } => E::Paused {
-            kind: kind.into(),
-            planned_ms,
-        },
-        Kind::Resumed { kind } => E::Resumed { kind: kind.into() },
-        Kind::ClockStepped {
-            delta_ms,
-            wall_ms,
-            mono_ms,
-        } => E::ClockStepped {
-            delta_ms,
-            wall_ms,
-            mono_ms,
-        },
-        Kind::Crashed => E::Crashed,
-        Kind::Restarted => E::Restarted,
-        Kind::PartitionStarted { from, to, one_way } => E::PartitionStarted { from, to, one_way },
-        Kind::PartitionHealed { from, to, one_way } => E::PartitionHealed { from, to, one_way },
-        Kind::HoldStarted { from, to } => E::HoldStarted { from, to },
-        Kind::HoldReleased { from, to, released } => E::HoldReleased { from, to, released },
-        Kind::Panicked { message } => E::Panicked { message },
-        run_events!(Kind)
-        | lease_answers!(Kind)
-        | lease_endings!(Kind)
-        | lease_restarts!(Kind)
-        | storage_events!(Kind)
-        | worker_events!(Kind) => unreachable!("routed by `from`"),
     }
 }
