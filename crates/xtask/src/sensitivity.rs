@@ -131,7 +131,7 @@ fn catalogue(
     scenarios: &[(PathBuf, Arc<Scenario>)],
     jobs: usize,
     factory: &StoreFactory,
-) -> Vec<(String, String)> {
+) -> NotMet {
     let mut not_met = Vec::new();
     for (file, scenario) in scenarios {
         let outcomes = fencesim_sim::sweep_all(
@@ -243,13 +243,16 @@ fn detections_and_false_positives(
     (detections, fps)
 }
 
+/// The scenarios a run leaves NOT MET, each with its reason.
+type NotMet = Vec<(String, String)>;
+
 /// The catalogue under each planted bug it runs: the scenarios each leaves NOT MET.
 fn mutation_table(
     files: &[PathBuf],
     scenarios: &[(PathBuf, Arc<Scenario>)],
     args: &Args<'_>,
     factory: &StoreFactory,
-) -> Result<Vec<(&'static MutantInfo, Vec<(String, String)>)>, InputError> {
+) -> Result<Vec<(&'static MutantInfo, NotMet)>, InputError> {
     let baseline = catalogue(scenarios, args.jobs, factory);
     if !baseline.is_empty() {
         return Err(InputError(format!(
@@ -286,7 +289,7 @@ fn render(
     args: &Args<'_>,
     detections: &[Detection],
     fps: &[FalsePositives],
-    mutants: &[(&MutantInfo, Vec<(String, String)>)],
+    mutants: &[(&MutantInfo, NotMet)],
     total_seconds: f64,
 ) -> (String, bool) {
     let mut s = String::new();
@@ -397,7 +400,7 @@ fn render_false_positives(s: &mut String, args: &Args<'_>, fps: &[FalsePositives
 }
 
 /// The mutation table; false when a mutant survived its named scenario.
-fn render_mutants(s: &mut String, mutants: &[(&MutantInfo, Vec<(String, String)>)]) -> bool {
+fn render_mutants(s: &mut String, mutants: &[(&MutantInfo, NotMet)]) -> bool {
     let mut ok = true;
     let caught = mutants
         .iter()
