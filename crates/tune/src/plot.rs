@@ -20,7 +20,7 @@ use plotters::{
 };
 
 use crate::report::{round, Decision, Quantiles, SettingResult, TuneReport};
-use fencesim_views::plot::{encode_png, font, register_font, INK};
+use fencesim_plot::{encode_png, font, register_font, INK};
 
 /// Size of the metrics panel picture.
 pub const METRICS_PX: (u32, u32) = (1800, 1000);
