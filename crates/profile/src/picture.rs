@@ -150,7 +150,7 @@ fn duration_range(profile: &Profile, blocks: &[Curves]) -> (f64, f64) {
         .blocks
         .iter()
         .map(|block| fit::draws(&block.dist, fit::FIT_DRAWS))
-        .map(|draws| fit::sample_quantile(&draws, 0.001))
+        .map(|draws| fencesim_stats::quantile(&draws, 0.001))
         .filter(|ms| *ms > 0.0)
         .fold(f64::MAX, f64::min);
     let highest = blocks
