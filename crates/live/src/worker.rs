@@ -19,10 +19,11 @@ use std::{
 
 use fencesim_fencing::{SqlFence, SqlVariant};
 use fencesim_model::{
+    belief::{deadline_after, Belief},
     fence::{CompareScope, Fence, Verdict, WriteRequest},
     history::{BeliefEnd, EffectVia, EventKind},
     nodes::{COORDINATOR, STORAGE},
-    policy::{Gate, LeaseState, RenewFailure, WorkerPolicy},
+    policy::{Gate, LeaseState, WorkerPolicy},
     rng::stream,
     Token, NS_PER_MS,
 };
@@ -132,16 +133,6 @@ struct State {
     /// due then must be taken before any renewal outcome or deadline that falls due later
     /// (see [`Worker::wait_turn`]).
     write_due_ns: Option<u64>,
-}
-
-struct Belief {
-    scope: String,
-    token: Token,
-    /// Local deadline (ns since the run began, the worker's clock); `u64::MAX`: none.
-    deadline_ns: u64,
-    ended: Option<BeliefEnd>,
-    /// A thread ends the belief when the deadline passes (the policy's `ends_at_deadline`).
-    watched: bool,
 }
 
 /// Who asks for a turn (ties at the same due time go in this order).
@@ -331,8 +322,8 @@ impl Worker {
                     others.push((write, Role::Write));
                 }
                 if let Some(belief) = state.belief.as_ref().filter(|b| b.watched) {
-                    if belief.ended.is_none() {
-                        others.push((belief.deadline_ns, Role::Deadline));
+                    if !belief.is_ended() {
+                        others.push((belief.deadline_mono_ns, Role::Deadline));
                     }
                 }
                 must_wait(mine, &others, now)
@@ -352,9 +343,7 @@ impl Worker {
             DeadlineFrom::RequestSent => sent_ns,
             DeadlineFrom::ReplyReceived => answered_ns,
         };
-        self.policy.local_deadline_ms().map_or(u64::MAX, |ms| {
-            base.saturating_add(ms.saturating_mul(NS_PER_MS))
-        })
+        deadline_after(&*self.policy, base)
     }
 
     /// The policy's view of the belief now; `None` once it has ended (or there is none).
@@ -362,10 +351,7 @@ impl Worker {
         let now = self.mono();
         let state = lock(&self.state);
         let belief = state.belief.as_ref()?;
-        belief.ended.is_none().then_some(LeaseState {
-            now_mono_ns: now,
-            deadline_mono_ns: belief.deadline_ns,
-        })
+        (!belief.is_ended()).then(|| belief.state(now))
     }
 
     /// Grant a lease, then put-if-absent the lock key with it. The token is the key's create
@@ -473,33 +459,26 @@ impl Worker {
 
     /// Ends the belief (once) and logs why; call it inside a step.
     fn end(&self, why: BeliefEnd) {
-        let mut state = lock(&self.state);
-        let Some(belief) = state.belief.as_mut() else {
-            return;
-        };
-        if belief.ended.is_some() {
-            return;
+        let now = self.mono();
+        let ended = lock(&self.state)
+            .belief
+            .as_mut()
+            .and_then(|belief| belief.end(why, now));
+        self.record_all(ended);
+    }
+
+    /// Logs the worker's own events.
+    fn record_all(&self, events: impl IntoIterator<Item = EventKind>) {
+        for event in events {
+            self.log.record(self.name(), event, None);
         }
-        belief.ended = Some(why.clone());
-        let (scope, token) = (belief.scope.clone(), belief.token);
-        drop(state);
-        self.log.record(
-            self.name(),
-            EventKind::BeliefEnded {
-                scope,
-                token,
-                why,
-                local_mono_ms: ms(self.mono()),
-            },
-            None,
-        );
     }
 
     fn ended(&self) -> bool {
         lock(&self.state)
             .belief
             .as_ref()
-            .is_none_or(|b| b.ended.is_some())
+            .is_none_or(Belief::is_ended)
     }
 
     /// Carries out the policy's answer at a gate, inside a step; false when the worker must
@@ -574,24 +553,11 @@ impl Worker {
         lease: i64,
         deadline_ns: u64,
     ) {
-        let watched = self.policy.ends_at_deadline() && deadline_ns != u64::MAX;
+        let (belief, started) = Belief::start(&*self.policy, scope, token, deadline_ns);
+        let watched = belief.watched;
         self.step(|| {
-            lock(&self.state).belief = Some(Belief {
-                scope: scope.to_string(),
-                token,
-                deadline_ns,
-                ended: None,
-                watched,
-            });
-            self.log.record(
-                self.name(),
-                EventKind::BeliefStarted {
-                    scope: scope.to_string(),
-                    token,
-                    local_deadline_mono_ms: ms(deadline_ns),
-                },
-                None,
-            );
+            lock(&self.state).belief = Some(belief);
+            self.record_all([started]);
         });
         let renewer = {
             let me = self.clone();
@@ -674,7 +640,7 @@ impl Worker {
             let deadline = {
                 let state = lock(&self.state);
                 match state.belief.as_ref() {
-                    Some(b) if b.ended.is_none() => b.deadline_ns,
+                    Some(b) if !b.is_ended() => b.deadline_mono_ns,
                     _ => return,
                 }
             };
@@ -740,9 +706,13 @@ impl Worker {
             Service::Zookeeper(_) => self.zk_ping(),
         };
         let answered = self.mono();
-        if self.policy.ends_at_deadline() && self.lease_state().is_some_and(|s| s.deadline_passed())
+        let now = self.mono();
+        if lock(&self.state)
+            .belief
+            .as_ref()
+            .is_some_and(|b| b.too_late(now))
         {
-            // Too late: the client has stopped believing; a late success changes nothing.
+            // The client has stopped believing; a late success changes nothing.
             self.end(BeliefEnd::DeadlinePassed);
             return false;
         }
@@ -750,7 +720,7 @@ impl Worker {
             Ok(ttl) if ttl > 0 => {
                 let deadline = self.deadline_after(sent, answered);
                 if let Some(belief) = lock(&self.state).belief.as_mut() {
-                    belief.deadline_ns = belief.deadline_ns.max(deadline);
+                    belief.renewed(deadline);
                 }
                 self.log.record(
                     COORDINATOR,
@@ -776,23 +746,16 @@ impl Worker {
         let Some((reason, refused)) = failure else {
             return true;
         };
-        self.log.record(
-            self.name(),
-            EventKind::RenewFailed {
-                scope: scope.to_string(),
-                token,
-                reason,
-            },
-            None,
-        );
-        match self.policy.on_renew_failure(refused) {
-            RenewFailure::KeepRenewing => true,
-            RenewFailure::StopRenewing => false,
-            RenewFailure::StopBelieving => {
-                self.end(BeliefEnd::RenewFailed);
-                false
-            }
-        }
+        let now = self.mono();
+        let Some((events, keep_renewing)) = lock(&self.state)
+            .belief
+            .as_mut()
+            .map(|b| b.renew_failed(&*self.policy, reason, refused, now))
+        else {
+            return false;
+        };
+        self.record_all(events);
+        keep_renewing
     }
 
     /// A ZooKeeper ping as a keepalive: `Ok(1)` when the session lives, `Ok(0)` when the
