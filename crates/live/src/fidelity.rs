@@ -536,6 +536,11 @@ fn push_scenario(out: &mut String, c: &Comparison) {
             format!(" (disagreeing: {})", disagreeing.join("; "))
         }
     ));
+    push_windows(out, c);
+}
+
+/// The takeover windows and expiries side by side, the token steps, and the windows compared.
+fn push_windows(out: &mut String, c: &Comparison) {
     let table = "| side | n | min | p10 | p25 | p50 | p75 | p90 | max | mean (95 % CI) |\n|---|---|---|---|---|---|---|---|---|---|\n";
     out.push_str("\nTakeover window: from the paused, crashed or cut-off holder's last keepalive to the next grant to another worker (ms).\n\n");
     out.push_str(table);
