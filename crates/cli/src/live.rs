@@ -333,8 +333,9 @@ fn report_header(
     }
 }
 
-/// Runs `seeds` live, `args.jobs` at a time; the results in seed order. After an interrupt
-/// no new run starts (the ones in progress stop and clean up themselves).
+/// Runs `seeds` live, `args.jobs` at a time (the batch engine, `fencesim::run_batch`); the
+/// results in seed order. After an interrupt no new run starts (the ones in progress stop and
+/// clean up themselves).
 fn run_all(
     args: &LiveArgs,
     scenario: &Scenario,
@@ -342,46 +343,17 @@ fn run_all(
     exe: &Path,
     stop: &Arc<AtomicBool>,
 ) -> Vec<Result<fencesim_live::LiveRun, LiveError>> {
-    let next = std::sync::Mutex::new(0_usize);
-    let results: Vec<std::sync::Mutex<Option<Result<fencesim_live::LiveRun, LiveError>>>> =
-        seeds.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..args.jobs.min(seeds.len()) {
-            scope.spawn(|| loop {
-                let run = {
-                    let mut next = next
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    let run = *next;
-                    *next += 1;
-                    run
-                };
-                let Some(&seed) = seeds.get(run) else {
-                    return;
-                };
-                let result = if stop.load(Ordering::SeqCst) {
-                    Err(LiveError::Interrupted)
-                } else {
-                    let keep = args
-                        .out
-                        .as_ref()
-                        .map(|dir| dir.join(&scenario.name).join(format!("run-{run}")));
-                    run_live(scenario, seed, exe, stop, keep.as_deref())
-                };
-                *results[run]
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(result);
-            });
+    let runs: Vec<(usize, u64)> = seeds.iter().copied().enumerate().collect();
+    fencesim::run_batch(&runs, args.jobs, |&(run, seed)| {
+        if stop.load(Ordering::SeqCst) {
+            return Err(LiveError::Interrupted);
         }
-    });
-    results
-        .into_iter()
-        .map(|cell| {
-            cell.into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .unwrap_or(Err(LiveError::Interrupted))
-        })
-        .collect()
+        let keep = args
+            .out
+            .as_ref()
+            .map(|dir| dir.join(&scenario.name).join(format!("run-{run}")));
+        run_live(scenario, seed, exe, stop, keep.as_deref())
+    })
 }
 
 /// The live runs `--out DIR` kept (`DIR/<scenario>/run-<k>/history.jsonl`), read back instead
@@ -427,28 +399,33 @@ fn compare(
     stop: &AtomicBool,
 ) -> Result<Comparison, InputError> {
     let components = fencesim::Components::default();
-    let mut sim_side = Side::default();
-    for seed in sim_seeds.iter() {
-        if stop.load(Ordering::SeqCst) {
-            interrupted();
-        }
-        let result = fencesim::run_seed(scenario, seed, &components);
-        let checked = fencesim_check::check(&result.history);
-        sim_side.add(seed, &result.history, &checked);
+    // The simulated seeds, then each live run's own seed that they leave out; every core.
+    let mut seeds: Vec<u64> = sim_seeds.iter().collect();
+    seeds.extend(
+        live_side
+            .by_seed
+            .keys()
+            .filter(|seed| !sim_seeds.iter().contains(*seed)),
+    );
+    let judged = fencesim::run_batch(&seeds, fencesim::default_jobs(), |&seed| {
+        (!stop.load(Ordering::SeqCst)).then(|| {
+            let run = fencesim::run_seed(scenario, seed, &components);
+            let takeovers = fidelity::takeovers(&run.history);
+            (seed, run.outcome.checked, takeovers)
+        })
+    });
+    if stop.load(Ordering::SeqCst) {
+        interrupted();
     }
+    let mut sim_side = Side::default();
     let mut paired = BTreeMap::new();
-    for &seed in live_side.by_seed.keys() {
-        if stop.load(Ordering::SeqCst) {
-            interrupted();
+    for (seed, checked, takeovers) in judged.into_iter().flatten() {
+        if live_side.by_seed.contains_key(&seed) {
+            paired.insert(seed, fidelity::verdict_name(&checked));
         }
-        let verdict = match sim_side.by_seed.get(&seed) {
-            Some(verdict) => verdict.clone(),
-            None => {
-                let result = fencesim::run_seed(scenario, seed, &components);
-                fidelity::verdict_name(&fencesim_check::check(&result.history))
-            }
-        };
-        paired.insert(seed, verdict);
+        if sim_seeds.iter().contains(&seed) {
+            sim_side.add_judged(seed, &checked, takeovers);
+        }
     }
     let sim = Stats::of(&sim_side.windows());
     println!(

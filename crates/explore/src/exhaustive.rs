@@ -698,7 +698,7 @@ fn run_chunk(
     jobs: usize,
     options: &ExhaustiveOptions,
 ) -> Vec<RunOutcome> {
-    crate::parallel::in_order(chunk, jobs, |schedule| {
+    fencesim_sim::run_batch(chunk, jobs, |schedule| {
         let mut candidate = base.clone();
         candidate.faults.schedule = schedule.clone();
         judge(&candidate, seed, options)

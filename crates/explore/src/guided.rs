@@ -266,7 +266,7 @@ pub fn guided(
 
 /// Runs a batch on `jobs` threads; the results come back in the batch's order.
 fn run_batch(batch: &[Candidate], options: &GuidedOptions, profile: &Profile) -> Vec<Ran> {
-    crate::parallel::in_order(batch, options.jobs, |candidate| {
+    fencesim_sim::run_batch(batch, options.jobs, |candidate| {
         run_one(candidate, options, profile)
     })
 }

@@ -18,7 +18,6 @@ pub mod exhaustive;
 pub mod explore;
 pub mod guided;
 pub mod lineage;
-mod parallel;
 pub mod profile;
 pub mod shrink;
 

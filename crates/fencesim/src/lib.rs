@@ -75,7 +75,9 @@ pub use fencesim_model::{
 };
 pub use fencesim_scenario::{Scenario, SeedRange};
 /// The one way to run seeds: [`run_seed`] for one, [`sweep`] (any order),
-/// [`sweep_in_seed_order`] or [`sweep_all`] for many, each with the full [`Components`].
+/// [`sweep_in_seed_order`] or [`sweep_all`] for many, each with the full [`Components`];
+/// [`run_batch`] runs any list of jobs (each calling [`run_seed`]) with results in order.
+pub use fencesim_sim::run_batch;
 pub use fencesim_sim::runner::{
     builtin_policy, builtin_store, builtin_tokens, run_seed, sweep, sweep_all, sweep_in_seed_order,
     Components, PolicyFactory, RunResult, StoreFactory, TokenFactory,

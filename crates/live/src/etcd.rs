@@ -3,7 +3,7 @@
 use std::{
     net::{SocketAddr, TcpListener},
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
+    process::Command,
     sync::Arc,
     time::Duration,
 };
@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::guard::Guard;
 use crate::http::{base64, post, stream, unbase64, HttpError};
+use crate::process::ServiceProcess;
 
 /// Every request but the watch gives up after this long.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
@@ -262,13 +263,11 @@ pub fn etcd_version() -> Result<String, String> {
 /// A single-member etcd on loopback ports with its own data directory.
 #[derive(Debug)]
 pub struct Server {
-    guard: Option<Arc<Guard>>,
+    process: ServiceProcess,
     data_dir: PathBuf,
-    log: PathBuf,
     client_port: u16,
     peer_port: u16,
     every_loopback_address: bool,
-    child: Option<Child>,
 }
 
 /// Two free loopback ports (bound, then released; etcd binds them right after).
@@ -297,13 +296,11 @@ impl Server {
         let (client_port, peer_port) =
             free_ports().map_err(|error| format!("no free loopback port: {error}"))?;
         let mut server = Server {
-            guard,
+            process: ServiceProcess::new("etcd", dir.join("etcd.log"), guard),
             data_dir: dir.join("etcd-data"),
-            log: dir.join("etcd.log"),
             client_port,
             peer_port,
             every_loopback_address,
-            child: None,
         };
         server.spawn()?;
         Ok(server)
@@ -316,15 +313,10 @@ impl Server {
 
     /// The etcd process id, while it runs.
     pub fn pid(&self) -> Option<u32> {
-        self.child.as_ref().map(Child::id)
+        self.process.pid()
     }
 
     fn spawn(&mut self) -> Result<(), String> {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log)
-            .map_err(|error| format!("{}: {error}", self.log.display()))?;
         let client = format!("http://127.0.0.1:{}", self.client_port);
         let peer = format!("http://127.0.0.1:{}", self.peer_port);
         let mut command = Command::new(etcd_binary());
@@ -340,72 +332,20 @@ impl Server {
             .arg(format!("--listen-peer-urls={peer}"))
             .arg(format!("--initial-advertise-peer-urls={peer}"))
             .arg(format!("--initial-cluster=fencesim={peer}"))
-            .arg("--enable-v2=false")
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().map_err(|error| error.to_string())?)
-            .stderr(log);
-        if let Some(guard) = &self.guard {
-            guard.mark(&mut command);
-        }
-        let child = command
-            .spawn()
-            .map_err(|error| format!("cannot start {}: {error}", etcd_binary().display()))?;
-        if let Some(guard) = &self.guard {
-            guard.started(child.id());
-        }
-        self.child = Some(child);
-        for _ in 0..400 {
-            if self.client().ready() {
-                return Ok(());
-            }
-            if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
-                self.child = None;
-                // The log lives in the run's temp directory, removed on the way out: quote it.
-                return Err(format!(
-                    "etcd exited ({status}) during start-up; the end of its log:\n{}",
-                    self.log_tail()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        self.kill();
-        Err(format!(
-            "etcd did not answer within 20 s; the end of its log:\n{}",
-            self.log_tail()
-        ))
-    }
-
-    /// The last 20 lines of etcd's log, indented.
-    fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(20)..]
-            .iter()
-            .map(|line| format!("    {line}"))
-            .collect::<Vec<_>>()
-            .join("\n")
+            .arg("--enable-v2=false");
+        let client = self.client();
+        let program = etcd_binary().display().to_string();
+        self.process.spawn(command, &program, || client.ready())
     }
 
     /// SIGKILL (a crash) and reap.
     pub fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            if let Some(guard) = &self.guard {
-                guard.reaped(child.id());
-            }
-            let _ = child.wait();
-        }
+        self.process.kill();
     }
 
     /// Starts it again on the same data directory and ports.
     pub fn restart(&mut self) -> Result<(), String> {
         self.kill();
         self.spawn()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
     }
 }

@@ -10,7 +10,7 @@ use fencesim_model::{
     history::{EventKind, History},
     nodes::COORDINATOR,
 };
-use fencesim_stats::ks_two_sample;
+use fencesim_stats::{ks_two_sample, quantile};
 
 /// One pause, crash or cut (a partition from the coordinator) of a lease holder that ended
 /// in a takeover.
@@ -131,7 +131,7 @@ pub struct Stats {
     pub n: usize,
     /// Smallest.
     pub min: f64,
-    /// 10th percentile (linear interpolation between order statistics).
+    /// 10th percentile (`fencesim_stats::quantile`: linear between order statistics).
     pub p10: f64,
     /// 25th percentile.
     pub p25: f64,
@@ -148,14 +148,6 @@ pub struct Stats {
     pub mean_half_width: f64,
     /// Largest.
     pub max: f64,
-}
-
-/// The `q` quantile of sorted `values` (linear interpolation, R's type 7).
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let position = q * (sorted.len() - 1) as f64;
-    let below = position.floor() as usize;
-    let above = position.ceil() as usize;
-    sorted[below] + (sorted[above] - sorted[below]) * (position - below as f64)
 }
 
 impl Stats {
@@ -235,12 +227,17 @@ pub fn verdict_name(checked: &Checked) -> String {
 impl Side {
     /// Adds one run's (seed's) history and its check.
     pub fn add(&mut self, seed: u64, history: &History, checked: &Checked) {
+        self.add_judged(seed, checked, takeovers(history));
+    }
+
+    /// Adds one run's (seed's) check and its takeovers ([`takeovers`] of its history).
+    pub fn add_judged(&mut self, seed: u64, checked: &Checked, takeovers: Vec<Takeover>) {
         self.runs += 1;
         self.violated.extend(verdict(checked));
         let name = verdict_name(checked);
         *self.verdicts.entry(name.clone()).or_insert(0) += 1;
         self.by_seed.insert(seed, name);
-        self.takeovers.extend(takeovers(history));
+        self.takeovers.extend(takeovers);
     }
 
     /// The share of runs with `verdict`.
@@ -539,6 +536,11 @@ fn push_scenario(out: &mut String, c: &Comparison) {
             format!(" (disagreeing: {})", disagreeing.join("; "))
         }
     ));
+    push_windows(out, c);
+}
+
+/// The takeover windows and expiries side by side, the token steps, and the windows compared.
+fn push_windows(out: &mut String, c: &Comparison) {
     let table = "| side | n | min | p10 | p25 | p50 | p75 | p90 | max | mean (95 % CI) |\n|---|---|---|---|---|---|---|---|---|---|\n";
     out.push_str("\nTakeover window: from the paused, crashed or cut-off holder's last keepalive to the next grant to another worker (ms).\n\n");
     out.push_str(table);

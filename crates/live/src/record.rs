@@ -178,6 +178,35 @@ fn grant_before(grants: &[(String, u64)], scope: &str, expired_ns: u64) -> Optio
 /// Ties keep the logs' order.
 pub fn merge(epoch_unix_ns: u64, logs: Vec<Vec<Line>>) -> History {
     let mut lines: Vec<Line> = logs.into_iter().flatten().collect();
+    drop_explained_expiries(&mut lines);
+    stamp_before_next_grant(&mut lines);
+    stamp_before_next_revision(&mut lines);
+    lines.sort_by_key(|l| l.event.t_ns);
+    let mut history = History::default();
+    for line in lines {
+        history.push(
+            line.event.t_ns.saturating_sub(epoch_unix_ns),
+            line.event.node,
+            line.event.kind,
+        );
+    }
+    history
+}
+
+/// The scope and token of a grant, release or expiry.
+fn tenure(kind: &EventKind) -> Option<(String, u64)> {
+    match kind {
+        EventKind::Granted { scope, token, .. }
+        | EventKind::Released { scope, token, .. }
+        | EventKind::Expired { scope, token, .. } => Some((scope.clone(), *token)),
+        _ => None,
+    }
+}
+
+/// Drops the expiries that are not one: an etcd delete at a release's revision (the release's
+/// own delete), and, without revisions (ZooKeeper's poller), a vanished lock node whose tenure
+/// was not granted or was released.
+fn drop_explained_expiries(lines: &mut Vec<Line>) {
     let released: BTreeSet<i64> = lines
         .iter()
         .filter(|l| matches!(l.event.kind, EventKind::Released { .. }))
@@ -187,24 +216,15 @@ pub fn merge(epoch_unix_ns: u64, logs: Vec<Vec<Line>>) -> History {
         !(matches!(l.event.kind, EventKind::Expired { .. })
             && l.rev.is_some_and(|rev| released.contains(&rev)))
     });
-    // Without revisions (ZooKeeper's poller): a vanished lock node is an expiry only if its
-    // tenure was granted and not released.
-    let tenure = |kind: &EventKind| match kind {
-        EventKind::Granted { scope, token, .. }
-        | EventKind::Released { scope, token, .. }
-        | EventKind::Expired { scope, token, .. } => Some((scope.clone(), *token)),
-        _ => None,
+    let tenures = |lines: &[Line], of: fn(&EventKind) -> bool| -> BTreeSet<(String, u64)> {
+        lines
+            .iter()
+            .filter(|l| of(&l.event.kind))
+            .filter_map(|l| tenure(&l.event.kind))
+            .collect()
     };
-    let granted: BTreeSet<(String, u64)> = lines
-        .iter()
-        .filter(|l| matches!(l.event.kind, EventKind::Granted { .. }))
-        .filter_map(|l| tenure(&l.event.kind))
-        .collect();
-    let released_tenures: BTreeSet<(String, u64)> = lines
-        .iter()
-        .filter(|l| matches!(l.event.kind, EventKind::Released { .. }))
-        .filter_map(|l| tenure(&l.event.kind))
-        .collect();
+    let granted = tenures(lines, |k| matches!(k, EventKind::Granted { .. }));
+    let released_tenures = tenures(lines, |k| matches!(k, EventKind::Released { .. }));
     lines.retain(|l| {
         if l.rev.is_some() || !matches!(l.event.kind, EventKind::Expired { .. }) {
             return true;
@@ -212,8 +232,13 @@ pub fn merge(epoch_unix_ns: u64, logs: Vec<Vec<Line>>) -> History {
         let key = tenure(&l.event.kind).expect("an expiry names its tenure");
         granted.contains(&key) && !released_tenures.contains(&key)
     });
-    // The poller sees a deletion up to one poll late; the scope's next grant to anyone came
-    // after it (the lock was free), so the expiry is stamped before that grant.
+}
+
+/// Without revisions: an expiry or a release goes before the scope's next grant. The poller
+/// sees a deletion up to one poll late, and a worker's release is stamped when its reply
+/// arrived, which can be after the next holder's grant (measured live: 88 µs after it); the
+/// lock was free for that grant, so either happened before it.
+fn stamp_before_next_grant(lines: &mut [Line]) {
     let grants: Vec<(String, u64)> = lines
         .iter()
         .filter_map(|l| match &l.event.kind {
@@ -221,10 +246,7 @@ pub fn merge(epoch_unix_ns: u64, logs: Vec<Vec<Line>>) -> History {
             _ => None,
         })
         .collect();
-    // A worker's release is stamped when its reply arrived, which can be after the next
-    // holder's grant (measured live: 88 µs after it); the lock was free for that grant, so
-    // the release, like an expiry, goes before it.
-    for line in &mut lines {
+    for line in lines.iter_mut() {
         if line.rev.is_some() {
             continue;
         }
@@ -236,11 +258,16 @@ pub fn merge(epoch_unix_ns: u64, logs: Vec<Vec<Line>>) -> History {
             }
         }
     }
+}
+
+/// With revisions (etcd): an expiry or a release goes before the service's next event (the
+/// revision order is the service's real order).
+fn stamp_before_next_revision(lines: &mut [Line]) {
     let service: Vec<(i64, u64)> = lines
         .iter()
         .filter_map(|l| l.rev.map(|rev| (rev, l.event.t_ns)))
         .collect();
-    for line in &mut lines {
+    for line in lines.iter_mut() {
         if let (EventKind::Expired { .. } | EventKind::Released { .. }, Some(rev)) =
             (&line.event.kind, line.rev)
         {
@@ -254,16 +281,6 @@ pub fn merge(epoch_unix_ns: u64, logs: Vec<Vec<Line>>) -> History {
             }
         }
     }
-    lines.sort_by_key(|l| l.event.t_ns);
-    let mut history = History::default();
-    for line in lines {
-        history.push(
-            line.event.t_ns.saturating_sub(epoch_unix_ns),
-            line.event.node,
-            line.event.kind,
-        );
-    }
-    history
 }
 
 #[cfg(test)]

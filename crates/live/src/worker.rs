@@ -9,6 +9,8 @@
 //! policy says so; at the end of the period it releases (revokes its lease). Each decision
 //! and the request it leads to are one step under the step lock, taken in the order they fell
 //! due ([`Worker::wait_turn`]), so the history records what the simulated worker would do.
+//! `worker/lease` talks with the lease service (acquire, hold check, keepalive, release),
+//! `worker/store` writes.
 
 use std::{
     net::SocketAddr,
@@ -17,21 +19,24 @@ use std::{
     time::Duration,
 };
 
-use fencesim_fencing::{SqlFence, SqlVariant};
 use fencesim_model::{
-    fence::{CompareScope, Fence, Verdict, WriteRequest},
-    history::{BeliefEnd, EffectVia, EventKind},
-    nodes::{COORDINATOR, STORAGE},
-    policy::{Gate, LeaseState, RenewFailure, RenewFailureCause, WorkerPolicy},
+    belief::{deadline_after, Belief},
+    history::{BeliefEnd, EventKind},
+    policy::{Gate, LeaseState, WorkerPolicy},
     rng::stream,
     Token, NS_PER_MS,
 };
-use fencesim_scenario::{DeadlineFrom, Scenario, SideEffects};
+use fencesim_scenario::{DeadlineFrom, Scenario};
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
+mod lease;
+mod store;
+
+use store::Store;
+
 use crate::{
-    etcd::{Campaign, Client},
+    etcd::Client,
     record::{now_unix_ns, Log},
     zk,
 };
@@ -134,16 +139,6 @@ struct State {
     write_due_ns: Option<u64>,
 }
 
-struct Belief {
-    scope: String,
-    token: Token,
-    /// Local deadline (ns since the run began, the worker's clock); `u64::MAX`: none.
-    deadline_ns: u64,
-    ended: Option<BeliefEnd>,
-    /// A thread ends the belief when the deadline passes (the policy's `ends_at_deadline`).
-    watched: bool,
-}
-
 /// Who asks for a turn (ties at the same due time go in this order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Role {
@@ -167,11 +162,6 @@ struct Worker {
     state: Mutex<State>,
 }
 
-enum Store {
-    Sql(SqlFence),
-    Etcd,
-}
-
 fn ms(ns: u64) -> f64 {
     ns as f64 / NS_PER_MS as f64
 }
@@ -182,58 +172,7 @@ pub const WORKER_CONFIG_MAX_BYTES: u64 = 1024 * 1024;
 /// Runs the worker role until the supervisor kills it (or is gone). Errors are set-up
 /// failures (the config or the database cannot be opened).
 pub fn run(config_path: &std::path::Path) -> Result<(), String> {
-    // The supervisor writes a few kilobytes; anything past 1 MiB (or a FIFO, a device) is
-    // not a worker's config.
-    let bytes = fencesim_scenario::input::read_limited(config_path, WORKER_CONFIG_MAX_BYTES)
-        .map_err(|error| {
-            format!(
-                "{}: {}",
-                config_path.display(),
-                error.expected("a live worker's configuration")
-            )
-        })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("{}: expected UTF-8 JSON", config_path.display()))?;
-    let config: WorkerConfig = serde_json::from_str(&text)
-        .map_err(|error| format!("{}: {error}", config_path.display()))?;
-    let log = Log::open(&config.events)
-        .map_err(|error| format!("{}: {error}", config.events.display()))?;
-    let store = match config.store {
-        LiveStore::SameStoreTxn => Store::Etcd,
-        mode => {
-            let variant = match mode {
-                LiveStore::None => SqlVariant::Unfenced,
-                LiveStore::Sql => SqlVariant::Le,
-                _ => SqlVariant::LeIgnoreRows,
-            };
-            Store::Sql(
-                SqlFence::open_file(&config.db, variant, CompareScope::PerResource)
-                    .map_err(|error| format!("{}: {error}", config.db.display()))?,
-            )
-        }
-    };
-    let step_lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&config.step_lock)
-        .map_err(|error| format!("{}: {error}", config.step_lock.display()))?;
-    let worker = Arc::new(Worker {
-        policy: Arc::new(config.scenario.workers.policy()),
-        step_lock: Mutex::new(step_lock),
-        client: Client {
-            addr: match config.service {
-                Service::Etcd(addr) | Service::Zookeeper(addr) => addr,
-            },
-            timeout: Duration::from_millis(config.scenario.workers.request_timeout_ms),
-        },
-        session: Mutex::new(None),
-        log,
-        store: Mutex::new(store),
-        next_op: Mutex::new(0),
-        state: Mutex::new(State::default()),
-        config,
-    });
+    let worker = Arc::new(Worker::open(read_config(config_path)?)?);
     let mut rng = stream(
         worker.config.seed,
         &format!(
@@ -269,6 +208,22 @@ pub fn run(config_path: &std::path::Path) -> Result<(), String> {
     }
 }
 
+/// The worker's configuration: at most [`WORKER_CONFIG_MAX_BYTES`] of UTF-8 JSON in a regular
+/// file (the supervisor writes a few kilobytes; anything more, a FIFO or a device is not one).
+fn read_config(path: &std::path::Path) -> Result<WorkerConfig, String> {
+    let bytes =
+        fencesim_scenario::input::read_limited(path, WORKER_CONFIG_MAX_BYTES).map_err(|error| {
+            format!(
+                "{}: {}",
+                path.display(),
+                error.expected("a live worker's configuration")
+            )
+        })?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("{}: expected UTF-8 JSON", path.display()))?;
+    serde_json::from_str(&text).map_err(|error| format!("{}: {error}", path.display()))
+}
+
 /// Whether a decision `mine` (its due time, its role) must let another go first: one that
 /// fell due earlier and is already overdue at `now`.
 fn must_wait(mine: (u64, Role), others: &[(u64, Role)], now: u64) -> bool {
@@ -284,6 +239,33 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Worker {
+    /// The worker `config` describes: its log, store and step lock opened.
+    fn open(config: WorkerConfig) -> Result<Worker, String> {
+        let log = Log::open(&config.events)
+            .map_err(|error| format!("{}: {error}", config.events.display()))?;
+        let store = Store::open(&config)?;
+        let step_lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&config.step_lock)
+            .map_err(|error| format!("{}: {error}", config.step_lock.display()))?;
+        Ok(Worker {
+            policy: Arc::new(config.scenario.workers.policy()),
+            step_lock: Mutex::new(step_lock),
+            client: Client {
+                addr: config.service.addr(),
+                timeout: Duration::from_millis(config.scenario.workers.request_timeout_ms),
+            },
+            session: Mutex::new(None),
+            log,
+            store: Mutex::new(store),
+            next_op: Mutex::new(0),
+            state: Mutex::new(State::default()),
+            config,
+        })
+    }
+
     fn name(&self) -> &str {
         &self.config.name
     }
@@ -331,8 +313,8 @@ impl Worker {
                     others.push((write, Role::Write));
                 }
                 if let Some(belief) = state.belief.as_ref().filter(|b| b.watched) {
-                    if belief.ended.is_none() {
-                        others.push((belief.deadline_ns, Role::Deadline));
+                    if !belief.is_ended() {
+                        others.push((belief.deadline_mono_ns, Role::Deadline));
                     }
                 }
                 must_wait(mine, &others, now)
@@ -352,9 +334,7 @@ impl Worker {
             DeadlineFrom::RequestSent => sent_ns,
             DeadlineFrom::ReplyReceived => answered_ns,
         };
-        self.policy.local_deadline_ms().map_or(u64::MAX, |ms| {
-            base.saturating_add(ms.saturating_mul(NS_PER_MS))
-        })
+        deadline_after(&*self.policy, base)
     }
 
     /// The policy's view of the belief now; `None` once it has ended (or there is none).
@@ -362,144 +342,31 @@ impl Worker {
         let now = self.mono();
         let state = lock(&self.state);
         let belief = state.belief.as_ref()?;
-        belief.ended.is_none().then_some(LeaseState {
-            now_mono_ns: now,
-            deadline_mono_ns: belief.deadline_ns,
-        })
-    }
-
-    /// Grant a lease, then put-if-absent the lock key with it. The token is the key's create
-    /// revision (the `etcd` preset's `token_source = "revision"`). Returns the token, the
-    /// lease and the local deadline.
-    fn acquire(&self, scope: &str) -> Option<(Token, i64, u64)> {
-        self.step(|| self.acquire_step(scope))
-    }
-
-    fn acquire_step(&self, scope: &str) -> Option<(Token, i64, u64)> {
-        if matches!(self.config.service, Service::Zookeeper(_)) {
-            return self.zk_acquire(scope);
-        }
-        let sent = self.mono();
-        let (lease, _ttl) = self
-            .client
-            .grant(self.config.ttl_s)
-            .map_err(|error| eprintln!("{}: lease grant: {error}", self.name()))
-            .ok()?;
-        match self.client.campaign(scope, self.name(), lease) {
-            Ok(Campaign::Won { revision }) => {
-                let now = now_unix_ns();
-                let token = Token::try_from(revision).ok()?;
-                let answered = now.saturating_sub(self.config.epoch_unix_ns);
-                self.log.record_at(
-                    now,
-                    COORDINATOR,
-                    EventKind::Granted {
-                        scope: scope.to_string(),
-                        holder: self.name().to_string(),
-                        token,
-                        expires_mono_ms: ms(answered) + (self.config.ttl_s * 1_000) as f64,
-                    },
-                    Some(revision),
-                );
-                Some((token, lease, self.deadline_after(sent, answered)))
-            }
-            Ok(Campaign::Lost { .. }) => {
-                let _ = self.client.revoke(lease);
-                None
-            }
-            Err(error) => {
-                eprintln!("{}: campaign: {error}", self.name());
-                let _ = self.client.revoke(lease);
-                None
-            }
-        }
-    }
-
-    /// Curator's lock on ZooKeeper: a new session (timeout = the effective TTL), an
-    /// ephemeral sequential node under the scope's lock directory holding the worker's name;
-    /// the lock is ours if our node has the lowest sequence number, which is the token.
-    /// Otherwise the node and the session go and the worker retries, as the simulated one.
-    fn zk_acquire(&self, scope: &str) -> Option<(Token, i64, u64)> {
-        let sent = self.mono();
-        let ttl_ms = self.config.scenario.lease.effective_ttl_ms();
-        let mut session = zk::Session::connect(self.client.addr, ttl_ms, self.client.timeout)
-            .map_err(|error| eprintln!("{}: session: {error}", self.name()))
-            .ok()?;
-        let dir = zk::lock_dir(scope);
-        let attempt = (|| {
-            let path = session
-                .create(
-                    &format!("{dir}/lock-"),
-                    self.name().as_bytes(),
-                    zk::EPHEMERAL_SEQUENTIAL,
-                )?
-                .map_err(|code| zk::ZkError(format!("create: error {code}")))?;
-            let (children, _) = session
-                .children(&dir)?
-                .map_err(|code| zk::ZkError(format!("children: error {code}")))?;
-            let mine = zk::sequence(&path);
-            let lowest = children.iter().filter_map(|c| zk::sequence(c)).min();
-            Ok::<_, zk::ZkError>((mine, lowest == mine))
-        })();
-        match attempt {
-            Ok((Some(token), true)) => {
-                let now = now_unix_ns();
-                let answered = now.saturating_sub(self.config.epoch_unix_ns);
-                self.log.record_at(
-                    now,
-                    COORDINATOR,
-                    EventKind::Granted {
-                        scope: scope.to_string(),
-                        holder: self.name().to_string(),
-                        token,
-                        expires_mono_ms: ms(answered) + f64::from(session.timeout_ms),
-                    },
-                    None,
-                );
-                *lock(&self.session) = Some(session);
-                Some((token, 0, self.deadline_after(sent, answered)))
-            }
-            Ok(_) => {
-                let _ = session.close();
-                None
-            }
-            Err(error) => {
-                eprintln!("{}: lock: {error}", self.name());
-                let _ = session.close();
-                None
-            }
-        }
+        (!belief.is_ended()).then(|| belief.state(now))
     }
 
     /// Ends the belief (once) and logs why; call it inside a step.
     fn end(&self, why: BeliefEnd) {
-        let mut state = lock(&self.state);
-        let Some(belief) = state.belief.as_mut() else {
-            return;
-        };
-        if belief.ended.is_some() {
-            return;
+        let now = self.mono();
+        let ended = lock(&self.state)
+            .belief
+            .as_mut()
+            .and_then(|belief| belief.end(why, now));
+        self.record_all(ended);
+    }
+
+    /// Logs the worker's own events.
+    fn record_all(&self, events: impl IntoIterator<Item = EventKind>) {
+        for event in events {
+            self.log.record(self.name(), event, None);
         }
-        belief.ended = Some(why.clone());
-        let (scope, token) = (belief.scope.clone(), belief.token);
-        drop(state);
-        self.log.record(
-            self.name(),
-            EventKind::BeliefEnded {
-                scope,
-                token,
-                why,
-                local_mono_ms: ms(self.mono()),
-            },
-            None,
-        );
     }
 
     fn ended(&self) -> bool {
         lock(&self.state)
             .belief
             .as_ref()
-            .is_none_or(|b| b.ended.is_some())
+            .is_none_or(Belief::is_ended)
     }
 
     /// Carries out the policy's answer at a gate, inside a step; false when the worker must
@@ -517,28 +384,6 @@ impl Worker {
                 } else {
                     self.end(BeliefEnd::CheckFailed);
                     false
-                }
-            }
-        }
-    }
-
-    /// Whether the lease service still has `scope` held under `token`.
-    fn holds(&self, scope: &str, token: Token) -> bool {
-        match self.config.service {
-            Service::Etcd(_) => {
-                let signed = i64::try_from(token).unwrap_or(i64::MAX);
-                self.client.holds(scope, signed).unwrap_or(false)
-            }
-            Service::Zookeeper(_) => {
-                let mut session = lock(&self.session);
-                let Some(session) = session.as_mut() else {
-                    return false;
-                };
-                match session.children(&zk::lock_dir(scope)) {
-                    Ok(Ok((children, _))) => {
-                        children.iter().filter_map(|c| zk::sequence(c)).min() == Some(token)
-                    }
-                    _ => false,
                 }
             }
         }
@@ -574,24 +419,11 @@ impl Worker {
         lease: i64,
         deadline_ns: u64,
     ) {
-        let watched = self.policy.ends_at_deadline() && deadline_ns != u64::MAX;
+        let (belief, started) = Belief::start(&*self.policy, scope, token, deadline_ns);
+        let watched = belief.watched;
         self.step(|| {
-            lock(&self.state).belief = Some(Belief {
-                scope: scope.to_string(),
-                token,
-                deadline_ns,
-                ended: None,
-                watched,
-            });
-            self.log.record(
-                self.name(),
-                EventKind::BeliefStarted {
-                    scope: scope.to_string(),
-                    token,
-                    local_deadline_mono_ms: ms(deadline_ns),
-                },
-                None,
-            );
+            lock(&self.state).belief = Some(belief);
+            self.record_all([started]);
         });
         let renewer = {
             let me = self.clone();
@@ -637,36 +469,6 @@ impl Worker {
         lock(&self.state).belief = None;
     }
 
-    fn release(&self, scope: &str, token: Token, lease: i64) {
-        if matches!(self.config.service, Service::Zookeeper(_)) {
-            // Closing the session deletes its ephemeral node at once.
-            let closed = lock(&self.session).take().map(|mut s| s.close());
-            if let Some(Ok(_)) = closed {
-                self.log.record(
-                    COORDINATOR,
-                    EventKind::Released {
-                        scope: scope.to_string(),
-                        holder: self.name().to_string(),
-                        token,
-                    },
-                    None,
-                );
-            }
-            return;
-        }
-        if let Ok(revision) = self.client.revoke(lease) {
-            self.log.record(
-                COORDINATOR,
-                EventKind::Released {
-                    scope: scope.to_string(),
-                    holder: self.name().to_string(),
-                    token,
-                },
-                Some(revision),
-            );
-        }
-    }
-
     /// A policy that ends the belief at the local deadline (clients that keep retrying
     /// renewals until it): the simulated worker's `watch_deadline`.
     fn watch_deadline(&self) {
@@ -674,7 +476,7 @@ impl Worker {
             let deadline = {
                 let state = lock(&self.state);
                 match state.belief.as_ref() {
-                    Some(b) if b.ended.is_none() => b.deadline_ns,
+                    Some(b) if !b.is_ended() => b.deadline_mono_ns,
                     _ => return,
                 }
             };
@@ -727,196 +529,6 @@ impl Worker {
             }
             next = self.mono() + every_ns;
         }
-    }
-
-    /// One keepalive, its log line and the policy's answer to it; false when the loop ends.
-    fn keepalive_step(&self, lease: i64, scope: &str, token: Token) -> bool {
-        if self.ended() {
-            return false;
-        }
-        let sent = self.mono();
-        let reply = match self.config.service {
-            Service::Etcd(_) => self.client.keepalive(lease).map_err(|e| e.to_string()),
-            Service::Zookeeper(_) => self.zk_ping(),
-        };
-        let answered = self.mono();
-        if self.policy.ends_at_deadline() && self.lease_state().is_some_and(|s| s.deadline_passed())
-        {
-            // Too late: the client has stopped believing; a late success changes nothing.
-            self.end(BeliefEnd::DeadlinePassed);
-            return false;
-        }
-        let failure = match reply {
-            Ok(ttl) if ttl > 0 => {
-                let deadline = self.deadline_after(sent, answered);
-                if let Some(belief) = lock(&self.state).belief.as_mut() {
-                    belief.deadline_ns = belief.deadline_ns.max(deadline);
-                }
-                self.log.record(
-                    COORDINATOR,
-                    EventKind::Renewed {
-                        scope: scope.to_string(),
-                        holder: self.name().to_string(),
-                        token,
-                    },
-                    None,
-                );
-                None
-            }
-            Ok(_) => Some((
-                match self.config.service {
-                    Service::Etcd(_) => "lease not found (TTL 0)",
-                    Service::Zookeeper(_) => "session expired",
-                }
-                .to_string(),
-                RenewFailureCause::Refused,
-            )),
-            Err(error) => Some((error, RenewFailureCause::Unanswered)),
-        };
-        let Some((reason, cause)) = failure else {
-            return true;
-        };
-        self.log.record(
-            self.name(),
-            EventKind::RenewFailed {
-                scope: scope.to_string(),
-                token,
-                reason,
-            },
-            None,
-        );
-        match self.policy.on_renew_failure(cause) {
-            RenewFailure::KeepRenewing => true,
-            RenewFailure::StopRenewing => false,
-            RenewFailure::StopBelieving => {
-                self.end(BeliefEnd::RenewFailed);
-                false
-            }
-        }
-    }
-
-    /// A ZooKeeper ping as a keepalive: `Ok(1)` when the session lives, `Ok(0)` when the
-    /// server says it has expired (its node is gone), `Err` when there is no answer. A broken
-    /// connection is resumed first, as a ZooKeeper client does.
-    fn zk_ping(&self) -> Result<i64, String> {
-        let mut session = lock(&self.session);
-        let Some(session) = session.as_mut() else {
-            return Ok(0);
-        };
-        if session.ping().is_ok() {
-            return Ok(1);
-        }
-        match session.resume() {
-            Ok(true) => session.ping().map(|()| 1).map_err(|e| e.to_string()),
-            Ok(false) => Ok(0),
-            Err(error) => Err(error.to_string()),
-        }
-    }
-
-    /// A fresh operation id, unique across workers and incarnations of a run.
-    fn next_op(&self) -> u64 {
-        let mut next = lock(&self.next_op);
-        *next += 1;
-        (self.config.index as u64 + 1) * 1_000_000_000
-            + u64::from(self.config.incarnation) * 1_000_000
-            + *next
-    }
-
-    /// One write with the token, inside a step (an external side effect first, when the
-    /// scenario has them); false when the store rejected it (the belief then ends).
-    fn write(&self, op: u64, scope: &str, resource: &str, token: Token) -> bool {
-        if self.config.scenario.workers.side_effects == SideEffects::Direct {
-            // The external call happens before the fenced write: nothing checks its token.
-            self.log.record(
-                self.name(),
-                EventKind::SideEffect {
-                    op,
-                    resource: resource.to_string(),
-                    lease_scope: scope.to_string(),
-                    worker: self.name().to_string(),
-                    token,
-                    via: EffectVia::Direct,
-                },
-                None,
-            );
-        }
-        self.log.record(
-            self.name(),
-            EventKind::WriteSent {
-                op,
-                resource: resource.to_string(),
-                token,
-            },
-            None,
-        );
-        let request = WriteRequest {
-            op,
-            resource: resource.to_string(),
-            lease_scope: scope.to_string(),
-            writer: self.name().to_string(),
-            token,
-            payload: format!("{token} by {} op {op}", self.name()),
-        };
-        let presented_at = now_unix_ns();
-        let verdict = match &mut *lock(&self.store) {
-            Store::Sql(fence) => fence.write(&request, None),
-            Store::Etcd => {
-                let signed = i64::try_from(token).unwrap_or(i64::MAX);
-                match self.client.guarded_put(scope, resource, signed, &request.payload) {
-                    Ok(Ok(previous)) => Verdict::Accepted {
-                        previous: previous.and_then(|p| Token::try_from(p).ok()),
-                    },
-                    Ok(Err(current)) => Verdict::Rejected {
-                        accepted: current.and_then(|c| Token::try_from(c).ok()),
-                        reason: format!(
-                            "txn compare failed: lock key create revision is {current:?}, presented {token}"
-                        ),
-                    },
-                    Err(error) => {
-                        // The write's fate is unknown: say nothing the checker would count.
-                        eprintln!("{}: guarded put: {error}", self.name());
-                        return true;
-                    }
-                }
-            }
-        };
-        self.log.record_at(
-            presented_at,
-            STORAGE,
-            EventKind::WritePresented {
-                op,
-                resource: request.resource.clone(),
-                lease_scope: request.lease_scope.clone(),
-                writer: request.writer.clone(),
-                token,
-            },
-            None,
-        );
-        let accepted = verdict.is_accepted();
-        let kind = match verdict {
-            Verdict::Accepted { previous } => EventKind::WriteAccepted {
-                op,
-                resource: request.resource,
-                lease_scope: request.lease_scope,
-                writer: request.writer,
-                token,
-                previous,
-            },
-            Verdict::Rejected { accepted, reason } => EventKind::WriteRejected {
-                op,
-                resource: request.resource,
-                lease_scope: request.lease_scope,
-                writer: request.writer,
-                token,
-                accepted,
-                reason,
-            },
-        };
-        self.log.record(STORAGE, kind, None);
-        if !accepted {
-            self.end(BeliefEnd::WriteRejected);
-        }
-        accepted
     }
 }
 

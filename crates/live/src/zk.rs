@@ -12,12 +12,12 @@ use std::{
     io::{Read, Write},
     net::{SocketAddr, TcpListener, TcpStream},
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
+    process::Command,
     sync::Arc,
     time::Duration,
 };
 
-use crate::guard::Guard;
+use crate::{guard::Guard, process::ServiceProcess};
 
 /// Operation codes (`ZooDefs.OpCode`).
 mod op {
@@ -420,11 +420,9 @@ pub fn zookeeper_version() -> Result<String, String> {
 /// A standalone ZooKeeper on a loopback port with its own data directory.
 #[derive(Debug)]
 pub struct Server {
-    guard: Option<Arc<Guard>>,
+    process: ServiceProcess,
     config: PathBuf,
-    log: PathBuf,
     port: u16,
-    child: Option<Child>,
 }
 
 impl Server {
@@ -462,11 +460,9 @@ impl Server {
         )
         .map_err(|error| format!("{}: {error}", config.display()))?;
         let mut server = Server {
-            guard,
+            process: ServiceProcess::new("ZooKeeper", dir.join("zookeeper.log"), guard),
             config,
-            log: dir.join("zookeeper.log"),
             port,
-            child: None,
         };
         server.spawn()?;
         Ok(server)
@@ -478,71 +474,29 @@ impl Server {
     }
 
     fn spawn(&mut self) -> Result<(), String> {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log)
-            .map_err(|error| format!("{}: {error}", self.log.display()))?;
         let mut command = Command::new("java");
         command
             .arg("-cp")
             .arg(zookeeper_jar())
             .arg("org.apache.zookeeper.server.ZooKeeperServerMain")
-            .arg(&self.config)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().map_err(|error| error.to_string())?)
-            .stderr(log);
-        if let Some(guard) = &self.guard {
-            guard.mark(&mut command);
-        }
-        let child = command
-            .spawn()
-            .map_err(|error| format!("cannot start ZooKeeper (java): {error}"))?;
-        if let Some(guard) = &self.guard {
-            guard.started(child.id());
-        }
-        self.child = Some(child);
-        for _ in 0..400 {
-            if let Ok(mut session) = Session::connect(self.addr(), 4_000, Duration::from_secs(2)) {
-                let _ = session.close();
-                return Ok(());
-            }
-            if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
-                self.child = None;
-                let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-                let tail: Vec<&str> = text.lines().rev().take(20).collect();
-                return Err(format!(
-                    "ZooKeeper exited ({status}) during start-up; the end of its log:\n{}",
-                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        self.kill();
-        Err("ZooKeeper did not answer within 20 s".into())
+            .arg(&self.config);
+        let addr = self.addr();
+        self.process.spawn(command, "ZooKeeper (java)", || {
+            Session::connect(addr, 4_000, Duration::from_secs(2))
+                .map(|mut session| session.close())
+                .is_ok()
+        })
     }
 
     /// SIGKILL (a crash) and reap.
     pub fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            if let Some(guard) = &self.guard {
-                guard.reaped(child.id());
-            }
-            let _ = child.wait();
-        }
+        self.process.kill();
     }
 
     /// Starts it again on the same data directory and port.
     pub fn restart(&mut self) -> Result<(), String> {
         self.kill();
         self.spawn()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
     }
 }
 

@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+pub mod belief;
 pub mod clock;
 pub mod fence;
 pub mod fnv;

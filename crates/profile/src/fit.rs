@@ -21,29 +21,18 @@ pub enum Data {
 }
 
 impl Data {
-    /// The data's `p`-quantile: for samples, linear interpolation between order statistics
-    /// (type 7, as numpy and R default to); for a histogram, linear within its bucket (as
+    /// The data's `p`-quantile: for samples, fencesim's one sample quantile
+    /// (`fencesim_stats::quantile`: linear between order statistics); for a histogram, linear within its bucket (as
     /// Prometheus' `histogram_quantile`).
     pub fn quantile(&self, p: f64) -> f64 {
         match self {
-            Data::Samples(sorted) => sample_quantile(sorted, p),
+            Data::Samples(sorted) => fencesim_stats::quantile(sorted, p),
             Data::Cdf(points) => {
                 let table: Vec<[f64; 2]> = points.iter().map(|&(ms, p)| [p, ms]).collect();
                 empirical_quantile(&table, p)
             }
         }
     }
-}
-
-/// Type-7 quantile of sorted samples (linear between order statistics).
-pub fn sample_quantile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let h = (sorted.len() - 1) as f64 * p.clamp(0.0, 1.0);
-    let low = h.floor() as usize;
-    let high = (low + 1).min(sorted.len() - 1);
-    sorted[low] + (h - low as f64) * (sorted[high] - sorted[low])
 }
 
 /// Rounds to a millionth: values in a printed table are what the profile holds, bit for bit.
@@ -91,7 +80,7 @@ pub fn table_from_samples(sorted: &[f64]) -> Dist {
         }
         _ => quantile_grid()
             .into_iter()
-            .map(|p| [p, round6(sample_quantile(sorted, p))])
+            .map(|p| [p, round6(fencesim_stats::quantile(sorted, p))])
             .collect(),
     };
     Dist::Empirical { quantiles }
@@ -124,7 +113,7 @@ pub fn compare(data: &Data, draws: &[f64]) -> Vec<Compared> {
         .map(|&p| Compared {
             p,
             data_ms: data.quantile(p),
-            drawn_ms: sample_quantile(draws, p),
+            drawn_ms: fencesim_stats::quantile(draws, p),
         })
         .collect()
 }
@@ -184,7 +173,7 @@ mod tests {
         assert_eq!(quantiles.len(), 686);
         for p in [0.1, 0.5, 0.9, 0.99, 0.999, 0.99999, 1.0] {
             let table = empirical_quantile(&quantiles, p);
-            let data = sample_quantile(&sorted, p);
+            let data = fencesim_stats::quantile(&sorted, p);
             assert!((table - data).abs() <= 1e-6, "p{p}: {table} vs {data}");
         }
         // Small samples are kept whole.

@@ -1,8 +1,8 @@
 //! The fit picture: per block, the data's cumulative distribution (markers; a histogram's at
 //! its bucket bounds) against that of draws from the profile (a line), on a log time axis,
-//! with the one-line fit summaries above. PNG with the views crate's embedded font.
+//! with the one-line fit summaries above. PNG, drawn with the plot kit (`fencesim-plot`).
 
-use fencesim_views::plot::{encode_png, font, register_font, INK};
+use fencesim_plot::{font, Draw, DrawResult, INK};
 use plotters::prelude::*;
 
 use crate::{fit, Data, Profile};
@@ -18,14 +18,23 @@ const GRID: RGBColor = RGBColor(225, 225, 225);
 
 /// The picture as PNG bytes.
 pub fn png(profile: &Profile) -> Result<Vec<u8>, String> {
-    register_font();
-    let mut rgb = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
-        draw(&root, profile).map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
+    fencesim_plot::png(SIZE, &Fit(profile))
+}
+
+/// The picture of a profile's fit.
+struct Fit<'a>(&'a Profile);
+
+impl Draw for Fit<'_> {
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, plotters::coord::Shift>,
+    ) -> DrawResult<DB> {
+        root.fill(&WHITE)?;
+        let blocks = curves(self.0);
+        let chart_area = draw_header(root, self.0, &blocks)?;
+        let range = duration_range(self.0, &blocks);
+        draw_curves(&chart_area, self.0, &blocks, range)
     }
-    encode_png(&rgb, SIZE.0, SIZE.1)
 }
 
 /// The cumulative points of a block's data: `(ms, share)`. Samples sit at `i / (n − 1)`, the
@@ -67,17 +76,6 @@ fn tick(ms: f64) -> String {
     } else {
         text
     }
-}
-
-fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, plotters::coord::Shift>,
-    profile: &Profile,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    root.fill(&WHITE)?;
-    let blocks = curves(profile);
-    let chart_area = draw_header(root, profile, &blocks)?;
-    let (low, high) = duration_range(profile, &blocks);
-    draw_curves(&chart_area, profile, &blocks, (low, high))
 }
 
 /// Per block: its title, the data's points, the draws' points, the fit line.
@@ -152,7 +150,7 @@ fn duration_range(profile: &Profile, blocks: &[Curves]) -> (f64, f64) {
         .blocks
         .iter()
         .map(|block| fit::draws(&block.dist, fit::FIT_DRAWS))
-        .map(|draws| fit::sample_quantile(&draws, 0.001))
+        .map(|draws| fencesim_stats::quantile(&draws, 0.001))
         .filter(|ms| *ms > 0.0)
         .fold(f64::MAX, f64::min);
     let highest = blocks

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use fencesim_profile::{fit, Block, Data, GcOptions, Profile, Target, MAX_INPUT_BYTES};
+use fencesim_profile::{Block, Data, GcOptions, Profile, Target, MAX_INPUT_BYTES};
 use fencesim_scenario::{empirical_quantile, parse_str, Dist, FaultKind, MINIMAL_TOML};
 
 fn fixture(name: &str) -> PathBuf {
@@ -242,11 +242,11 @@ fn fit_summary_compares_data_with_draws() {
     };
     assert_eq!(compared.len(), 4);
     for c in &compared {
-        assert_eq!(c.data_ms, fit::sample_quantile(samples, c.p));
+        assert_eq!(c.data_ms, fencesim_stats::quantile(samples, c.p));
         // Each drawn quantile is within sampling error of the table's: between its quantiles
         // at p ± 0.005 (for 100 000 draws a binomial standard error in p is at most 0.0016).
-        let low = fit::sample_quantile(samples, (c.p - 0.005).max(0.0));
-        let high = fit::sample_quantile(samples, (c.p + 0.005).min(1.0));
+        let low = fencesim_stats::quantile(samples, (c.p - 0.005).max(0.0));
+        let high = fencesim_stats::quantile(samples, (c.p + 0.005).min(1.0));
         assert!(
             c.drawn_ms >= low && c.drawn_ms <= high,
             "drawn p{} {} outside the data's [{low}, {high}]",

@@ -16,6 +16,7 @@ compile_error!(
 );
 
 pub mod baseline;
+pub mod batch;
 mod components;
 mod coordinator;
 mod expiry;
@@ -31,6 +32,7 @@ mod wait;
 mod worker;
 mod world;
 
+pub use batch::run_batch;
 pub use fencesim_fencing as fencing;
 pub use runner::{
     run_seed, sweep, sweep_all, sweep_in_seed_order, Components, PolicyFactory, RunResult,

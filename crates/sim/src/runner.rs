@@ -1,13 +1,11 @@
 //! Running seeds: one fresh madsim runtime on a fresh thread per seed (so nothing leaks
-//! between seeds, and a panic ends only its own seed), many seeds in parallel.
+//! between seeds, and a panic ends only its own seed), many seeds in parallel through the
+//! batch engine (`crate::batch`).
 
 use std::{
     collections::BTreeMap,
     panic::AssertUnwindSafe,
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        Arc, Mutex,
-    },
+    sync::{Arc, Mutex},
 };
 
 use fencesim_check::{check, SeedOutcome};
@@ -29,7 +27,7 @@ pub use crate::components::{
     TokenFactory,
 };
 use crate::{
-    coordinator, faults, nemesis,
+    batch, coordinator, faults, nemesis,
     node::{guarded, panic_message},
     storage,
     wait::lock,
@@ -66,11 +64,11 @@ pub fn run_seed(scenario: &Arc<Scenario>, seed: u64, components: &Components) ->
         })
 }
 
-/// Runs `seeds` with `components` on `jobs` threads (each seed as [`run_seed`]) and hands
-/// each outcome to `on_done` as it finishes (any order), keeping nothing: a caller that
-/// summarizes as seeds finish (`verdict`'s `SummaryBuilder`) sweeps in memory that does not
-/// grow with the seed count; one that wants seed order uses the facade's
-/// `sweep_in_seed_order`, built on this.
+/// Runs `seeds` with `components` on `jobs` threads (each seed as [`run_seed`], through the
+/// batch engine, `crate::batch`) and hands each outcome to `on_done` as it finishes (any
+/// order), keeping nothing: a caller that summarizes as seeds finish (`verdict`'s
+/// `SummaryBuilder`) sweeps in memory that does not grow with the seed count; one that wants
+/// seed order uses [`sweep_in_seed_order`].
 pub fn sweep(
     scenario: &Arc<Scenario>,
     seeds: impl IntoIterator<Item = u64>,
@@ -79,17 +77,8 @@ pub fn sweep(
     on_done: &(dyn Fn(SeedOutcome) + Sync),
 ) {
     let seeds: Vec<u64> = seeds.into_iter().collect();
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        // The one range of every command's `--jobs` and the library's (`limits::MAX_JOBS`).
-        for _ in 0..jobs.clamp(1, fencesim_scenario::limits::MAX_JOBS) {
-            scope.spawn(|| {
-                while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    on_done(run_seed(scenario, seed, components).outcome);
-                }
-            });
-        }
-    });
+    let run = |seed: &u64| run_seed(scenario, *seed, components).outcome;
+    batch::run_unordered(&seeds, jobs, run, &|_, outcome| on_done(outcome));
 }
 
 /// Runs `seeds` as [`sweep`] does and hands each outcome to `consume` in the order of `seeds`
@@ -106,19 +95,13 @@ pub fn sweep_in_seed_order<I>(
 ) where
     I: Iterator<Item = u64> + Clone + Send,
 {
-    let state = Mutex::new(Reorder {
-        expected: seeds.clone().peekable(),
-        waiting: BTreeMap::new(),
-        consume,
-    });
-    sweep(scenario, seeds, jobs, components, &|outcome| {
+    let seeds: Vec<u64> = seeds.collect();
+    let run = |seed: &u64| {
+        let outcome = run_seed(scenario, *seed, components).outcome;
         on_done(&outcome);
-        lock(&state).add(outcome);
-    });
-    let state = state
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    debug_assert!(state.waiting.is_empty(), "every seed was handed on");
+        outcome
+    };
+    batch::run_in_order(&seeds, jobs, run, consume);
 }
 
 /// Every outcome of `seeds`, in the order of `seeds` (see [`sweep_in_seed_order`]).
@@ -129,38 +112,9 @@ pub fn sweep_all(
     components: &Components,
 ) -> Vec<SeedOutcome> {
     let seeds: Vec<u64> = seeds.into_iter().collect();
-    let mut all = Vec::with_capacity(seeds.len());
-    sweep_in_seed_order(
-        scenario,
-        seeds.into_iter(),
-        jobs,
-        components,
-        &|_| {},
-        |outcome| all.push(outcome),
-    );
-    all
-}
-
-/// Outcomes finishing in any order, handed on in the order of the seeds.
-struct Reorder<I: Iterator<Item = u64>, F: FnMut(SeedOutcome)> {
-    /// The seeds still to hand on, in order; the first is the next one expected.
-    expected: std::iter::Peekable<I>,
-    /// Finished outcomes waiting for an earlier seed (at most about `jobs` of them).
-    waiting: BTreeMap<u64, SeedOutcome>,
-    consume: F,
-}
-
-impl<I: Iterator<Item = u64>, F: FnMut(SeedOutcome)> Reorder<I, F> {
-    fn add(&mut self, outcome: SeedOutcome) {
-        self.waiting.insert(outcome.seed, outcome);
-        while let Some(&next) = self.expected.peek() {
-            let Some(outcome) = self.waiting.remove(&next) else {
-                break;
-            };
-            (self.consume)(outcome);
-            self.expected.next();
-        }
-    }
+    batch::run_batch(&seeds, jobs, |seed| {
+        run_seed(scenario, *seed, components).outcome
+    })
 }
 
 fn lease_config(scenario: &Scenario) -> LeaseConfig {

@@ -10,14 +10,15 @@ use std::{
 };
 
 use fencesim_model::{
+    belief::{deadline_after, Belief},
     fence::{ClientProtocol, Verdict, WriteRequest},
     history::{BeliefEnd, EffectVia, EventKind},
     lease::{ExpiredBy, Observation},
     ms_to_ns,
     nodes::{worker, COORDINATOR, STORAGE},
-    policy::{Gate, LeaseState, RenewFailure, RenewFailureCause, WorkerPolicy},
+    policy::{Gate, LeaseState, RenewFailureCause, WorkerPolicy},
     rng::{stream, Rng},
-    OpId, Scope, Token, NS_PER_MS,
+    OpId, Scope, Token,
 };
 use fencesim_scenario::{DeadlineFrom, SideEffects, WorkerSpec};
 use rand::Rng as _;
@@ -28,15 +29,6 @@ use crate::{
     wait::lock,
     world::World,
 };
-
-/// What the worker currently believes about one lease.
-struct Belief {
-    scope: Scope,
-    token: Token,
-    /// Local monotonic deadline (ns): after it, the worker must not write.
-    deadline_mono_ns: u64,
-    ended: Option<BeliefEnd>,
-}
 
 struct Worker {
     name: String,
@@ -119,22 +111,14 @@ impl Worker {
         }
     }
 
-    /// The local deadline after a grant or renewal requested at `sent_mono`: the policy's
-    /// belief period from the deadline base; `u64::MAX` when the policy has none.
+    /// The local deadline after a grant or renewal requested at `sent_mono`.
     fn deadline_after(&self, sent_mono: u64) -> u64 {
-        match self.policy.local_deadline_ms() {
-            Some(ms) => self
-                .deadline_base(sent_mono)
-                .saturating_add(ms.saturating_mul(NS_PER_MS)),
-            None => u64::MAX,
-        }
+        deadline_after(&*self.policy, self.deadline_base(sent_mono))
     }
 
     fn state(&self, belief: &Mutex<Belief>) -> LeaseState {
-        LeaseState {
-            now_mono_ns: self.mono(),
-            deadline_mono_ns: lock(belief).deadline_mono_ns,
-        }
+        let now = self.mono();
+        lock(belief).state(now)
     }
 
     /// Carries out the policy's answer at a gate; false when the worker must stop.
@@ -218,24 +202,19 @@ impl Worker {
     }
 
     fn end(&self, belief: &Mutex<Belief>, why: BeliefEnd) {
-        let mut belief = lock(belief);
-        if belief.ended.is_some() {
-            return;
+        let now = self.mono();
+        let ended = lock(belief).end(why, now);
+        self.record_all(ended);
+    }
+
+    fn record_all(&self, events: impl IntoIterator<Item = EventKind>) {
+        for event in events {
+            self.world.record(&self.name, event);
         }
-        belief.ended = Some(why.clone());
-        self.world.record(
-            &self.name,
-            EventKind::BeliefEnded {
-                scope: belief.scope.clone(),
-                token: belief.token,
-                why,
-                local_mono_ms: self.mono() as f64 / NS_PER_MS as f64,
-            },
-        );
     }
 
     fn ended(&self, belief: &Mutex<Belief>) -> bool {
-        lock(belief).ended.is_some()
+        lock(belief).is_ended()
     }
 
     /// A client that retries renewals until its deadline stops believing the moment the
@@ -254,16 +233,6 @@ impl Worker {
         }
     }
 
-    /// Whether the belief ends exactly at the local deadline (the built-in policy: clients
-    /// that keep retrying renewals, `stop_on_renew_failure = false`, give up at it).
-    fn watches_deadline(&self) -> bool {
-        self.policy.ends_at_deadline()
-    }
-
-    fn deadline_passed(&self, belief: &Mutex<Belief>) -> bool {
-        self.mono() >= lock(belief).deadline_mono_ns
-    }
-
     async fn hold(
         self: Arc<Self>,
         rng: &mut Rng,
@@ -272,27 +241,18 @@ impl Worker {
         deadline_mono_ns: u64,
         resource: String,
     ) {
-        self.world.record(
-            &self.name,
-            EventKind::BeliefStarted {
-                scope: scope.clone(),
-                token,
-                local_deadline_mono_ms: deadline_mono_ns as f64 / NS_PER_MS as f64,
-            },
-        );
-        let belief = Arc::new(Mutex::new(Belief {
-            scope: scope.clone(),
-            token,
-            deadline_mono_ns,
-            ended: None,
-        }));
+        let (belief, started) = Belief::start(&*self.policy, &scope, token, deadline_mono_ns);
+        let watched = belief.watched;
+        self.world.record(&self.name, started);
+        let belief = Arc::new(Mutex::new(belief));
         let renewer = self.clone();
         let renew_belief = belief.clone();
         spawn_guarded(&self.world, &self.name, async move {
             renewer.renew_loop(renew_belief).await
         });
-        // A deadline that never comes needs no timer.
-        if self.watches_deadline() && deadline_mono_ns != u64::MAX {
+        // A client that retries renewals until its deadline (the built-in policy without
+        // `stop_on_renew_failure`) stops at it; a deadline that never comes needs no timer.
+        if watched {
             let watcher = self.clone();
             let watched = belief.clone();
             spawn_guarded(&self.world, &self.name, async move {
@@ -541,41 +501,29 @@ impl Worker {
             if self.ended(&belief) {
                 return;
             }
-            if self.watches_deadline() && self.deadline_passed(&belief) {
-                // Too late: the client has stopped believing; a late success changes nothing.
+            if lock(&belief).too_late(self.mono()) {
+                // The client has stopped believing; a late success changes nothing.
                 self.end(&belief, BeliefEnd::DeadlinePassed);
                 return;
             }
-            let failure = match reply {
+            let (reason, cause) = match reply {
                 Some(Msg::RenewReply { ok: true, .. }) => {
                     let deadline = self.deadline_after(sent);
-                    let mut belief = lock(&belief);
-                    belief.deadline_mono_ns = belief.deadline_mono_ns.max(deadline);
-                    None
+                    lock(&belief).renewed(deadline);
+                    continue;
                 }
-                Some(Msg::RenewReply { reason, .. }) => Some((reason, RenewFailureCause::Refused)),
-                _ => Some((
+                Some(Msg::RenewReply { reason, .. }) => (reason, RenewFailureCause::Refused),
+                _ => (
                     "no reply (timeout)".to_string(),
                     RenewFailureCause::Unanswered,
-                )),
+                ),
             };
-            if let Some((reason, cause)) = failure {
-                self.world.record(
-                    &self.name,
-                    EventKind::RenewFailed {
-                        scope: scope.clone(),
-                        token,
-                        reason,
-                    },
-                );
-                match self.policy.on_renew_failure(cause) {
-                    RenewFailure::KeepRenewing => {}
-                    RenewFailure::StopRenewing => return,
-                    RenewFailure::StopBelieving => {
-                        self.end(&belief, BeliefEnd::RenewFailed);
-                        return;
-                    }
-                }
+            let now = self.mono();
+            let (events, keep_renewing) =
+                lock(&belief).renew_failed(&*self.policy, reason, cause, now);
+            self.record_all(events);
+            if !keep_renewing {
+                return;
             }
         }
     }

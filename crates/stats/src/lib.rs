@@ -2,8 +2,8 @@
 //! by `tune` (its decisions) and `live` (the fidelity report): log-gamma, the regularized
 //! incomplete gamma and beta functions (Numerical Recipes: Lanczos; series and continued
 //! fractions), the Garwood interval on a Poisson count, the Clopper–Pearson interval on a
-//! share, binomial probabilities, the order-statistic ranks of a quantile's interval, and the
-//! two-sample Kolmogorov–Smirnov test. Every interval is two-sided 95 % ([`ALPHA`]); each
+//! share, binomial probabilities, the one sample quantile (and median) and the order-statistic
+//! ranks of its interval, and the two-sample Kolmogorov–Smirnov test. Every interval is two-sided 95 % ([`ALPHA`]); each
 //! function is tested against published values.
 
 #![warn(missing_docs)]
@@ -208,6 +208,34 @@ pub fn binomial_cdf(k: u64, n: u64, p: f64) -> f64 {
     beta_i((n - k) as f64, k as f64 + 1.0, 1.0 - p)
 }
 
+/// The `q` quantile (0 ≤ q ≤ 1, clamped) of ascending `sorted` values: fencesim's one sample
+/// quantile. Linear interpolation between order statistics at position q·(n − 1) (Hyndman
+/// and Fan's type 7, R's and NumPy's default), so q = 0 is the smallest value, 1 the largest
+/// and 0.5 the [`median`]; between two values it moves with q instead of jumping, which a
+/// profile's table (`profile::fit`) needs. Its distribution-free interval is
+/// [`quantile_ranks`]'s. NaN for no values.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let Some(last) = sorted.len().checked_sub(1) else {
+        return f64::NAN;
+    };
+    let position = last as f64 * q.clamp(0.0, 1.0);
+    let below = position.floor() as usize;
+    let (low, high) = (sorted[below], sorted[position.ceil() as usize]);
+    if low == high {
+        // Also two equal infinities (censored values), whose difference is NaN.
+        return low;
+    }
+    low + (high - low) * (position - below as f64)
+}
+
+/// The median of `values` (any order): [`quantile`] at 0.5, the middle value or the mean of
+/// the two middle ones. `None` for no values.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    (!sorted.is_empty()).then(|| quantile(&sorted, 0.5))
+}
+
 /// The 1-based ranks (l, u) of the order statistics bracketing the q-quantile of n samples
 /// with coverage at least 95 %: l the largest rank with P(B ≤ l − 1) ≤ α/2, u the smallest
 /// with P(B ≤ u − 1) ≥ 1 − α/2, B ~ Binomial(n, q). `None` for an end that would fall
@@ -296,6 +324,44 @@ fn kolmogorov_q(lambda: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quantile_interpolates_between_order_statistics() {
+        // R: quantile(c(1, 2, 4, 8, 16), c(0, .1, .25, .5, .9, 1)) (type 7).
+        let x = [1.0, 2.0, 4.0, 8.0, 16.0];
+        for (q, want) in [
+            (0.0, 1.0),
+            (0.1, 1.4),
+            (0.25, 2.0),
+            (0.5, 4.0),
+            (0.9, 12.8),
+            (1.0, 16.0),
+        ] {
+            assert!((quantile(&x, q) - want).abs() < 1e-12, "q {q}");
+        }
+        // Out of range clamps; one value is every quantile; none is NaN.
+        assert_eq!(quantile(&x, 1.5), 16.0);
+        assert_eq!(quantile(&x, -1.0), 1.0);
+        assert_eq!(quantile(&[7.0], 0.99), 7.0);
+        assert!(quantile(&[], 0.5).is_nan());
+        // Not the nearest rank: the p99 of 1..=10 is 9.91, not 10.
+        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert!((quantile(&ten, 0.99) - 9.91).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_median_is_the_middle_or_the_mean_of_the_two_middles() {
+        assert_eq!(median(&[9.0, 1.0, 4.0]), Some(4.0));
+        assert_eq!(median(&[6.0, 4.0]), Some(5.0));
+        assert_eq!(median(&[]), None);
+        // A censored value (infinite) sorts last: it is the median only when half are.
+        assert_eq!(median(&[3.0, f64::INFINITY, 5.0]), Some(5.0));
+        assert_eq!(median(&[3.0, f64::INFINITY]), Some(f64::INFINITY));
+        assert_eq!(
+            median(&[1.0, f64::INFINITY, f64::INFINITY, 2.0]),
+            Some(f64::INFINITY)
+        );
+    }
 
     fn close(a: f64, b: f64, tolerance: f64) -> bool {
         (a - b).abs() <= tolerance * b.abs().max(1e-12)

@@ -1,5 +1,5 @@
 //! Views of one run, for people: the per-node timeline, the short replay text, the timeline
-//! picture (SVG and PNG, with an embedded font) and the Perfetto trace. Each is a pure
+//! picture (SVG and PNG, drawn with the plot kit, `fencesim-plot`) and the Perfetto trace. Each is a pure
 //! function of the run's history and the checker's verdict on it.
 //!
 //! Architecture invariant: no I/O and no verdict logic: a view shows what the checker
@@ -10,8 +10,6 @@
 pub mod perfetto;
 #[cfg(feature = "pictures")]
 pub mod picture;
-#[cfg(feature = "pictures")]
-pub mod plot;
 pub mod replay_text;
 #[cfg(feature = "pictures")]
 pub mod saturation;

@@ -2,11 +2,10 @@
 //! reached against the seeds run (`fencesim run --saturation FILE.png`). It takes the curve
 //! as plain points, so it needs nothing of the verdict that computed them.
 
+use fencesim_plot::{font, Draw, DrawResult, INK};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-
-use crate::plot::{encode_png, font, register_font, INK};
 
 /// Picture size in pixels.
 const SIZE_PX: (u32, u32) = (900, 520);
@@ -30,84 +29,124 @@ pub fn saturation_png(
     note: Option<&str>,
     points: &[SaturationPoint],
 ) -> Result<Vec<u8>, String> {
-    register_font();
-    let (width, height) = SIZE_PX;
-    let mut rgb = vec![0u8; width as usize * height as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut rgb, SIZE_PX).into_drawing_area();
-        draw(&root, title, note, points).map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
-    }
-    encode_png(&rgb, width, height)
+    fencesim_plot::png(
+        SIZE_PX,
+        &Curve {
+            title,
+            note,
+            points,
+        },
+    )
 }
 
-type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+/// The picture: the title (and note) above a chart of both curves.
+struct Curve<'a> {
+    title: &'a str,
+    note: Option<&'a str>,
+    points: &'a [SaturationPoint],
+}
 
-fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    title: &str,
-    note: Option<&str>,
-    points: &[SaturationPoint],
-) -> DrawResult<DB> {
-    root.fill(&WHITE)?;
-    let centre = Pos::new(HPos::Center, VPos::Top);
-    root.draw(&Text::new(
-        title.to_string(),
-        (SIZE_PX.0 as i32 / 2, 10),
-        font(18.0).pos(centre),
-    ))?;
-    if let Some(note) = note {
+type Chart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordu64, plotters::coord::types::RangedCoordu64>,
+>;
+
+impl Draw for Curve<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        root.fill(&WHITE)?;
+        let centre = Pos::new(HPos::Center, VPos::Top);
         root.draw(&Text::new(
-            note.to_string(),
-            (SIZE_PX.0 as i32 / 2, 34),
-            font(13.0).pos(centre),
+            self.title.to_string(),
+            (SIZE_PX.0 as i32 / 2, 10),
+            font(18.0).pos(centre),
         ))?;
+        if let Some(note) = self.note {
+            root.draw(&Text::new(
+                note.to_string(),
+                (SIZE_PX.0 as i32 / 2, 34),
+                font(13.0).pos(centre),
+            ))?;
+        }
+        let mut chart = self.chart(root)?;
+        for (name, colour, pick) in [
+            (
+                "abstract states",
+                STATES,
+                (|p: &SaturationPoint| p.states) as fn(&SaturationPoint) -> u64,
+            ),
+            ("transitions", TRANSITIONS, |p: &SaturationPoint| {
+                p.transitions
+            }),
+        ] {
+            self.series(&mut chart, name, colour, pick)?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font(font(13.0))
+            .background_style(WHITE.mix(0.9))
+            .border_style(INK)
+            .draw()?;
+        Ok(())
     }
-    let x_max = points.iter().map(|p| p.seeds).max().unwrap_or(1).max(1);
-    let y_max = points
-        .iter()
-        .map(|p| p.states.max(p.transitions))
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    // Headroom above the highest point, so the legend never covers it.
-    let y_top = y_max + y_max / 4 + 1;
-    let mut chart = ChartBuilder::on(root)
-        .margin(16)
-        .margin_top(if note.is_some() { 60 } else { 44 })
-        .margin_right(30)
-        .x_label_area_size(50)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0u64..x_max, 0u64..y_top)?;
-    chart
-        .configure_mesh()
-        .light_line_style(RGBColor(236, 236, 236))
-        .bold_line_style(RGBColor(220, 220, 220))
-        .axis_style(INK)
-        .label_style(font(13.0))
-        .axis_desc_style(font(14.0))
-        .x_desc("seeds run")
-        .y_desc("distinct reached")
-        .x_labels(8)
-        .y_labels(6)
-        .draw()?;
-    // The curve starts at the origin: no seed, nothing reached.
-    let curve = |pick: fn(&SaturationPoint) -> u64| {
-        std::iter::once((0, 0))
-            .chain(points.iter().map(move |p| (p.seeds, pick(p))))
-            .collect::<Vec<(u64, u64)>>()
-    };
-    for (name, colour, pick) in [
-        (
-            "abstract states",
-            STATES,
-            (|p: &SaturationPoint| p.states) as fn(&SaturationPoint) -> u64,
-        ),
-        ("transitions", TRANSITIONS, |p: &SaturationPoint| {
-            p.transitions
-        }),
-    ] {
-        let line = curve(pick);
+}
+
+impl Curve<'_> {
+    /// The axes, from the origin to the most seeds and (with headroom) the most reached.
+    fn chart<'a, DB: DrawingBackend>(
+        &self,
+        root: &'a DrawingArea<DB, Shift>,
+    ) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+        let x_max = self
+            .points
+            .iter()
+            .map(|p| p.seeds)
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let y_max = self
+            .points
+            .iter()
+            .map(|p| p.states.max(p.transitions))
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        // Headroom above the highest point, so the legend never covers it.
+        let y_top = y_max + y_max / 4 + 1;
+        let mut chart = ChartBuilder::on(root)
+            .margin(16)
+            .margin_top(if self.note.is_some() { 60 } else { 44 })
+            .margin_right(30)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0u64..x_max, 0u64..y_top)?;
+        chart
+            .configure_mesh()
+            .light_line_style(RGBColor(236, 236, 236))
+            .bold_line_style(RGBColor(220, 220, 220))
+            .axis_style(INK)
+            .label_style(font(13.0))
+            .axis_desc_style(font(14.0))
+            .x_desc("seeds run")
+            .y_desc("distinct reached")
+            .x_labels(8)
+            .y_labels(6)
+            .draw()?;
+        Ok(chart)
+    }
+
+    /// One curve, from the origin (no seed, nothing reached), with a dot per point.
+    fn series<DB: DrawingBackend>(
+        &self,
+        chart: &mut Chart<'_, DB>,
+        name: &str,
+        colour: RGBColor,
+        pick: fn(&SaturationPoint) -> u64,
+    ) -> DrawResult<DB> {
+        let line: Vec<(u64, u64)> = std::iter::once((0, 0))
+            .chain(self.points.iter().map(|p| (p.seeds, pick(p))))
+            .collect();
         chart
             .draw_series(std::iter::once(PathElement::new(
                 line.clone(),
@@ -122,15 +161,8 @@ fn draw<DB: DrawingBackend>(
                 .skip(1)
                 .map(|point| Circle::new(point, 3, colour.filled())),
         )?;
+        Ok(())
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(font(13.0))
-        .background_style(WHITE.mix(0.9))
-        .border_style(INK)
-        .draw()?;
-    Ok(())
 }
 
 #[cfg(test)]

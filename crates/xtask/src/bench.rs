@@ -306,16 +306,8 @@ fn run_bare(traffic: &[Traffic], clients: usize) -> Batch {
     batch
 }
 
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n == 0 {
-        0.0
-    } else if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
+fn median(values: &[f64]) -> f64 {
+    fencesim_stats::median(values).unwrap_or(0.0)
 }
 
 /// Harness vs baseline, alternating repetitions.
@@ -348,7 +340,7 @@ fn ratio(reference: &Arc<Scenario>, plan: &Plan) -> Result<Value, InputError> {
     }
     let min = ratios.iter().copied().fold(f64::INFINITY, f64::min);
     let max = ratios.iter().copied().fold(0.0, f64::max);
-    let med = median(&mut ratios.clone());
+    let med = median(&ratios);
     Ok(json!({
         "seeds_per_rep": plan.ratio_seeds,
         "reps": reps,
@@ -408,8 +400,8 @@ fn jobs_scaling(reference: &Arc<Scenario>, seeds: u64, reps: usize) -> Value {
         );
         pairs.push((speedup, walls));
     }
-    let mut speedups: Vec<f64> = pairs.iter().map(|(speedup, _)| *speedup).collect();
-    let speedup = median(&mut speedups);
+    let speedups: Vec<f64> = pairs.iter().map(|(speedup, _)| *speedup).collect();
+    let speedup = median(&speedups);
     let min = speedups.iter().copied().fold(f64::INFINITY, f64::min);
     let max = speedups.iter().copied().fold(0.0, f64::max);
     // The pair whose speedup is the median (the lower middle one for an even count).

@@ -144,10 +144,7 @@ fn screen_count(
     let hits = std::sync::atomic::AtomicU64::new(0);
     let seeds = scenario.seeds.start..scenario.seeds.start + SCREEN_SEEDS;
     fencesim_sim::runner::sweep(&scenario, seeds, jobs, &Components::default(), &|outcome| {
-        if outcome.panic.is_none()
-            && !outcome.runaway
-            && hits_target(&outcome.checked.violated(), target)
-        {
+        if self::hits(&outcome, target) {
             hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
     });
@@ -182,8 +179,15 @@ fn cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
-fn hits_target(violated: &[Invariant], target: &[Invariant]) -> bool {
-    violated.iter().any(|i| target.contains(i))
+/// Whether a seed violated one of `target` (a panic or a runaway is no violation).
+fn hits(outcome: &fencesim::SeedOutcome, target: &[Invariant]) -> bool {
+    outcome.panic.is_none()
+        && !outcome.runaway
+        && outcome
+            .checked
+            .violated()
+            .iter()
+            .any(|i| target.contains(i))
 }
 
 /// Random swarm: the scenario's seeds from its start, in order, `jobs` at a time.
@@ -197,32 +201,8 @@ fn random(scenario: &Scenario, case: &Case, budget: u64, jobs: usize) -> Outcome
         let seeds: Vec<u64> = (0..chunk)
             .map(|i| scenario.seeds.start + spent + i)
             .collect();
-        let mut results = vec![false; seeds.len()];
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = seeds
-                .chunks(seeds.len().div_ceil(jobs.max(1)))
-                .map(|part| {
-                    let scenario = &scenario;
-                    let components = &components;
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|&seed| {
-                                let outcome = run_seed(scenario, seed, components).outcome;
-                                outcome.panic.is_none()
-                                    && !outcome.runaway
-                                    && hits_target(&outcome.checked.violated(), case.target)
-                            })
-                            .collect::<Vec<bool>>()
-                    })
-                })
-                .collect();
-            let mut at = 0;
-            for handle in handles {
-                for hit in handle.join().expect("a search thread") {
-                    results[at] = hit;
-                    at += 1;
-                }
-            }
+        let results = fencesim_sim::run_batch(&seeds, jobs, |&seed| {
+            hits(&run_seed(&scenario, seed, &components).outcome, case.target)
         });
         if let Some(first) = results.iter().position(|&hit| hit) {
             return Outcome {
@@ -307,17 +287,16 @@ fn exhaustive_search(
 
 /// The median of `outcomes`' runs, `None` (censored) past the budget.
 fn median_runs(outcomes: &[Outcome]) -> Option<f64> {
-    median(
-        outcomes
-            .iter()
-            .map(|o| o.runs.map_or(f64::INFINITY, |r| r as f64))
-            .collect(),
-    )
-    .filter(|m| m.is_finite())
+    let runs: Vec<f64> = outcomes
+        .iter()
+        .map(|o| o.runs.map_or(f64::INFINITY, |r| r as f64))
+        .collect();
+    fencesim_stats::median(&runs).filter(|m| m.is_finite())
 }
 
 fn median_cpu(outcomes: &[Outcome]) -> f64 {
-    median(outcomes.iter().map(|o| o.cpu_s).collect()).unwrap_or(0.0)
+    let cpu: Vec<f64> = outcomes.iter().map(|o| o.cpu_s).collect();
+    fencesim_stats::median(&cpu).unwrap_or(0.0)
 }
 
 fn runs_list(outcomes: &[Outcome], budget: u64) -> String {
@@ -498,16 +477,6 @@ fn run_case(case: &'static Case, args: &SearchBenchArgs, jobs: usize) -> Result<
     Ok(Ran::Raced(result))
 }
 
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(values[n / 2]),
-        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
-    }
-}
-
 fn report(
     results: &[CaseResult],
     screened: &[(&'static Case, Screen)],
@@ -539,7 +508,8 @@ fn report(
     for result in results {
         let _ = writeln!(report, "{}", result.row(args.budget));
     }
-    let overall = median(results.iter().filter_map(CaseResult::ratio).collect());
+    let ratios: Vec<f64> = results.iter().filter_map(CaseResult::ratio).collect();
+    let overall = fencesim_stats::median(&ratios);
     let _ = writeln!(
         report,
         "\nMedian ratio over the cases: {}.",

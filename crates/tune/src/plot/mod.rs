@@ -22,7 +22,7 @@ mod metrics;
 mod tradeoff;
 
 use crate::report::{round, Decision, Quantiles, SettingResult, TuneReport};
-use fencesim_views::plot::{encode_png, font, register_font, INK};
+use fencesim_plot::{encode_png, font, register_font, INK};
 
 /// Size of the metrics panel picture.
 pub const METRICS_PX: (u32, u32) = (1800, 1300);

@@ -1,5 +1,7 @@
 use super::*;
+use draw::{repeating_colours_text, violation_label};
 use fencesim_testkit::{textbook_nodes, textbook_run};
+use plotters::style::RGBColor;
 
 const PICTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/pictures");
 
@@ -88,13 +90,6 @@ fn default_window_centres_on_the_first_violation() {
         picture_window_ns(&history, &[], &PictureOptions::default()).0,
         0
     );
-}
-
-#[test]
-fn tick_steps_are_round() {
-    assert_eq!(tick_step_ns(60_000 * NS_PER_MS), 10_000 * NS_PER_MS);
-    assert_eq!(tick_step_ns(19_000 * NS_PER_MS), 2_000 * NS_PER_MS);
-    assert_eq!(tick_step_ns(3 * NS_PER_MS), 500_000);
 }
 
 #[test]
@@ -223,49 +218,6 @@ fn no_token_shares_a_faults_colour() {
 }
 
 #[test]
-fn violation_labels_overlap_neither_each_other_nor_the_next_lane() {
-    // Three violations a few pixels apart in one lane (a VM suspend's three stale writes),
-    // and two proven by one event.
-    let band = (200, 278);
-    let request = |x: i32, text: &str| LabelRequest {
-        anchor: (x, 260),
-        width: 230,
-        height: 15,
-        band,
-        text: text.to_string(),
-    };
-    let labels = [
-        request(700, "I3 violated (stale token accepted)"),
-        request(700, "I4 violated (no superseded accept)"),
-        request(706, "I4 violated (no superseded accept)"),
-        request(713, "I4 violated (no superseded accept)"),
-    ];
-    let placed = place_labels(&labels, (150, 1576));
-    let rects: Vec<(i32, i32, i32, i32)> = labels
-        .iter()
-        .zip(&placed)
-        .map(|(l, (x, y))| {
-            (
-                *x - 3,
-                y - l.height / 2 - 2,
-                x + l.width + 3,
-                y + l.height / 2 + 2,
-            )
-        })
-        .collect();
-    for (i, a) in rects.iter().enumerate() {
-        assert!(
-            a.1 >= band.0 && a.3 <= band.1,
-            "label {i} leaves its lane: {a:?}"
-        );
-        for b in &rects[i + 1..] {
-            let overlap = a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3;
-            assert!(!overlap, "{a:?} overlaps {b:?}");
-        }
-    }
-}
-
-#[test]
 fn empty_lanes_are_compact_and_repeating_colours_are_said() {
     let (history, checked) = textbook_run();
     let nodes = textbook_nodes();
@@ -329,53 +281,6 @@ fn empty_lanes_are_compact_and_repeating_colours_are_said() {
     assert!(layout.tokens_repeat);
     let svg = picture_svg(&many, &[], &nodes, None, &PictureOptions::default()).unwrap();
     assert!(svg.contains(&repeating_colours_text()), "legend");
-}
-
-/// The lowest inked row of each run of inked columns of `text` drawn at `size` px on a PNG
-/// canvas, left to right (a glyph per run for `0 . 0`).
-fn glyph_bottoms(text: &str, size: f64) -> Vec<usize> {
-    register_font();
-    let (width, height) = (80usize, 40usize);
-    let mut rgb = vec![255u8; width * height * 3];
-    {
-        let root =
-            BitMapBackend::with_buffer(&mut rgb, (width as u32, height as u32)).into_drawing_area();
-        root.draw(&Text::new(text.to_string(), (4, 8), font(size)))
-            .unwrap();
-        root.present().unwrap();
-    }
-    let inked = |x: usize, y: usize| rgb[(y * width + x) * 3] < 128;
-    let mut bottoms = Vec::new();
-    let mut run_bottom: Option<usize> = None;
-    for x in 0..width {
-        let bottom = (0..height).rev().find(|&y| inked(x, y));
-        match (bottom, run_bottom) {
-            (Some(b), Some(r)) => run_bottom = Some(r.max(b)),
-            (Some(b), None) => run_bottom = Some(b),
-            (None, Some(r)) => {
-                bottoms.push(r);
-                run_bottom = None;
-            }
-            (None, None) => {}
-        }
-    }
-    bottoms.extend(run_bottom);
-    bottoms
-}
-
-#[test]
-fn a_decimal_point_sits_on_the_digits_baseline_at_every_size_the_picture_uses() {
-    for size in [10.0, 12.0, 14.0, 16.0, 22.0] {
-        let bottoms = glyph_bottoms("0 . 0", size);
-        assert_eq!(bottoms.len(), 3, "{size}: {bottoms:?}");
-        assert_eq!(
-            bottoms[1], bottoms[0],
-            "size {size}: the point is raised: {bottoms:?}"
-        );
-    }
-    // What the even sizes avoid: at an odd size the point is drawn above the baseline.
-    let odd = glyph_bottoms("0 . 0", 15.0);
-    assert!(odd[1] < odd[0], "{odd:?}");
 }
 
 #[test]
