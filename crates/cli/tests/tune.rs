@@ -327,7 +327,7 @@ fn every_output_names_the_ranking_and_carries_the_unsafe_bound() {
     // The ranking metric named exactly, the tie-break stated, takeovers by cause.
     for text in [&stdout, &md] {
         assert!(text.contains("p99 of recovery after a crash"), "{text}");
-        assert!(text.contains("ties go to"), "{text}");
+        assert!(text.contains("the tie goes to"), "{text}");
         assert!(text.contains("(crash "), "{text}");
     }
     assert!(md.contains("per hour of fault exposure"), "{md}");
