@@ -21,6 +21,7 @@ mod progress;
 mod shard_env;
 mod shrink;
 mod soak;
+mod stdio;
 mod tune;
 
 /// Wall time, for the commands' own timings shown to people (progress, `check`'s wall
@@ -342,6 +343,7 @@ fn main() -> ExitCode {
     if !matches!(cli.command, Command::Replay(_)) {
         quiet_seed_panics();
     }
+    stdio::install();
     let result = match cli.command {
         Command::Live(args) => live::live(&args),
         Command::Soak(args) => args.run(),
@@ -401,12 +403,9 @@ fn main() -> ExitCode {
         Command::Profile(args) => profile::profile(&args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "fencesim",
-                &mut std::io::stdout(),
-            );
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "fencesim", &mut script);
+            stdio::write_stdout(&script);
             Ok(true)
         }
         Command::CheckHistory { file, json } => check_history(&file, json.as_deref()),

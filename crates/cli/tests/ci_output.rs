@@ -2,6 +2,8 @@
 //! colour is off when piped unless `--color always`, and `NO_COLOR` / `--color never` are
 //! honoured; the help documents both. (Progress bars are drawn only on a terminal: their
 //! decisions are unit tests in `src/progress.rs`; a piped run's stdout is unchanged.)
+//! A closed stdout (`check … | head -1`) ends a command quietly with 141 and a full one
+//! (`> /dev/full`) with `error: stdout: …` and 2, never a panic.
 
 mod util;
 
@@ -249,4 +251,56 @@ fn the_help_documents_colour_and_no_color() {
     let (code, _, err) = fencesim(&["--color", "sometimes", "check", "x"], Path::new("."));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--color"), "{err}");
+}
+
+/// Every printing command, its stdout closed before it writes (EPIPE) and then `/dev/full`
+/// (ENOSPC): 141 and nothing on stderr, then 2 and `error: stdout: …`; never exit 101 or a
+/// panic message.
+#[test]
+fn a_closed_or_full_stdout_ends_every_command_without_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = catalogue("gc-pause-textbook-none");
+    let commands: [&[&str]; 4] = [
+        &["completions", "bash"],
+        &["run", &scenario, "--seeds", "0..2"],
+        &["check", &scenario],
+        &["replay", &scenario, "--seed", "0"],
+    ];
+    for args in commands {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fencesim"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before the first line
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_fencesim"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("error: stdout: No space left on device"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "{args:?} left files"
+        );
+    }
 }
