@@ -26,7 +26,7 @@
 //!
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/gc-pause-textbook-max-token.toml");
 //! let sim = Simulation::load(path).unwrap()
-//!     .store(|_| Box::new(Trusting) as Box<dyn Fence>)
+//!     .store(|_| Box::new(Trusting))
 //!     .seeds(0..2);
 //! // The scenario expects `safe`: the trusting store fails it, naming the seed and proof.
 //! let failure = sim.check().unwrap_err();

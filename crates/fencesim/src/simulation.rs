@@ -215,7 +215,7 @@ impl Simulation {
     ///     check_lease_before_write: false,
     /// };
     /// let sweep = Simulation::load(path).unwrap()
-    ///     .policy(move |_, _| Arc::new(recheck) as Arc<dyn WorkerPolicy>)
+    ///     .policy(move |_, _| Arc::new(recheck))
     ///     .seeds(0..3)
     ///     .run();
     /// assert!(sweep.violated().is_empty());
@@ -245,7 +245,7 @@ impl Simulation {
     /// }
     /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/gc-pause-textbook-max-token.toml");
     /// let sweep = Simulation::load(path).unwrap()
-    ///     .tokens(|_, _| Box::new(UnixSeconds) as Box<dyn TokenIssuer>)
+    ///     .tokens(|_, _| Box::new(UnixSeconds))
     ///     .seeds(0..2)
     ///     .run();
     /// assert!(sweep.violated().contains(&Invariant::I1));
@@ -351,7 +351,9 @@ impl Simulation {
     }
 
     /// Runs the seeds and panics unless the expectation is met (see [`Failure`] for the
-    /// message); returns the sweep when it is.
+    /// message); returns the sweep when it is. The panic names the caller's line, as
+    /// `assert!` would.
+    #[track_caller]
     pub fn assert_expectation(&self) -> Sweep {
         match self.check() {
             Ok(sweep) => sweep,

@@ -178,3 +178,34 @@ fn a_users_token_source_is_judged_and_replayed() {
         replayed.run.outcome.checked
     );
 }
+
+/// A failed expectation's panic names the user's test, not fencesim's source
+/// (`#[track_caller]` on `assert_expectation`), as `assert!` would.
+#[test]
+fn a_failed_expectation_panics_at_the_callers_line() {
+    let seen = Arc::new(std::sync::Mutex::new(None));
+    let record = seen.clone();
+    let test = std::thread::current().id();
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == test {
+            *record.lock().unwrap() = info.location().map(|l| (l.file().to_string(), l.line()));
+        }
+    }));
+    let line = line!() + 5; // the `.assert_expectation()` line below
+    let result = std::panic::catch_unwind(|| {
+        fencesim::Simulation::new(textbook().as_ref().clone())
+            .store(|_| Box::new(Trusting))
+            .seeds(0..2)
+            .assert_expectation()
+    });
+    let _ = std::panic::take_hook();
+    std::panic::set_hook(previous);
+    assert!(
+        result.is_err(),
+        "a store that checks nothing fails the expectation"
+    );
+    let (file, at) = seen.lock().unwrap().clone().expect("the panic was seen");
+    assert!(file.ends_with("tests/library.rs"), "{file}:{at}");
+    assert_eq!(at, line, "{file}:{at}");
+}

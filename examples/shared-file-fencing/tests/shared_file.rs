@@ -1,6 +1,6 @@
 //! The atomic fence file passes the textbook GC pause; the two-step one is caught.
 
-use fencesim::{Fence, Invariant, Simulation};
+use fencesim::{Invariant, Simulation};
 use shared_file_fencing::SharedFile;
 
 fn simulation() -> Simulation {
@@ -11,7 +11,7 @@ fn simulation() -> Simulation {
 fn compare_and_write_in_one_step_is_safe() {
     // Panics with the failing seed, its proof and the reproduce line if any seed breaks.
     let sweep = simulation()
-        .store(|_| Box::new(SharedFile::atomic()) as Box<dyn Fence>)
+        .store(|_| Box::new(SharedFile::atomic()))
         .assert_expectation();
     assert!(sweep.violated().is_empty());
     assert_eq!(sweep.outcomes.len(), 20);
@@ -20,7 +20,7 @@ fn compare_and_write_in_one_step_is_safe() {
 #[test]
 fn compare_then_write_in_two_steps_is_caught() {
     let failure = simulation()
-        .store(|_| Box::new(SharedFile::two_step()) as Box<dyn Fence>)
+        .store(|_| Box::new(SharedFile::two_step()))
         .check()
         .expect_err("the two-step fence file lets a stale write through");
     // The paused writer's write lands over the newer one (I3) from a superseded epoch (I4).
@@ -37,7 +37,7 @@ fn compare_then_write_in_two_steps_is_caught() {
     // The failing seed replays with the user's store, and its trace judges the same offline.
     let seed = failure.seed.expect("a failing seed");
     let replay = simulation()
-        .store(|_| Box::new(SharedFile::two_step()) as Box<dyn Fence>)
+        .store(|_| Box::new(SharedFile::two_step()))
         .replay(seed);
     assert_eq!(
         Some(replay.run.outcome.trace_hash.clone()),

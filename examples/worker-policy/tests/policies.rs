@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use fencesim::{Invariant, Simulation, WorkerPolicy};
+use fencesim::{Invariant, Simulation};
 use worker_policy::{ClientGoStyle, Naive};
 
 fn simulation() -> Simulation {
@@ -17,7 +17,7 @@ fn stop_when_not_renewed_within_the_renew_deadline_is_safe() {
     };
     // Panics with the failing seed, its proof and the reproduce line if any seed breaks.
     let sweep = simulation()
-        .policy(move |_, _| Arc::new(policy) as Arc<dyn WorkerPolicy>)
+        .policy(move |_, _| Arc::new(policy))
         .assert_expectation();
     assert!(sweep.violated().is_empty());
 }
@@ -27,7 +27,7 @@ fn keep_writing_until_told_otherwise_is_caught() {
     let policy = Naive {
         renew_every_ms: 2_000,
     };
-    let sim = simulation().policy(move |_, _| Arc::new(policy) as Arc<dyn WorkerPolicy>);
+    let sim = simulation().policy(move |_, _| Arc::new(policy));
     let failure = sim
         .check()
         .expect_err("the naive policy writes on after its lease is gone");
