@@ -566,7 +566,7 @@ fn resolve_shard(
     let shard = match shard {
         None => None,
         Some(text) => {
-            let (shard, source) = crate::shard_env::parse(text, &|name| std::env::var(name).ok())?;
+            let (shard, source) = crate::shard_env::parse(text, &crate::env_seed::var)?;
             if let Some(source) = source {
                 println!("shard {shard} from {source}");
             }

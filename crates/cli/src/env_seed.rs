@@ -61,7 +61,14 @@ pub(crate) fn from_env(
 
 /// The environment's seeds from the process environment.
 pub(crate) fn from_process() -> Result<Option<EnvSeeds>, InputError> {
-    from_env(&|name| std::env::var(name).ok())
+    from_env(&var)
+}
+
+/// A variable of the process environment. A value that is not UTF-8 is passed on (lossily, so
+/// the parser refuses it by name), never taken for an unset variable: an unset seed or shard
+/// variable means every seed.
+pub(crate) fn var(name: &str) -> Option<String> {
+    std::env::var_os(name).map(|raw| raw.to_string_lossy().into_owned())
 }
 
 /// `run`'s seeds: `--seeds`, or the environment's, or the scenario's; both given is an error

@@ -276,3 +276,41 @@ fn run_prints_the_summary_then_at_most_max_failures_failing_seeds() {
     let (code, replayed, _) = run_printed_line(&stdout, "replay: ", dir.path());
     assert_eq!(code, 1, "{replayed}");
 }
+
+/// A seed or shard variable whose value is not UTF-8 is refused by name (exit 2), never taken
+/// for an unset one (which would run every seed, or every shard's share).
+#[test]
+fn a_seed_or_shard_variable_that_is_not_utf8_is_refused_by_name() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let none = catalogue("gc-pause-textbook-none");
+    let bad = std::ffi::OsStr::from_bytes(b"1\xff");
+    let cases: [(&[&str], &str); 4] = [
+        (&["replay", &none], "FENCESIM_SEED"),
+        (&["run", &none, "--out", "out"], "FENCESIM_SEEDS"),
+        (&["replay", &none], "MADSIM_TEST_SEED"),
+        (&["check", &none, "--shard", "auto"], "FENCESIM_SHARD_INDEX"),
+    ];
+    for (args, variable) in cases {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_fencesim"));
+        for name in ["FENCESIM_SEED", "FENCESIM_SEEDS", "MADSIM_TEST_SEED"] {
+            command.env_remove(name);
+        }
+        if variable == "FENCESIM_SHARD_INDEX" {
+            command.env("FENCESIM_SHARD_TOTAL", "2");
+        }
+        let out = command
+            .args(args)
+            .env(variable, bad)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{variable}: {stderr}");
+        assert!(stderr.contains(variable), "{variable}: {stderr}");
+        assert!(
+            !dir.path().join("out").exists(),
+            "{variable}: wrote outputs"
+        );
+    }
+}
