@@ -126,6 +126,8 @@ pub fn load_numbered(path: &Path) -> Result<Vec<(usize, Entry)>, String> {
         .map_err(|e| format!("{}: {}", path.display(), e.expected("a regressions file")))?;
     let text =
         String::from_utf8(bytes).map_err(|_| format!("{}: expected UTF-8 text", path.display()))?;
+    // A byte-order mark (an editor on Windows) is not part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut entries = Vec::new();
     for (k, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -318,6 +320,17 @@ mod tests {
             .unwrap()
             .starts_with("# fencesim regressions"));
         assert!(lock_path(&path).ends_with(".s.regressions.lock"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_first_entry_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.regressions");
+        record(&path, "s.toml", &[entry(3)], 10).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let first_entry = text.lines().find(|l| !l.starts_with('#')).unwrap();
+        std::fs::write(&path, format!("\u{feff}{first_entry}\n")).unwrap();
+        assert_eq!(load(&path).unwrap(), vec![entry(3)]);
     }
 
     #[test]

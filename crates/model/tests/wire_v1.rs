@@ -455,6 +455,27 @@ fn a_file_without_header_is_read_as_version_1() {
     assert_eq!(wire::header(body.lines().next().unwrap()), Ok(None));
 }
 
+/// A byte-order mark before the header (an editor on Windows) is not part of the header, and
+/// a header naming a field twice is refused naming it (a JSON parser would keep the last).
+#[test]
+fn a_byte_order_mark_is_skipped_and_a_repeated_header_field_refused() {
+    for strictness in [Strictness::Lenient, Strictness::Strict] {
+        let loaded = wire::parse_jsonl(&format!("\u{feff}{GOLDEN}"), strictness).unwrap();
+        assert_eq!(format!("{loaded:?}"), format!("{:?}", expected()));
+    }
+    let twice = r#"{"schema":"fencesim-history","version":1,"version":99}"#;
+    let error = wire::header(twice).unwrap_err();
+    assert_eq!(error.field, "version", "{error:?}");
+    assert!(error.message.contains("given twice"), "{error:?}");
+    let body: String = GOLDEN.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let error = wire::parse_jsonl(&format!("{twice}\n{body}"), Strictness::Lenient).unwrap_err();
+    assert_eq!(
+        (error.line, error.field.as_str()),
+        (1, "version"),
+        "{error:?}"
+    );
+}
+
 #[test]
 fn every_event_round_trips_one_line_at_a_time() {
     for event in expected().events {

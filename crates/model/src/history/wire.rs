@@ -81,6 +81,12 @@ pub fn header(line: &str) -> Result<Option<Version>, HeaderError> {
         field: field.to_string(),
         message,
     };
+    if let Some(twice) = repeated_key(line) {
+        return Err(error(
+            &twice,
+            "given twice (expected each header field once)".into(),
+        ));
+    }
     if schema.as_str() != Some(SCHEMA) {
         return Err(error(
             "schema",
@@ -122,6 +128,39 @@ pub fn header(line: &str) -> Result<Option<Version>, HeaderError> {
         ));
     }
     Ok(Some(version))
+}
+
+/// The first key a JSON object line names twice (a JSON parser keeps the last silently).
+fn repeated_key(line: &str) -> Option<String> {
+    struct Keys(Option<String>);
+    impl<'de> serde::Deserialize<'de> for Keys {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Keys, D::Error> {
+            struct Visit;
+            impl<'de> serde::de::Visitor<'de> for Visit {
+                type Value = Keys;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Keys, A::Error> {
+                    let mut seen = std::collections::BTreeSet::new();
+                    while let Some(key) = map.next_key::<String>()? {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                        if !seen.insert(key.clone()) {
+                            return Ok(Keys(Some(key)));
+                        }
+                    }
+                    Ok(Keys(None))
+                }
+            }
+            d.deserialize_map(Visit)
+        }
+    }
+    serde_json::from_str::<Keys>(line)
+        .ok()
+        .and_then(|keys| keys.0)
 }
 
 /// One event as a line of the current version (no newline).
@@ -184,6 +223,8 @@ pub fn parse_jsonl(text: &str, strictness: Strictness) -> Result<History, LineEr
         field: field.to_string(),
         message,
     };
+    // A byte-order mark (an editor on Windows) is not part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text
         .lines()
         .enumerate()
