@@ -19,10 +19,10 @@ pub(crate) struct ProfileArgs {
 /// Where the picture goes.
 #[derive(Args)]
 struct Picture {
-    /// The fit picture (PNG): the data's cumulative distribution against draws from the
-    /// profile, on a log time axis.
-    #[arg(long, default_value = "profile.png")]
-    picture: PathBuf,
+    /// Also draw the fit picture here (`.png` or `.svg`, by the name's extension): the data's
+    /// cumulative distribution against draws from the profile, on a log time axis.
+    #[arg(long)]
+    picture: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -115,12 +115,14 @@ pub(crate) fn profile(args: &ProfileArgs) -> Result<bool, InputError> {
         Source::JvmGc { file, picture, .. }
         | Source::GoGc { file, picture, .. }
         | Source::Prometheus { file, picture, .. }
-        | Source::Outages { file, picture, .. } => (file, &picture.picture),
+        | Source::Outages { file, picture, .. } => (file, picture.picture.as_deref()),
     };
-    fencesim::outputs::preflight(
-        &[fencesim::outputs::Output::new("--picture", picture)],
-        &[file.as_path()],
-    )?;
+    let format = picture.map(picture_format).transpose()?;
+    let outputs: Vec<_> = picture
+        .map(|path| fencesim::outputs::Output::new("--picture", path))
+        .into_iter()
+        .collect();
+    fencesim::outputs::preflight(&outputs, &[file.as_path()])?;
     let name = file.display().to_string();
     let reader = fencesim_profile::input::open(file)?;
     let max = MAX_INPUT_BYTES;
@@ -166,13 +168,17 @@ pub(crate) fn profile(args: &ProfileArgs) -> Result<bool, InputError> {
             *span_hours,
         ),
     }?;
-    write_picture(picture, &profile)?;
+    if let Some((path, format)) = picture.zip(format) {
+        write_picture(path, format, &profile)?;
+    }
     print!("{}", profile.toml());
     eprintln!("{}", profile.report.describe(&name));
     for line in profile.fit_lines() {
         eprintln!("{line}");
     }
-    eprintln!("picture: {}", picture.display());
+    if let Some(path) = picture {
+        eprintln!("picture: {}", path.display());
+    }
     Ok(true)
 }
 
@@ -189,9 +195,30 @@ fn label_matches(args: &[String]) -> Result<Vec<(String, String)>, InputError> {
         .collect()
 }
 
-fn write_picture(path: &Path, profile: &Profile) -> Result<(), InputError> {
-    let png = fencesim_profile::picture::png(profile)
-        .map_err(|e| InputError(format!("{}: cannot draw: {e}", path.display())))?;
-    fencesim::fs::write_atomic_bytes(path, &png)
+/// The picture's format, from its name: `.png` or `.svg`.
+#[derive(Clone, Copy)]
+enum Format {
+    Png,
+    Svg,
+}
+
+fn picture_format(path: &Path) -> Result<Format, InputError> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok(Format::Png),
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(Format::Svg),
+        _ => Err(InputError(format!(
+            "--picture {}: expected a file name ending in .png or .svg (the format)",
+            path.display()
+        ))),
+    }
+}
+
+fn write_picture(path: &Path, format: Format, profile: &Profile) -> Result<(), InputError> {
+    let drawn = match format {
+        Format::Png => fencesim_profile::picture::png(profile),
+        Format::Svg => fencesim_profile::picture::svg(profile).map(String::into_bytes),
+    };
+    let bytes = drawn.map_err(|e| InputError(format!("{}: cannot draw: {e}", path.display())))?;
+    fencesim::fs::write_atomic_bytes(path, &bytes)
         .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))
 }

@@ -210,6 +210,39 @@ fn unusable_inputs_exit_2_and_write_nothing() {
     }
 }
 
+/// The picture is drawn only when asked, in the format its name says (`.png`, `.svg`); any
+/// other name is refused before the log is read.
+#[test]
+fn the_picture_is_written_only_when_asked_in_the_format_its_name_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = fixture("jvm-g1-gc-star.log");
+    let (code, stdout, stderr) = fencesim(&["profile", "jvm-gc", &log], dir.path());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(
+        fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "wrote a file unasked"
+    );
+    assert!(!stderr.contains("picture:"), "{stderr}");
+    let (code, _, stderr) = fencesim(
+        &["profile", "jvm-gc", &log, "--picture", "fit.svg"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let svg = fs::read_to_string(dir.path().join("fit.svg")).unwrap();
+    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
+    for name in ["fit.jpg", "fit"] {
+        let (code, stdout, stderr) =
+            fencesim(&["profile", "jvm-gc", &log, "--picture", name], dir.path());
+        assert_eq!(code, 2, "{name}: {stdout}{stderr}");
+        assert!(
+            stderr.contains("expected a file name ending in .png or .svg"),
+            "{stderr}"
+        );
+        assert!(!dir.path().join(name).exists(), "{name}");
+    }
+}
+
 #[test]
 fn empirical_profile_runs_identically_with_one_or_two_jobs() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! The fit picture: per block, the data's cumulative distribution (markers; a histogram's at
 //! its bucket bounds) against that of draws from the profile (a line), on a log time axis,
-//! with the one-line fit summaries above. PNG, drawn with the plot kit (`fencesim-plot`).
+//! with the one-line fit summaries above. PNG or SVG, drawn with the plot kit (`fencesim-plot`).
 
 use fencesim_plot::{font, Draw, DrawResult, INK};
 use plotters::prelude::*;
@@ -19,6 +19,11 @@ const GRID: RGBColor = RGBColor(225, 225, 225);
 /// The picture as PNG bytes.
 pub fn png(profile: &Profile) -> Result<Vec<u8>, String> {
     fencesim_plot::png(SIZE, &Fit(profile))
+}
+
+/// The picture as SVG text.
+pub fn svg(profile: &Profile) -> Result<String, String> {
+    fencesim_plot::svg(SIZE, &Fit(profile))
 }
 
 /// The picture of a profile's fit.
