@@ -48,48 +48,70 @@ pub(crate) fn parse(
             .map(|shard| (shard, None))
             .map_err(|expected| InputError(format!("--shard: {expected}, or `auto`")));
     }
+    let mut found: Vec<(Shard, String)> = Vec::new();
     for (index_name, base, total_name, engine) in ENGINES {
         let Some(index) = var(index_name) else {
             continue;
         };
-        let total = var(total_name).ok_or_else(|| {
-            InputError(format!(
-                "--shard auto: {index_name}={index} is set ({engine}) but {total_name} is not; \
-                 expected it to hold the number of shards"
-            ))
-        })?;
-        let bad = |name: &str, value: &str, what: &str| {
-            InputError(format!(
-                "--shard auto: {name}: expected {what}, got `{value}` ({engine})"
-            ))
-        };
-        let index: u64 = index
-            .trim()
-            .parse()
-            .map_err(|_| bad(index_name, &index, "a shard index"))?;
-        let total_n: u64 = total
-            .trim()
-            .parse()
-            .map_err(|_| bad(total_name, &total, "the number of shards"))?;
-        let k = index
-            .checked_add(1 - base)
-            .ok_or_else(|| bad(index_name, &index.to_string(), "a shard index"))?;
-        let shard = Shard::parse(&format!("{k}/{total_n}")).map_err(|expected| {
-            InputError(format!(
-                "--shard auto: {index_name}={index} {total_name}={total_n} ({engine}, {}-based): {expected}",
-                base
-            ))
-        })?;
-        return Ok((
-            shard,
-            Some(format!("{index_name}={index} {total_name}={total_n}")),
-        ));
+        let (shard, source) = engine_shard(var, (index_name, base, total_name, engine), &index)?;
+        if let Some((first, first_source)) = found.first() {
+            if *first != shard {
+                return Err(InputError(format!(
+                    "--shard auto: {first_source} names shard {first}, {source} names {shard}; \
+                     expected the engines' variables to agree (unset one, or give --shard K/N)"
+                )));
+            }
+        }
+        found.push((shard, source));
+    }
+    if let Some((shard, source)) = found.into_iter().next() {
+        return Ok((shard, Some(source)));
     }
     let names: Vec<&str> = ENGINES.iter().map(|(index, ..)| *index).collect();
     Err(InputError(format!(
         "--shard auto: none of {} is set; expected one (or --shard K/N)",
         names.join(", ")
     )))
+}
+
+/// The shard one engine's variables name: its index (of `base`) and total, digits only.
+fn engine_shard(
+    var: &dyn Fn(&str) -> Option<String>,
+    (index_name, base, total_name, engine): (&str, u64, &str, &str),
+    index: &str,
+) -> Result<(Shard, String), InputError> {
+    let total = var(total_name).ok_or_else(|| {
+        InputError(format!(
+            "--shard auto: {index_name}={index} is set ({engine}) but {total_name} is not; \
+             expected it to hold the number of shards"
+        ))
+    })?;
+    let number = |name: &str, value: &str, what: &str| {
+        (!value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| value.parse::<u64>().ok())
+            .flatten()
+            .ok_or_else(|| {
+                InputError(format!(
+                    "--shard auto: {name}: expected {what} (digits only), got `{value}` ({engine})"
+                ))
+            })
+    };
+    let index = number(index_name, index, "a shard index")?;
+    let total_n = number(total_name, &total, "the number of shards")?;
+    let k = index.checked_add(1 - base).ok_or_else(|| {
+        InputError(format!(
+            "--shard auto: {index_name}: expected a shard index, got `{index}` ({engine})"
+        ))
+    })?;
+    let shard = Shard::parse(&format!("{k}/{total_n}")).map_err(|expected| {
+        InputError(format!(
+            "--shard auto: {index_name}={index} {total_name}={total_n} ({engine}, {base}-based): {expected}"
+        ))
+    })?;
+    Ok((
+        shard,
+        format!("{index_name}={index} {total_name}={total_n}"),
+    ))
 }
 
 #[cfg(test)]
@@ -150,5 +172,39 @@ mod tests {
                 .contains("CI_NODE_INDEX")
         );
         assert!(error("0/2", &[]).contains("--shard"));
+    }
+
+    #[test]
+    fn engines_that_disagree_and_numbers_with_a_sign_or_space_are_refused() {
+        let error = |text: &str, pairs: &[(&str, &str)]| shard(text, pairs).unwrap_err().0;
+        let both = [
+            ("JOB_COMPLETION_INDEX", "0"),
+            ("JOB_COMPLETIONS", "2"),
+            ("CI_NODE_INDEX", "2"),
+            ("CI_NODE_TOTAL", "2"),
+        ];
+        let disagree = error("auto", &both);
+        assert!(
+            disagree.contains("JOB_COMPLETION_INDEX=0") && disagree.contains("CI_NODE_INDEX=2"),
+            "{disagree}"
+        );
+        // Two engines naming the same slice agree.
+        let (got, _) = shard(
+            "auto",
+            &[
+                ("JOB_COMPLETION_INDEX", "1"),
+                ("JOB_COMPLETIONS", "2"),
+                ("CI_NODE_INDEX", "2"),
+                ("CI_NODE_TOTAL", "2"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(got, Shard { k: 2, n: 2 });
+        for bad in ["+1", " 1", "1 ", ""] {
+            let text = error("auto", &[("CI_NODE_INDEX", bad), ("CI_NODE_TOTAL", "2")]);
+            assert!(text.contains("digits only"), "{bad:?}: {text}");
+            let text = error(&format!("{bad}/2"), &[]);
+            assert!(text.contains("--shard"), "{bad:?}: {text}");
+        }
     }
 }

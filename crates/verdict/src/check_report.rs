@@ -260,8 +260,14 @@ impl Shard {
         let max = fencesim_scenario::limits::MAX_SEEDS;
         let bad = || format!("expected `K/N` with 1 <= K <= N <= {max}, got `{text}`");
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
-        let k: u64 = k.trim().parse().map_err(|_| bad())?;
-        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        // Digits only: `u64`'s parser would take `+2`, and a space is a typo.
+        let number = |s: &str| {
+            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse::<u64>().ok())
+                .flatten()
+                .ok_or_else(bad)
+        };
+        let (k, n) = (number(k)?, number(n)?);
         if k == 0 || n == 0 || k > n || n > max {
             return Err(bad());
         }
