@@ -267,7 +267,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         TuneRankingReadsP50,
         "tune",
-        "tune/src/recommend.rs: ranked",
+        "tune/src/rank.rs: ranked",
         "tune/jvm-gc",
         "-p fencesim-tune --lib",
         "recommend::tests::a_p50_p99_split_changes_the_ranking"
