@@ -16,9 +16,8 @@ pub mod recorded;
 pub mod summary;
 
 pub use check_report::{
-    check_report, merge, report_from_json, report_to_json, same_schema,
-    scenario_result, CheckReport, ReportHeader, ScenarioResult, ScenarioResultBuilder,
-    ScenarioVerdict, Shard,
+    check_report, merge, report_from_json, report_to_json, same_schema, scenario_result,
+    CheckReport, ReportHeader, ScenarioResult, ScenarioResultBuilder, ScenarioVerdict, Shard,
 };
 pub use contradiction::contradicts;
 pub use recorded::{Entry, RecordedRun, Rerun};
