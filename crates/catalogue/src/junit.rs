@@ -31,18 +31,7 @@ const FAILING_SEEDS_LISTED_MAX: usize = 20;
 /// its replay command. The scenario description and the console summary go in
 /// `<system-out>`.
 pub fn junit_xml(report: &CheckReport, wall_seconds: &BTreeMap<String, f64>) -> String {
-    let seconds = |result: &ScenarioResult| -> f64 {
-        let seconds = wall_seconds
-            .get(&result.file)
-            .or_else(|| wall_seconds.get(&result.scenario.name))
-            .copied()
-            .unwrap_or(0.0);
-        if seconds.is_finite() && seconds > 0.0 {
-            seconds
-        } else {
-            0.0
-        }
-    };
+    let seconds = |result: &ScenarioResult| seconds_of(wall_seconds, result);
     let sharded = report.shard.is_some();
     // A scenario's own testcase fails by its sweep; each recorded seed by itself.
     let sweep_failed = |result: &ScenarioResult| result.sweep_verdict(sharded).failed();
@@ -104,6 +93,21 @@ pub fn junit_xml(report: &CheckReport, wall_seconds: &BTreeMap<String, f64>) -> 
     }
     out.push_str("</testsuite>\n");
     out
+}
+
+/// A scenario's wall time in seconds, by file or else by name (0 when unknown or not a
+/// positive number).
+fn seconds_of(wall_seconds: &BTreeMap<String, f64>, result: &ScenarioResult) -> f64 {
+    let seconds = wall_seconds
+        .get(&result.file)
+        .or_else(|| wall_seconds.get(&result.scenario.name))
+        .copied()
+        .unwrap_or(0.0);
+    if seconds.is_finite() && seconds > 0.0 {
+        seconds
+    } else {
+        0.0
+    }
 }
 
 /// One recorded seed's testcase: `NAME recorded seed N`, a `<failure>` while it still

@@ -408,18 +408,7 @@ fn count_write(index: &Index<'_>, causes: &Causes<'_>, k: usize, m: &mut Metrics
             ..
         } => {
             m.stale_write_rejections += 1;
-            // A false rejection: the epoch is the newest on its scope and the service
-            // still held it. A write whose lease had already ended (expired, released,
-            // dropped by a restart) is rightly refused by a store that checks liveness.
-            let mut held = match index.epoch(lease_scope, writer, *token, k) {
-                Epoch::Current { grant } => index.held_before(grant, k),
-                _ => false,
-            };
-            if active(Mutant::MetricCurrentRejectionCountsAll) {
-                // The planted bug counts every rejection as a rejection of a current write.
-                held = true;
-            }
-            if held {
+            if rejected_current(index, k, lease_scope, writer, *token) {
                 m.current_write_rejections += 1;
                 if causes.loss(writer, lease_scope, *token, k) == LossCause::Outage {
                     m.outage_current_write_rejections += 1;
@@ -439,6 +428,19 @@ fn count_write(index: &Index<'_>, causes: &Causes<'_>, k: usize, m: &mut Metrics
             }
         }
         _ => {}
+    }
+}
+
+/// Whether the rejected write `k` was a false rejection: its epoch is the newest on its scope
+/// and the service still held it (a write whose lease had ended is rightly refused).
+fn rejected_current(index: &Index<'_>, k: usize, scope: &str, writer: &str, token: u64) -> bool {
+    if active(Mutant::MetricCurrentRejectionCountsAll) {
+        // The planted bug counts every rejection as a rejection of a current write.
+        return true;
+    }
+    match index.epoch(scope, writer, token, k) {
+        Epoch::Current { grant } => index.held_before(grant, k),
+        _ => false,
     }
 }
 
@@ -631,15 +633,15 @@ fn recovery_metrics(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
     }
 }
 
-/// Every takeover (a grant to another holder than the scope's previous grant) with its cause:
-/// the previous holder crashed while holding; else the cause of its loss (`crate::outage`:
-/// a stall that alone would have ended the lease, an outage); else, lost with a pause at or
-/// after its last contact, a stall; a lease handed on (released without a stand-down) has
-/// no cause.
-fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
-    // Per node: indices of its `Crashed`, `Paused` and `Resumed` events, in order.
+/// Per node, its `Crashed`, `Paused`, `Resumed` events; per tenure, its stand-downs.
+type Lifecycles<'h> = (
+    BTreeMap<&'h str, Vec<usize>>,
+    BTreeMap<(&'h str, &'h str, u64), Vec<usize>>,
+);
+
+/// The events [`takeover_causes`] looks back on, by node and by tenure.
+fn lifecycles<'h>(index: &'h Index<'_>) -> Lifecycles<'h> {
     let mut lifecycle: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    // Per (holder, scope, token): indices of its stand-downs.
     let mut stand_downs: BTreeMap<(&str, &str, u64), Vec<usize>> = BTreeMap::new();
     for (k, event) in index.events().iter().enumerate() {
         match &event.kind {
@@ -658,6 +660,16 @@ fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
             _ => {}
         }
     }
+    (lifecycle, stand_downs)
+}
+
+/// Every takeover (a grant to another holder than the scope's previous grant) with its cause:
+/// the previous holder crashed while holding; else the cause of its loss (`crate::outage`:
+/// a stall that alone would have ended the lease, an outage); else, lost with a pause at or
+/// after its last contact, a stall; a lease handed on (released without a stand-down) has
+/// no cause.
+fn takeover_causes(index: &Index<'_>, causes: &Causes<'_>, m: &mut Metrics) {
+    let (lifecycle, stand_downs) = lifecycles(index);
     for scope in index.scopes() {
         for pair in index.grants(scope).windows(2) {
             let (previous, grant) = (&pair[0], &pair[1]);

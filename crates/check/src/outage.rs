@@ -186,11 +186,7 @@ fn partition_cuts(from: &[NodeName], to: &[NodeName], worker: &str) -> bool {
 }
 
 pub(crate) fn raw<'h>(events: &'h [Event]) -> Vec<RawOutage<'h>> {
-    let end_ns = events
-        .iter()
-        .find(|e| matches!(e.kind, EventKind::RunEnded))
-        .or(events.last())
-        .map_or(0, |e| e.t_ns);
+    let end_ns = run_end_ns(events);
     let workers = workers(events);
     let mut out: Vec<RawOutage<'h>> = Vec::new();
     // Open intervals: the service's (crash, pause), each partition and each hold.
@@ -233,23 +229,18 @@ pub(crate) fn raw<'h>(events: &'h [Event]) -> Vec<RawOutage<'h>> {
             }
             EventKind::PartitionStarted { .. } => partitions.push((event, event.t_ns)),
             EventKind::PartitionHealed { from, to, one_way } => {
-                let position = partitions.iter().position(|(started, _)| {
-                    matches!(&started.kind, EventKind::PartitionStarted { from: f, to: t, one_way: o }
+                let ends = |kind: &EventKind| {
+                    matches!(kind, EventKind::PartitionStarted { from: f, to: t, one_way: o }
                         if f == from && t == to && o == one_way)
-                });
-                if let Some(position) = position {
-                    let (_, since) = partitions.remove(position);
+                };
+                if let Some(since) = close(&mut partitions, ends) {
                     link_cut(&mut out, &workers, event, since, event.t_ns);
                 }
             }
             EventKind::HoldStarted { .. } => holds.push((event, event.t_ns)),
             EventKind::HoldReleased { from, to, .. } => {
-                let position = holds.iter().position(|(started, _)| {
-                    matches!(&started.kind, EventKind::HoldStarted { from: f, to: t }
-                        if f == from && t == to)
-                });
-                if let Some(position) = position {
-                    let (_, since) = holds.remove(position);
+                let ends = |kind: &EventKind| matches!(kind, EventKind::HoldStarted { from: f, to: t } if f == from && t == to);
+                if let Some(since) = close(&mut holds, ends) {
                     link_cut(&mut out, &workers, event, since, event.t_ns);
                 }
             }
@@ -266,6 +257,22 @@ pub(crate) fn raw<'h>(events: &'h [Event]) -> Vec<RawOutage<'h>> {
         link_cut(&mut out, &workers, started, since, end_ns.max(since));
     }
     merge(out)
+}
+
+/// When the run ended: its `RunEnded` event, else its last event.
+fn run_end_ns(events: &[Event]) -> u64 {
+    events
+        .iter()
+        .find(|e| matches!(e.kind, EventKind::RunEnded))
+        .or(events.last())
+        .map_or(0, |e| e.t_ns)
+}
+
+/// Removes the first open interval (its start event, when it began) that `ends` closes, and
+/// says when it began.
+fn close(open: &mut Vec<(&Event, u64)>, ends: impl Fn(&EventKind) -> bool) -> Option<u64> {
+    let position = open.iter().position(|(started, _)| ends(&started.kind))?;
+    Some(open.remove(position).1)
 }
 
 /// The link-cut outages a partition or hold event (its start or its end) describes.

@@ -4,7 +4,7 @@
 //! occurrence renders back to an explicit `[[faults.schedule]]` entry.
 //!
 //! What each kind *does* to the simulated world lives in one module of `fencesim-sim`
-//! (`faults.rs`). ARCHITECTURE.md, "Adding a fault kind", lists the files a new kind touches.
+//! (`faults.rs`). ARCHITECTURE.md, "A fault kind", lists the files a new kind touches.
 
 use fencesim_model::{
     nodes,

@@ -20,6 +20,7 @@ use fencesim_model::Invariant;
 use fencesim_scenario::{Expect, Outcome, Scenario, SeedRange};
 
 use crate::{
+    contradiction::contradicts,
     recorded::RecordedRun,
     summary::{ExpectationVerdict, Summary, SummaryBuilder, SummaryState},
 };
@@ -124,26 +125,6 @@ impl ScenarioResult {
     pub fn recorded_failing(&self) -> impl Iterator<Item = &RecordedRun> {
         self.recorded.iter().filter(|run| run.contradicts)
     }
-}
-
-/// Whether `outcome` contradicts `expect` whatever the other seeds did: a panic, a runaway,
-/// a violated invariant the expectation does not list (for `safe`, any), or a `never`
-/// condition it hit.
-pub fn contradicts(expect: &Expect, outcome: &SeedOutcome) -> bool {
-    let allowed: &[Invariant] = match &expect.outcome {
-        Outcome::Safe => &[],
-        Outcome::Violates(list) => list,
-    };
-    outcome.panic.is_some()
-        || outcome.runaway
-        || outcome
-            .checked
-            .violated()
-            .iter()
-            .any(|invariant| !allowed.contains(invariant))
-        || fencesim_check::coverage::hits(&outcome.checked.metrics)
-            .into_iter()
-            .any(|condition| expect.never.contains(&condition))
 }
 
 /// Whether a [`ScenarioResult`] over the seeds counted in `state` keeps `outcome` in full.

@@ -11,14 +11,15 @@
 #![warn(missing_docs)]
 
 pub mod check_report;
+mod contradiction;
 pub mod recorded;
 pub mod summary;
 
 pub use check_report::{
-    check_report, contradicts, merge, report_from_json, report_to_json, same_schema,
-    scenario_result, CheckReport, ReportHeader, ScenarioResult, ScenarioResultBuilder,
-    ScenarioVerdict, Shard,
+    check_report, merge, report_from_json, report_to_json, same_schema, scenario_result,
+    CheckReport, ReportHeader, ScenarioResult, ScenarioResultBuilder, ScenarioVerdict, Shard,
 };
+pub use contradiction::contradicts;
 pub use recorded::{Entry, RecordedRun, Rerun};
 pub use summary::{
     aggregate_metrics, evaluate, expectation_text, render_summary, summarize, to_json,

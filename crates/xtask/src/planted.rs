@@ -203,7 +203,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         MetricCurrentRejectionCountsAll,
         "metrics",
-        "check/src/metrics.rs: count_write",
+        "check/src/metrics.rs: rejected_current",
         "gc-pause-textbook-max-token",
         "-p fencesim-check --lib",
         "tests::coverage::every_condition_is_hit_when_its_event_happened_and_only_then"
@@ -267,7 +267,7 @@ pub const ALL: &[MutantInfo] = &[
     info!(
         TuneRankingReadsP50,
         "tune",
-        "tune/src/recommend.rs: ranked",
+        "tune/src/rank.rs: ranked",
         "tune/jvm-gc",
         "-p fencesim-tune --lib",
         "recommend::tests::a_p50_p99_split_changes_the_ranking"

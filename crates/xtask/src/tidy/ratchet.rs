@@ -13,10 +13,48 @@ pub(crate) const MAX_FILE_LINES: usize = 800;
 pub(crate) const MAX_FUNCTION_LINES: usize = 70;
 
 /// Files over the limit: (path, its non-test lines).
-const LONG_FILES: &[(&str, usize)] = &[];
+const LONG_FILES: &[(&str, usize)] = &[
+    // TO CUT (issue 33, other branch): tune and cli are cut on another branch.
+    ("crates/cli/src/check.rs", 864),
+    ("crates/cli/src/main.rs", 1038),
+    ("crates/tune/src/lib.rs", 817),
+    ("crates/tune/src/report.rs", 1008),
+    // TO CUT (issue 33): not cut yet on this branch; each along its seams, then its entry goes.
+    ("crates/verdict/src/summary.rs", 847),
+    ("crates/views/src/timeline.rs", 952),
+];
 
 /// Functions over the limit: (`path: Type::function`, its code lines).
-const LONG_FUNCTIONS: &[(&str, usize)] = &[];
+const LONG_FUNCTIONS: &[(&str, usize)] = &[
+    // TO CUT (issue 33, other branch): tune and cli are cut on another branch.
+    ("crates/cli/src/main.rs: main", 89),
+    ("crates/cli/src/main.rs: replay", 93),
+    ("crates/cli/src/main.rs: run", 86),
+    ("crates/cli/src/shrink.rs: exhaustive", 94),
+    ("crates/cli/src/shrink.rs: explore", 80),
+    ("crates/cli/src/shrink.rs: guided", 94),
+    ("crates/cli/src/tune.rs: print_summary", 71),
+    ("crates/tune/src/lib.rs: prepare", 88),
+    ("crates/tune/src/plot/metrics.rs: draw_metric_panel", 72),
+    ("crates/tune/src/plot/tradeoff.rs: draw_pareto", 75),
+    ("crates/tune/src/recommend.rs: rules", 83),
+    // TO CUT (issue 33): not cut yet on this branch; each along its seams, then its entry goes.
+    ("crates/fencesim/src/fs.rs: destination", 72),
+    ("crates/live/src/worker/store.rs: Worker::write", 72),
+    ("crates/profile/src/lib.rs: outages", 82),
+    ("crates/profile/src/lib.rs: prometheus", 72),
+    ("crates/profile/src/outages.rs: Record::line", 73),
+    ("crates/profile/src/prometheus.rs: Exposition::line", 83),
+    (
+        "crates/verdict/src/check_report.rs: check_seeds_counted_once",
+        89,
+    ),
+    ("crates/verdict/src/summary.rs: evaluate_stats", 93),
+    ("crates/views/src/replay_text.rs: replay_text", 84),
+    ("crates/views/src/timeline.rs: collapse", 87),
+    ("crates/views/src/timeline.rs: lease_text", 90),
+    ("crates/xtask/src/search_bench.rs: report", 71),
+];
 
 /// The allow-lists as printed by `xtask tidy`.
 pub(crate) fn allow_list() -> String {
