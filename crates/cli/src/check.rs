@@ -21,8 +21,8 @@ use fencesim::{outputs::Output, regressions::Entry};
 
 use crate::{
     colour,
+    common::InputError,
     progress::{scenario_message, Plain, Progress},
-    InputError,
 };
 
 /// `fencesim check PATH...`.
@@ -484,7 +484,7 @@ fn check_one(
         total,
         scenario_message(position.0, position.1, &scenario.name),
     );
-    let started = crate::wall_now();
+    let started = crate::common::wall_now();
     let builder = sweep(
         scenario,
         run.shard,
@@ -503,7 +503,7 @@ fn check_one(
     for (seed, panic) in result.state.panicked() {
         println!(
             "    seed {seed}: panicked: {} (replay: {})",
-            crate::first_line(panic),
+            crate::common::first_line(panic),
             result.replay_command(*seed),
         );
     }
@@ -617,7 +617,7 @@ fn load_catalogue(
     let mut scenarios: Vec<(PathBuf, Arc<Scenario>)> = Vec::with_capacity(files.len());
     for file in &files {
         let scenario = fencesim_scenario::load_with(file, set)?;
-        crate::warn_presets(file, &scenario);
+        crate::common::warn_presets(file, &scenario);
         scenarios.push((file.clone(), Arc::new(scenario)));
     }
     if let Some(pattern) = select.filter {

@@ -14,6 +14,7 @@ use std::{
 mod args;
 mod check;
 mod colour;
+mod common;
 mod env_seed;
 mod live;
 mod profile;
@@ -23,15 +24,8 @@ mod shrink;
 mod soak;
 mod tune;
 
-/// Wall time, for the commands' own timings shown to people (progress, `check`'s wall
-/// seconds): the one place the binary reads the real clock. It never enters a simulation
-/// or a deterministic report.
-#[allow(clippy::disallowed_methods)]
-pub(crate) fn wall_now() -> std::time::Instant {
-    std::time::Instant::now()
-}
-
 use clap::{Parser, Subcommand};
+use common::{failure_line, first_line, parse_seeds, replay_line, shown, warn_presets, InputError};
 use fencesim_scenario::{Override, Scenario, SeedRange};
 
 /// `fencesim --version`: the package version, the commit it was built from and the madsim it
@@ -259,16 +253,6 @@ enum Command {
     },
 }
 
-/// A usage or input error: printed, exit code 2.
-#[derive(Debug)]
-pub(crate) struct InputError(pub(crate) String);
-
-impl<E: std::fmt::Display> From<E> for InputError {
-    fn from(error: E) -> Self {
-        InputError(error.to_string())
-    }
-}
-
 /// On SIGINT, SIGTERM or SIGHUP: let `soak` record what it found, remove the temp files of
 /// unfinished writes, say so, and exit
 /// 128 + the signal (130, 143, 129). Files already renamed into place are whole; nothing
@@ -418,37 +402,6 @@ fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }
-    }
-}
-
-/// The line replaying `seed` of `path` loaded with `set` (shell-quoted).
-pub(crate) fn replay_line(path: &Path, seed: u64, set: &[Override]) -> String {
-    let set: Vec<String> = set.iter().map(Override::to_arg).collect();
-    fencesim_scenario::identity::replay_command_with(&shown(path), seed, &set)
-}
-
-pub(crate) fn parse_seeds(text: &str) -> Result<SeedRange, InputError> {
-    SeedRange::parse(text).map_err(|expected| InputError(format!("--seeds: {expected}")))
-}
-
-/// The file as the user typed it, for commands they can paste back.
-fn shown(path: &Path) -> String {
-    path.display().to_string()
-}
-
-/// What a failing seed did, in one line (`None` for a seed that did not fail).
-pub(crate) fn failure_line(
-    scenario: &Scenario,
-    outcome: &fencesim_check::SeedOutcome,
-) -> Option<String> {
-    fencesim_verdict::recorded::failure_text(scenario, outcome)
-}
-
-/// Prints, on stderr, the scenario's lease settings that have no effect or contradict its
-/// preset (`Scenario::preset_warnings`); the run goes on.
-pub(crate) fn warn_presets(path: &Path, scenario: &Scenario) {
-    for warning in scenario.preset_warnings() {
-        eprintln!("warning: {}: {warning}", path.display());
     }
 }
 
@@ -961,11 +914,6 @@ fn replay(
         return Ok(matches!(determinism, fencesim::Determinism::Same { .. }));
     }
     Ok(!replay.failed())
-}
-
-/// The first line of a contained panic's message: the full text stays in `replay`.
-pub(crate) fn first_line(message: &str) -> &str {
-    message.lines().next().unwrap_or(message)
 }
 
 /// `fencesim check-history FILE [--json OUT]`.
