@@ -59,3 +59,11 @@ pub(crate) fn warn_presets(path: &Path, scenario: &Scenario) {
 pub(crate) fn first_line(message: &str) -> &str {
     message.lines().next().unwrap_or(message)
 }
+
+/// Writes `bytes` to `path` atomically and says so (`{what} written to PATH`).
+pub(crate) fn write_file(path: &Path, what: &str, bytes: &[u8]) -> Result<(), InputError> {
+    fencesim::fs::write_atomic_bytes(path, bytes)
+        .map_err(|e| InputError(format!("{}: cannot write {what}: {e}", path.display())))?;
+    println!("{what} written to {}", path.display());
+    Ok(())
+}
