@@ -16,6 +16,8 @@ mod colour;
 mod common;
 mod env_seed;
 mod live;
+mod merge;
+mod outputs;
 mod profile;
 mod progress;
 mod replay;
@@ -351,9 +353,9 @@ fn dispatch(command: Command) -> Result<bool, InputError> {
             junit,
             matrix,
             coverage,
-        } => check::merge(
+        } => merge::merge(
             &files,
-            &check::Outputs {
+            &outputs::Outputs {
                 json,
                 junit,
                 matrix,
