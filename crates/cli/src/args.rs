@@ -5,7 +5,7 @@
 use clap::Args;
 use fencesim_scenario::Override;
 
-use crate::InputError;
+use crate::common::InputError;
 
 /// `--set FIELD=VALUE`, repeatable: override a scenario field by its dotted name, validated
 /// like the file.

@@ -1,5 +1,5 @@
-//! `fencesim check` (the catalogue for CI: table, JSON, JUnit, matrix, shards) and
-//! `fencesim merge` (shards back into one report).
+//! `fencesim check`: the catalogue for CI (table, JSON, JUnit, matrix, shards); what it
+//! shares with `merge` is in `outputs`.
 
 use std::{
     collections::BTreeMap,
@@ -14,15 +14,16 @@ use std::{
 use fencesim::{summarized::sweep_in_seed_order, Components};
 use fencesim_scenario::Scenario;
 use fencesim_verdict::{
-    CheckReport, RecordedRun, ScenarioResult, ScenarioResultBuilder, ScenarioVerdict, Shard,
+    RecordedRun, ScenarioResult, ScenarioResultBuilder, ScenarioVerdict, Shard,
 };
 
-use fencesim::{outputs::Output, regressions::Entry};
+use fencesim::regressions::Entry;
 
 use crate::{
     colour,
+    common::InputError,
+    outputs::{print_failures, refuse_outputs_in_catalogue, row, write_outputs, Outputs, HEADER},
     progress::{scenario_message, Plain, Progress},
-    InputError,
 };
 
 /// `fencesim check PATH...`.
@@ -97,14 +98,6 @@ impl CheckArgs {
     }
 }
 
-/// Where `check` and `merge` write their files (all optional, all written atomically).
-pub(crate) struct Outputs {
-    pub json: Option<PathBuf>,
-    pub junit: Option<PathBuf>,
-    pub matrix: Option<PathBuf>,
-    pub coverage: Option<PathBuf>,
-}
-
 /// Which scenarios `check` runs and when it stops: `-k PATTERN`, `--fail-fast`.
 pub(crate) struct Select<'a> {
     pub filter: Option<&'a str>,
@@ -113,163 +106,6 @@ pub(crate) struct Select<'a> {
     pub record_failures: bool,
     /// `--record-limit`: seeds kept per failure signature.
     pub record_limit: usize,
-}
-
-impl Outputs {
-    /// Every file these options will write, for [`fencesim::outputs::preflight`].
-    fn files(&self) -> Vec<Output> {
-        let mut files = Vec::new();
-        if let Some(json) = &self.json {
-            files.push(Output::new("--json", json));
-        }
-        if let Some(junit) = &self.junit {
-            files.push(Output::new("--junit", junit));
-        }
-        if let Some(dir) = &self.matrix {
-            files.push(Output::new("--matrix", dir.join("matrix.md")));
-            files.push(Output::new("--matrix", dir.join("matrix.json")));
-        }
-        if let Some(dir) = &self.coverage {
-            files.push(Output::new("--coverage", dir.join("coverage.md")));
-            files.push(Output::new("--coverage", dir.join("coverage.json")));
-        }
-        files
-    }
-}
-
-/// Every output checked before the first seed runs, `inputs` (reports to merge) included.
-fn check_outputs(outputs: &Outputs, inputs: &[PathBuf]) -> Result<(), InputError> {
-    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    fencesim::outputs::preflight(&outputs.files(), &inputs).map_err(InputError)
-}
-
-/// Refuses an output that the next `check` of the same directories would read as a scenario
-/// (`check DIR --json DIR/r.toml`): the catalogue would then fail on its own report.
-fn refuse_outputs_in_catalogue(outputs: &Outputs, paths: &[PathBuf]) -> Result<(), InputError> {
-    let dirs: Vec<PathBuf> = paths
-        .iter()
-        .filter(|path| path.is_dir())
-        .map(|dir| fencesim::outputs::canonical(dir))
-        .collect();
-    for output in outputs.files() {
-        let target = fencesim::outputs::canonical(&output.path);
-        let is_toml = target.extension().is_some_and(|ext| ext == "toml");
-        if is_toml
-            && target
-                .parent()
-                .is_some_and(|parent| dirs.iter().any(|dir| dir == parent))
-        {
-            return Err(InputError(format!(
-                "{} {}: expected an output outside the scenario directories or not named *.toml, got one the next `check` would read as a scenario",
-                output.flag,
-                output.path.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Writes every output as one set: all temps first, then all renamed together (a signal
-/// leaves the old set or the new one, never a mix).
-fn write_outputs(
-    report: &CheckReport,
-    wall_seconds: &BTreeMap<String, f64>,
-    outputs: &Outputs,
-) -> Result<(), InputError> {
-    let mut files: Vec<(PathBuf, String)> = Vec::new();
-    if let Some(path) = &outputs.json {
-        files.push((path.clone(), fencesim_verdict::report_to_json(report)));
-    }
-    if let Some(path) = &outputs.junit {
-        files.push((
-            path.clone(),
-            fencesim_catalogue::junit_xml(report, wall_seconds),
-        ));
-    }
-    if let Some(dir) = &outputs.matrix {
-        files.push((
-            dir.join("matrix.md"),
-            fencesim_catalogue::matrix_markdown(report),
-        ));
-        files.push((
-            dir.join("matrix.json"),
-            fencesim_catalogue::matrix_json(report),
-        ));
-    }
-    if let Some(dir) = &outputs.coverage {
-        files.push((
-            dir.join("coverage.md"),
-            fencesim_catalogue::coverage_markdown(report),
-        ));
-        files.push((
-            dir.join("coverage.json"),
-            fencesim_catalogue::coverage_json(report),
-        ));
-    }
-    let mut set = fencesim::fs::OutputSet::new();
-    for (path, contents) in &files {
-        set.add(path, contents.as_bytes())
-            .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
-    }
-    set.commit().map_err(|e| InputError(e.to_string()))
-}
-
-const HEADER: &str = "scenario                                      expectation          result     runs  failing  coverage  states/trans  wall (s)";
-
-/// One table row; the verdict label coloured when `colour` (the columns line up either way).
-fn row(result: &ScenarioResult, verdict: &str, wall: Option<f64>, colour: bool) -> String {
-    let summary = &result.summary;
-    let required = &summary.coverage_required;
-    let hit = required
-        .iter()
-        .filter(|condition| summary.coverage.get(*condition).copied().unwrap_or(0) > 0)
-        .count();
-    let space = &summary.state_space;
-    // Abstract states / transitions reached; `+` when the summary kept only some.
-    let truncated = if space.truncated { "+" } else { "" };
-    format!(
-        "{:<45} {:<20} {} {:>6} {:>8} {:>9} {:>13} {:>9}",
-        summary.scenario,
-        summary.expectation,
-        colour::paint_padded(verdict, 8, colour),
-        summary.runs,
-        summary.failing_seeds.len(),
-        format!("{hit}/{}", required.len()),
-        format!("{}/{}{truncated}", space.states, space.transitions),
-        wall.map_or("-".to_string(), |w| format!("{w:.1}")),
-    )
-}
-
-/// Each failed scenario's detail and the command replaying it (with the `--set` overrides the
-/// scenario was loaded with, which the result keeps), and each recorded seed that still
-/// contradicts its expectation with its own (under the overrides it was recorded with).
-fn print_failures(results: &[&ScenarioResult], sharded: bool) {
-    for result in results {
-        let summary = &result.summary;
-        if result.sweep_verdict(sharded).failed() {
-            let seed = summary
-                .failing_seeds
-                .first()
-                .copied()
-                .unwrap_or(result.scenario.seeds.start);
-            println!(
-                "{}: {}\n    replay: {}",
-                summary.scenario,
-                summary.expectation_detail,
-                result.replay_command(seed)
-            );
-        }
-        for run in result.recorded_failing() {
-            println!(
-                "{}: recorded seed {}{} still contradicts the expectation: {}\n    replay: {}",
-                summary.scenario,
-                run.seed,
-                run.under(),
-                run.detail,
-                run.replay_command(&result.file)
-            );
-        }
-    }
 }
 
 /// One finished scenario, as an interrupted `check` lists it.
@@ -484,7 +320,7 @@ fn check_one(
         total,
         scenario_message(position.0, position.1, &scenario.name),
     );
-    let started = crate::wall_now();
+    let started = crate::common::wall_now();
     let builder = sweep(
         scenario,
         run.shard,
@@ -503,7 +339,7 @@ fn check_one(
     for (seed, panic) in result.state.panicked() {
         println!(
             "    seed {seed}: panicked: {} (replay: {})",
-            crate::first_line(panic),
+            crate::common::first_line(panic),
             result.replay_command(*seed),
         );
     }
@@ -617,7 +453,7 @@ fn load_catalogue(
     let mut scenarios: Vec<(PathBuf, Arc<Scenario>)> = Vec::with_capacity(files.len());
     for file in &files {
         let scenario = fencesim_scenario::load_with(file, set)?;
-        crate::warn_presets(file, &scenario);
+        crate::common::warn_presets(file, &scenario);
         scenarios.push((file.clone(), Arc::new(scenario)));
     }
     if let Some(pattern) = select.filter {
@@ -804,62 +640,6 @@ fn rerun_recorded(file: &Path, recorded: &Recorded, components: &Components) -> 
         );
     }
     runs
-}
-
-/// The largest check report `merge` reads (bytes): 256 MiB, the limit of a history file.
-pub(crate) const MAX_REPORT_BYTES: u64 = 256 * 1024 * 1024;
-
-pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputError> {
-    check_outputs(outputs, files)?;
-    let mut parts = Vec::with_capacity(files.len());
-    let mut first: Option<(String, fencesim_verdict::ReportHeader)> = None;
-    for file in files {
-        let shown = file.display().to_string();
-        let text = read_report(file)?;
-        // Each part's schema version against the first's (naming both) before it is read.
-        let header = fencesim_verdict::ReportHeader::of(&text, &shown).map_err(InputError)?;
-        let (first_file, first_header) =
-            first.get_or_insert_with(|| (shown.clone(), header.clone()));
-        fencesim_verdict::same_schema(&[
-            (first_file.as_str(), first_header.clone()),
-            (shown.as_str(), header),
-        ])
-        .map_err(InputError)?;
-        parts.push(fencesim_verdict::report_from_json(&text, &shown).map_err(InputError)?);
-    }
-    let report = fencesim_verdict::merge(parts).map_err(InputError)?;
-    println!("{HEADER}");
-    for (result, verdict) in report.verdicts() {
-        println!("{}", row(result, verdict.label(), None, colour::enabled()));
-    }
-    write_outputs(&report, &BTreeMap::new(), outputs)?;
-    let failed = report.failed();
-    print_failures(&failed, false);
-    println!(
-        "{} scenarios, {} failed",
-        report.scenarios.len(),
-        failed.len()
-    );
-    Ok(report.all_met)
-}
-
-/// A report to merge, read with the one bounded reader.
-fn read_report(file: &Path) -> Result<String, InputError> {
-    let bytes = fencesim_scenario::input::read_limited(file, MAX_REPORT_BYTES).map_err(|e| {
-        InputError(format!(
-            "{}: {}",
-            file.display(),
-            e.expected("a check report")
-        ))
-    })?;
-    fencesim_scenario::input::into_text(bytes).map_err(|at| {
-        InputError(format!(
-            "{}:{}: expected a UTF-8 check report, got invalid UTF-8 at column {}",
-            file.display(),
-            at.line,
-            at.column
-        ))
-    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use fencesim_scenario::SeedRange;
 
-use crate::InputError;
+use crate::common::InputError;
 
 /// Seeds named by the environment, and the variable that named them (`FENCESIM_SEED=3`).
 #[derive(Clone, Debug, PartialEq, Eq)]

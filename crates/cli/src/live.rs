@@ -17,7 +17,7 @@ use fencesim_live::{
 };
 use fencesim_scenario::{Outcome, Override, Scenario, SeedRange};
 
-use crate::{shown, InputError};
+use crate::common::{shown, InputError};
 
 /// `fencesim live SCENARIO...`.
 #[derive(clap::Args)]

@@ -8,32 +8,28 @@
 use std::{
     path::{Path, PathBuf},
     process::ExitCode,
-    sync::Arc,
 };
 
 mod args;
 mod check;
 mod colour;
+mod common;
 mod env_seed;
 mod live;
+mod merge;
+mod outputs;
 mod profile;
 mod progress;
+mod replay;
+mod run;
 mod shard_env;
 mod shrink;
 mod soak;
 mod stdio;
 mod tune;
 
-/// Wall time, for the commands' own timings shown to people (progress, `check`'s wall
-/// seconds): the one place the binary reads the real clock. It never enters a simulation
-/// or a deterministic report.
-#[allow(clippy::disallowed_methods)]
-pub(crate) fn wall_now() -> std::time::Instant {
-    std::time::Instant::now()
-}
-
 use clap::{Parser, Subcommand};
-use fencesim_scenario::{Override, Scenario, SeedRange};
+use common::{shown, write_file, InputError};
 
 /// `fencesim --version`: the package version, the commit it was built from and the madsim it
 /// simulates with (a trace hash is comparable only between runs of the same build). Every
@@ -121,7 +117,7 @@ enum Command {
     #[command(
         after_help = "Example:\n  fencesim run scenarios/gc-pause-textbook-none.toml --seeds 0..200 --jobs 2"
     )]
-    Run(RunArgs),
+    Run(run::RunArgs),
     /// Soak a scenario for a nightly job: consecutive seeds from a printed base seed for a
     /// wall-clock budget; every seed that contradicts the expectation is recorded in the
     /// scenario's regressions file (which `check` re-runs) after each batch, and on
@@ -162,7 +158,7 @@ enum Command {
     #[command(
         after_help = "Example:\n  fencesim replay scenarios/gc-pause-textbook-none.toml --seed 0 --png failure.png"
     )]
-    Replay(ReplayArgs),
+    Replay(replay::ReplayArgs),
     /// Shrink a failing seed to a 1-minimal explicit fault schedule, saved as a scenario file
     /// (default: ./<name>-shrunk-seed-<N>.toml) that `fencesim run` confirms.
     #[command(
@@ -260,16 +256,6 @@ enum Command {
     },
 }
 
-/// A usage or input error: printed, exit code 2.
-#[derive(Debug)]
-pub(crate) struct InputError(pub(crate) String);
-
-impl<E: std::fmt::Display> From<E> for InputError {
-    fn from(error: E) -> Self {
-        InputError(error.to_string())
-    }
-}
-
 /// On SIGINT, SIGTERM or SIGHUP: let `soak` record what it found, remove the temp files of
 /// unfinished writes, say so, and exit
 /// 128 + the signal (130, 143, 129). Files already renamed into place are whole; nothing
@@ -344,7 +330,19 @@ fn main() -> ExitCode {
         quiet_seed_panics();
     }
     stdio::install();
-    let result = match cli.command {
+    match dispatch(cli.command) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(InputError(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs the command: Ok(true) exit 0, Ok(false) exit 1, an `InputError` exit 2.
+fn dispatch(command: Command) -> Result<bool, InputError> {
+    match command {
         Command::Live(args) => live::live(&args),
         Command::Soak(args) => args.run(),
         Command::LiveWorker { config } => live::worker(&config),
@@ -357,9 +355,9 @@ fn main() -> ExitCode {
             junit,
             matrix,
             coverage,
-        } => check::merge(
+        } => merge::merge(
             &files,
-            &check::Outputs {
+            &outputs::Outputs {
                 json,
                 junit,
                 matrix,
@@ -409,562 +407,7 @@ fn main() -> ExitCode {
             Ok(true)
         }
         Command::CheckHistory { file, json } => check_history(&file, json.as_deref()),
-    };
-    match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(InputError(message)) => {
-            eprintln!("error: {message}");
-            ExitCode::from(2)
-        }
     }
-}
-
-/// The line replaying `seed` of `path` loaded with `set` (shell-quoted).
-pub(crate) fn replay_line(path: &Path, seed: u64, set: &[Override]) -> String {
-    let set: Vec<String> = set.iter().map(Override::to_arg).collect();
-    fencesim_scenario::identity::replay_command_with(&shown(path), seed, &set)
-}
-
-pub(crate) fn parse_seeds(text: &str) -> Result<SeedRange, InputError> {
-    SeedRange::parse(text).map_err(|expected| InputError(format!("--seeds: {expected}")))
-}
-
-/// The file as the user typed it, for commands they can paste back.
-fn shown(path: &Path) -> String {
-    path.display().to_string()
-}
-
-/// What a failing seed did, in one line (`None` for a seed that did not fail).
-pub(crate) fn failure_line(
-    scenario: &Scenario,
-    outcome: &fencesim_check::SeedOutcome,
-) -> Option<String> {
-    fencesim_verdict::recorded::failure_text(scenario, outcome)
-}
-
-/// Prints, on stderr, the scenario's lease settings that have no effect or contradict its
-/// preset (`Scenario::preset_warnings`); the run goes on.
-pub(crate) fn warn_presets(path: &Path, scenario: &Scenario) {
-    for warning in scenario.preset_warnings() {
-        eprintln!("warning: {}: {warning}", path.display());
-    }
-}
-
-/// `fencesim run SCENARIO [--seeds A..B]`.
-#[derive(clap::Args)]
-struct RunArgs {
-    /// Scenario file (TOML).
-    scenario: PathBuf,
-    /// Seeds to run, `A..B` (half-open); default: FENCESIM_SEED=N / FENCESIM_SEEDS=A..B /
-    /// MADSIM_TEST_SEED=N from the environment, else the scenario's `seeds`.
-    #[arg(long)]
-    seeds: Option<String>,
-    #[command(flatten)]
-    jobs: args::JobsArgs,
-    /// Print at most N failing seeds, each with its replay command, after the summary; every
-    /// failing seed and its trace hash is in summary.json (`failing_seeds`).
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    max_failures: usize,
-    /// Record every seed that contradicts the expectation in the scenario's regressions
-    /// file (`foo.toml` → `foo.regressions`, commit it), at most --record-limit per failure:
-    /// `check` re-runs recorded seeds first.
-    #[arg(long)]
-    record_failures: bool,
-    #[command(flatten)]
-    record_limit: args::RecordLimit,
-    /// Also draw the saturation curve, the distinct abstract states and transitions reached
-    /// against the seeds run (summary.json's `state_space`), as a PNG to FILE.
-    #[arg(long, value_name = "FILE")]
-    saturation: Option<PathBuf>,
-    /// Output directory; the summary goes to DIR/<scenario name>/summary.json, or with
-    /// `--set` to DIR/<scenario name>/set-<scenario hash>/summary.json (an overridden run
-    /// is another scenario and never overwrites the file's own summary).
-    #[arg(long, default_value = "reports")]
-    out: PathBuf,
-    #[command(flatten)]
-    set: args::SetArgs,
-}
-
-impl RunArgs {
-    fn run(&self) -> Result<bool, InputError> {
-        let set = self.set.overrides()?;
-        run(
-            &self.scenario,
-            self.seeds.as_deref(),
-            self.jobs.get()?,
-            &self.out,
-            &set,
-            &RunReport {
-                max_failures: self.max_failures,
-                record_failures: self.record_failures,
-                record_limit: self.record_limit.get()?,
-                saturation: self.saturation.clone(),
-            },
-        )
-    }
-}
-
-/// What `run` reports besides the summary.
-struct RunReport {
-    /// Failing seeds printed with their replay lines.
-    max_failures: usize,
-    /// Record the seeds that contradict the expectation in the regressions file.
-    record_failures: bool,
-    /// At most this many per failure signature.
-    record_limit: usize,
-    /// Where to draw the saturation curve (PNG).
-    saturation: Option<PathBuf>,
-}
-
-fn run(
-    path: &Path,
-    seeds: Option<&str>,
-    jobs: usize,
-    out: &Path,
-    set: &[Override],
-    report: &RunReport,
-) -> Result<bool, InputError> {
-    let max_failures = report.max_failures;
-    let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
-    warn_presets(path, &scenario);
-    let flag = seeds.map(parse_seeds).transpose()?;
-    let (seeds, source) = env_seed::run_seeds(flag, env_seed::from_process()?, scenario.seeds)?;
-    if let Some(source) = source {
-        println!("seeds {seeds} from {source}");
-    }
-    let summary_path = summary_path(out, &scenario, set);
-    let regressions_path = fencesim::regressions::path_for(path);
-    let mut planned = vec![fencesim::outputs::Output::new("--out", &summary_path)];
-    if let Some(png) = &report.saturation {
-        planned.push(fencesim::outputs::Output::new("--saturation", png));
-    }
-    let record = report.record_failures.then_some("--record-failures");
-    fencesim::outputs::preflight_scenarios(&planned, &[path], record)?;
-    if report.record_failures {
-        // Read now, so a malformed file stops the run before its first seed.
-        fencesim::regressions::load(&regressions_path).map_err(InputError)?;
-    }
-    println!(
-        "fencesim run {} ({}), scenario hash {}, seeds {seeds}, {jobs} jobs",
-        scenario.name,
-        path.display(),
-        scenario.hash()
-    );
-    let swept = sweep_run(path, &scenario, seeds, jobs, set, report);
-    let summary = swept.builder.finish(&scenario, seeds);
-    let mut files = vec![(
-        summary_path.clone(),
-        fencesim_verdict::to_json(&summary).into_bytes(),
-    )];
-    if let Some(png) = &report.saturation {
-        let picture = saturation_png(&summary, seeds)
-            .map_err(|e| InputError(format!("{}: cannot draw: {e}", png.display())))?;
-        files.push((png.clone(), picture));
-    }
-    let mut set = fencesim::fs::OutputSet::new();
-    for (path, contents) in &files {
-        set.add(path, contents)
-            .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
-    }
-    set.commit().map_err(|failed| {
-        InputError(format!(
-            "{}: cannot write: {}",
-            failed.path.display(),
-            failed.error
-        ))
-    })?;
-    println!(
-        "{}",
-        colour::paint_summary(
-            &fencesim_verdict::render_summary(&summary),
-            summary.verdict(),
-            colour::enabled()
-        )
-    );
-    for line in &swept.failure_lines {
-        println!("{line}");
-    }
-    let unlisted = swept.failures - swept.failure_lines.len() as u64;
-    if unlisted > 0 {
-        println!(
-            "… and {unlisted} more failing seeds (--max-failures {max_failures}): every one, with \
-             its trace hash, is in {} (failing_seeds, failing_trace_hashes)",
-            summary_path.display()
-        );
-    }
-    println!("summary written to {}", summary_path.display());
-    if let Some(png) = &report.saturation {
-        println!("saturation curve drawn to {}", png.display());
-    }
-    if report.record_failures {
-        let done = fencesim::regressions::record(
-            &regressions_path,
-            &shown(path),
-            &swept.recorded,
-            report.record_limit,
-        )
-        .map_err(InputError)?;
-        println!(
-            "--record-failures: {} seed(s) contradicted the expectation, {}",
-            swept.recorded.len(),
-            done.describe(&regressions_path, report.record_limit)
-        );
-    }
-    Ok(summary.expectation_met)
-}
-
-/// The saturation curve of `summary` (seeds `seeds`) as a PNG: one point per block of seeds.
-fn saturation_png(
-    summary: &fencesim_verdict::Summary,
-    seeds: fencesim_scenario::SeedRange,
-) -> Result<Vec<u8>, String> {
-    use fencesim_views::saturation::SaturationPoint;
-    let space = &summary.state_space;
-    let mut transitions = 0;
-    let points: Vec<SaturationPoint> = space
-        .saturation
-        .iter()
-        .map(|block| {
-            transitions += block.new_transitions;
-            SaturationPoint {
-                seeds: (block.first_seed + space.block_seeds).min(seeds.end) - seeds.start,
-                states: block.states,
-                transitions,
-            }
-        })
-        .collect();
-    let title = format!(
-        "{}: abstract states and transitions reached, seeds {seeds}",
-        summary.scenario
-    );
-    let note = space.truncated.then_some(
-        "truncated: more were reached than a summary keeps (10,000 states, 40,000 transitions)",
-    );
-    fencesim_views::saturation::saturation_png(&title, note, &points)
-}
-
-/// What `run` keeps of its sweep: the summary so far and, of the failing seeds, the first
-/// `--max-failures` lines to print, how many failed, and those to record.
-struct Swept {
-    builder: fencesim_verdict::SummaryBuilder,
-    failure_lines: Vec<String>,
-    failures: u64,
-    recorded: Vec<fencesim::regressions::Entry>,
-}
-
-/// Runs `seeds` with a progress bar (panics and runaways reported as they finish),
-/// summarized in seed order as seeds finish; the first `max_failures` failing seeds' lines
-/// are kept (to print after the summary) and nothing else of a failing seed, so memory stays
-/// flat however many seeds fail.
-fn sweep_run(
-    path: &Path,
-    scenario: &Arc<Scenario>,
-    seeds: SeedRange,
-    jobs: usize,
-    set: &[Override],
-    report: &RunReport,
-) -> Swept {
-    let max_failures = report.max_failures;
-    let progress = progress::Progress::new("seeds", progress::Plain::EveryHundred);
-    progress.start(seeds.len(), format!("run {}", scenario.name));
-    let on_done = |outcome: &fencesim_check::SeedOutcome| {
-        if let Some(panic) = &outcome.panic {
-            progress.eprintln(&format!(
-                "seed {}: PANIC {}",
-                outcome.seed,
-                first_line(panic)
-            ));
-        }
-        if outcome.runaway {
-            progress.eprintln(&format!(
-                "seed {}: RUNAWAY: over its event budget ({} events), stopped",
-                outcome.seed,
-                scenario.event_budget()
-            ));
-        }
-        progress.inc();
-    };
-    let mut builder = fencesim_verdict::SummaryBuilder::new();
-    let mut failure_lines: Vec<String> = Vec::new();
-    let mut failures: u64 = 0;
-    let mut recorded: Vec<fencesim::regressions::Entry> = Vec::new();
-    let (scenario_hash, set_args) = (
-        scenario.hash(),
-        set.iter().map(Override::to_arg).collect::<Vec<_>>(),
-    );
-    fencesim::summarized::sweep_in_seed_order(
-        scenario,
-        seeds.iter(),
-        jobs,
-        &fencesim::Components::default(),
-        &on_done,
-        |outcome| {
-            builder.push(&outcome);
-            if report.record_failures && fencesim_verdict::contradicts(&scenario.expect, &outcome) {
-                recorded.push(fencesim::regressions::Entry::of(
-                    &outcome,
-                    &scenario_hash,
-                    &set_args,
-                ));
-            }
-            if let Some(what) = failure_line(scenario, &outcome) {
-                failures += 1;
-                if failure_lines.len() < max_failures {
-                    failure_lines.push(format!(
-                        "seed {}: {what}\n    replay: {}",
-                        outcome.seed,
-                        replay_line(path, outcome.seed, set)
-                    ));
-                }
-            }
-        },
-    );
-    progress.clear();
-    Swept {
-        builder,
-        failure_lines,
-        failures,
-        recorded,
-    }
-}
-
-/// Where `run` writes its summary: DIR/<name>/summary.json, or for a scenario loaded with
-/// overrides DIR/<name>/set-<its hash>/summary.json, so runs with different `--set` values
-/// keep their own summaries beside the file's own.
-fn summary_path(out: &Path, scenario: &Scenario, set: &[Override]) -> PathBuf {
-    let dir = out.join(&scenario.name);
-    if set.is_empty() {
-        dir.join("summary.json")
-    } else {
-        dir.join(format!("set-{}", scenario.hash()))
-            .join("summary.json")
-    }
-}
-
-/// `fencesim replay SCENARIO --seed N`.
-#[derive(clap::Args)]
-struct ReplayArgs {
-    /// The scenario file.
-    scenario: PathBuf,
-    /// The seed to replay (or FENCESIM_SEED=N / MADSIM_TEST_SEED=N in the environment).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Also print every resolved option of the scenario.
-    #[arg(long)]
-    resolved: bool,
-    /// Show only these nodes in the timeline and picture (comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    nodes: Option<Vec<String>>,
-    /// Show only START_MS..END_MS of true time in the timeline and picture.
-    #[arg(long)]
-    window: Option<String>,
-    /// Write the timeline picture as SVG to FILE.
-    #[arg(long)]
-    svg: Option<PathBuf>,
-    /// Write the timeline picture as PNG to FILE.
-    #[arg(long)]
-    png: Option<PathBuf>,
-    /// Write Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing) to FILE.
-    #[arg(long)]
-    perfetto: Option<PathBuf>,
-    /// Write the full history as JSON lines to FILE.
-    #[arg(long)]
-    trace: Option<PathBuf>,
-    /// Run the seed twice and fail unless both runs record the same history.
-    #[arg(long)]
-    check_determinism: bool,
-    #[command(flatten)]
-    set: args::SetArgs,
-}
-
-impl ReplayArgs {
-    fn run(self) -> Result<bool, InputError> {
-        let set = self.set.overrides()?;
-        let (seed, source) = env_seed::replay_seed(self.seed, env_seed::from_process()?)?;
-        if let Some(source) = source {
-            println!("seed {seed} from {source}");
-        }
-        replay(
-            &self.scenario,
-            seed,
-            &ReplayView {
-                resolved: self.resolved,
-                nodes: self.nodes,
-                window: self.window.as_deref(),
-            },
-            &ReplayFiles {
-                svg: self.svg,
-                png: self.png,
-                perfetto: self.perfetto,
-                trace: self.trace,
-            },
-            self.check_determinism,
-            &set,
-        )
-    }
-}
-
-/// What the replay shows: `--resolved`, `--nodes`, `--window`.
-struct ReplayView<'a> {
-    resolved: bool,
-    nodes: Option<Vec<String>>,
-    window: Option<&'a str>,
-}
-
-/// Files the replay writes.
-struct ReplayFiles {
-    svg: Option<PathBuf>,
-    png: Option<PathBuf>,
-    perfetto: Option<PathBuf>,
-    trace: Option<PathBuf>,
-}
-
-/// `START_MS..END_MS` (milliseconds, START < END) as nanoseconds.
-fn parse_window(text: &str) -> Result<(u64, u64), InputError> {
-    let bad = || {
-        InputError(format!(
-            "--window: expected START_MS..END_MS with 0 <= START < END, got `{text}`"
-        ))
-    };
-    let (start, end) = text.split_once("..").ok_or_else(bad)?;
-    let ms = |part: &str| -> Result<f64, InputError> {
-        let ms: f64 = part.parse().map_err(|_| bad())?;
-        if ms.is_finite() && ms >= 0.0 {
-            Ok(ms)
-        } else {
-            Err(bad())
-        }
-    };
-    let (start, end) = (ms(start)?, ms(end)?);
-    if start >= end {
-        return Err(bad());
-    }
-    Ok((
-        fencesim_model::ms_to_ns(start),
-        fencesim_model::ms_to_ns(end),
-    ))
-}
-
-fn write_file(path: &Path, what: &str, bytes: &[u8]) -> Result<(), InputError> {
-    fencesim::fs::write_atomic_bytes(path, bytes)
-        .map_err(|e| InputError(format!("{}: cannot write {what}: {e}", path.display())))?;
-    println!("{what} written to {}", path.display());
-    Ok(())
-}
-
-fn replay(
-    path: &Path,
-    seed: u64,
-    view: &ReplayView<'_>,
-    files: &ReplayFiles,
-    check_determinism: bool,
-    set: &[Override],
-) -> Result<bool, InputError> {
-    let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, set)?);
-    warn_presets(path, &scenario);
-    let window_ns = view.window.map(parse_window).transpose()?;
-    if let Some(nodes) = &view.nodes {
-        let mut known = scenario.node_names();
-        known.extend([
-            fencesim_model::nodes::NET.to_string(),
-            fencesim_model::nodes::NEMESIS.to_string(),
-        ]);
-        if let Some(unknown) = nodes.iter().find(|node| !known.contains(node)) {
-            return Err(InputError(format!(
-                "--nodes: expected node names among {}, got `{unknown}`",
-                known.join(", ")
-            )));
-        }
-    }
-    let planned: Vec<fencesim::outputs::Output> = [
-        ("--svg", &files.svg),
-        ("--png", &files.png),
-        ("--perfetto", &files.perfetto),
-        ("--trace", &files.trace),
-    ]
-    .into_iter()
-    .filter_map(|(flag, file)| {
-        file.as_ref()
-            .map(|file| fencesim::outputs::Output::new(flag, file))
-    })
-    .collect();
-    fencesim::outputs::preflight_scenarios(&planned, &[path], None)?;
-    let replay = fencesim::replay(&scenario, seed, &fencesim::Components::default());
-    // The window is clamped to the run (its last event); one that starts after the run
-    // shows nothing and is refused.
-    let run_end_ns = replay.run.history.events.last().map_or(0, |e| e.t_ns);
-    let window_ns = match window_ns {
-        Some((start, _)) if start >= run_end_ns => {
-            return Err(InputError(format!(
-                "--window: expected a window that starts before the run ends ({} ms), got `{}`",
-                run_end_ns as f64 / 1e6,
-                view.window.unwrap_or_default()
-            )))
-        }
-        Some((start, end)) => Some((start, end.min(run_end_ns))),
-        None => None,
-    };
-    let text_options = fencesim_views::ReplayTextOptions {
-        resolved: view.resolved,
-        nodes: view.nodes.clone(),
-        window_ns,
-    };
-    print!(
-        "{}",
-        replay.text(&text_options, &replay_line(path, seed, set))
-    );
-    let picture = fencesim_views::PictureOptions {
-        window_ns,
-        nodes: view.nodes.clone(),
-        title: None,
-    };
-    let picture_error =
-        |e: fencesim_views::PictureError| InputError(format!("cannot draw the picture: {}", e.0));
-    // Every file staged first, then all renamed together: a signal leaves the old set or
-    // the new one.
-    let mut set = fencesim::fs::OutputSet::new();
-    let mut written = Vec::new();
-    let mut stage = |path: &Path, what: &str, bytes: &[u8]| -> Result<(), InputError> {
-        set.add(path, bytes)
-            .map_err(|e| InputError(format!("{}: cannot write {what}: {e}", path.display())))?;
-        written.push(format!("{what} written to {}", path.display()));
-        Ok(())
-    };
-    if let Some(svg) = &files.svg {
-        let text = replay.picture_svg(&picture).map_err(picture_error)?;
-        stage(svg, "SVG picture", text.as_bytes())?;
-    }
-    if let Some(png) = &files.png {
-        let bytes = replay.picture_png(&picture).map_err(picture_error)?;
-        stage(png, "PNG picture", &bytes)?;
-    }
-    if let Some(perfetto) = &files.perfetto {
-        stage(perfetto, "Perfetto trace", replay.perfetto().as_bytes())?;
-    }
-    if let Some(trace) = &files.trace {
-        replay
-            .stage_trace(&mut set, trace)
-            .map_err(|e| InputError(format!("{}: cannot write trace: {e}", trace.display())))?;
-        written.push(format!("trace written to {}", trace.display()));
-    }
-    set.commit().map_err(|e| InputError(e.to_string()))?;
-    for line in written {
-        println!("{line}");
-    }
-    if check_determinism {
-        let determinism = replay.check_determinism();
-        println!("{determinism}");
-        // With --check-determinism the exit code answers that question alone (0 same
-        // history, 1 different), whatever the seed violates.
-        return Ok(matches!(determinism, fencesim::Determinism::Same { .. }));
-    }
-    Ok(!replay.failed())
-}
-
-/// The first line of a contained panic's message: the full text stays in `replay`.
-pub(crate) fn first_line(message: &str) -> &str {
-    message.lines().next().unwrap_or(message)
 }
 
 /// `fencesim check-history FILE [--json OUT]`.

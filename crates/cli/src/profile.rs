@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand, ValueEnum};
 use fencesim_profile::{GcOptions, Measures, OutageTarget, Profile, MAX_INPUT_BYTES};
 
-use crate::InputError;
+use crate::common::InputError;
 
 /// `fencesim profile SOURCE FILE …`.
 #[derive(Args)]

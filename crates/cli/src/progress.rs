@@ -258,7 +258,7 @@ mod tests {
     fn redraws_are_bounded_by_the_rate_not_by_the_seeds() {
         let (progress, seen) = counting("seeds");
         progress.start(100_000, scenario_message(0, 3, "gc-pause"));
-        let started = crate::wall_now();
+        let started = crate::common::wall_now();
         // 100,000 seeds over about a second.
         for i in 0..100_000 {
             progress.inc();

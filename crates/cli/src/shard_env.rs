@@ -4,7 +4,7 @@
 
 use fencesim_verdict::Shard;
 
-use crate::InputError;
+use crate::common::InputError;
 
 /// The variables read, in order: (index variable, its base, total variable, engine).
 /// `JOB_COMPLETIONS` is not set by Kubernetes itself: the manifest sets it to the Job's

@@ -20,7 +20,7 @@ use fencesim_explore::{
 use fencesim_model::Invariant;
 use fencesim_scenario::Outcome;
 
-use crate::InputError;
+use crate::common::InputError;
 
 /// `fencesim shrink SCENARIO --seed N [-o FILE]`.
 pub(crate) fn shrink(

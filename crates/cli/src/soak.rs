@@ -14,7 +14,7 @@ use std::{
 use fencesim::regressions::{Entry, Recorded};
 use fencesim_scenario::{Override, Scenario};
 
-use crate::{args, InputError};
+use crate::{args, common::InputError};
 
 /// The longest `--budget-s`: a week.
 const MAX_SOAK_S: u64 = 7 * 24 * 3600;
@@ -160,7 +160,7 @@ impl SoakArgs {
         );
         let path = self.scenario.as_path();
         let scenario: Arc<Scenario> = Arc::new(fencesim_scenario::load_with(path, &set)?);
-        crate::warn_presets(path, &scenario);
+        crate::common::warn_presets(path, &scenario);
         fencesim::outputs::preflight_scenarios(&[], &[path], Some("soak"))?;
         let regressions = fencesim::regressions::path_for(path);
         fencesim::regressions::load(&regressions).map_err(InputError)?;
@@ -195,7 +195,7 @@ fn soak(
 ) -> Result<bool, InputError> {
     let set_args: Vec<String> = set.iter().map(Override::to_arg).collect();
     let (hash, components) = (scenario.hash(), fencesim::Components::default());
-    let started = crate::wall_now();
+    let started = crate::common::wall_now();
     let mut per_seed: Option<f64> = None;
     loop {
         let elapsed = started.elapsed().as_secs_f64();
@@ -205,7 +205,7 @@ fn soak(
         }
         let size = batch_size(jobs as u64, budget_s as f64 - elapsed, per_seed);
         let seeds = next..next.saturating_add(size).min(u64::MAX - 1);
-        let batch_started = crate::wall_now();
+        let batch_started = crate::common::wall_now();
         fencesim::summarized::sweep_in_seed_order(
             scenario,
             seeds.clone(),
@@ -257,8 +257,8 @@ fn found(
         println!(
             "seed {}: {}\n    replay: {}",
             outcome.seed,
-            crate::failure_line(scenario, outcome).unwrap_or_default(),
-            crate::replay_line(path, outcome.seed, set)
+            crate::common::failure_line(scenario, outcome).unwrap_or_default(),
+            crate::common::replay_line(path, outcome.seed, set)
         );
         state.found += 1;
         state.pending.push(Entry::of(outcome, hash, set_args));

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use fencesim::Components;
+use fencesim_tune::compare::MAX_COMPARE_SEEDS;
 use fencesim_tune::plot::{tune_metrics_png, tune_metrics_svg, tune_pareto_png, tune_pareto_svg};
 use fencesim_tune::report::{
     percent, rate_text, tune_csv, tune_json, tune_markdown, DecideRule, Targets, TuneReport,
@@ -14,7 +15,7 @@ use fencesim_tune::report::{
 };
 use fencesim_tune::Sweep;
 
-use crate::{parse_seeds, InputError};
+use crate::common::{parse_seeds, InputError};
 
 /// `fencesim tune SCENARIO --vary FIELD=VALUES [--vary ...]`.
 #[derive(Args)]
@@ -70,9 +71,6 @@ pub(crate) struct TuneArgs {
     compare_fixed: Option<u64>,
 }
 
-/// The most seeds a `--verify` or `--compare-fixed` may run per setting.
-const MAX_COMPARE_SEEDS: u64 = 100_000;
-
 pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     let set = args.set.overrides()?;
     let mut varies = Vec::new();
@@ -94,7 +92,7 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<bool, InputError> {
     fencesim::outputs::preflight_scenarios(&planned, &[&args.scenario], None)?;
     print_header(&sweep, &file, jobs);
     let components = Components::default();
-    let started = crate::wall_now();
+    let started = crate::common::wall_now();
     let cpu_before = cpu_seconds();
     let report = fencesim_tune::run(&sweep, jobs, &components, &progress());
     let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
@@ -248,7 +246,7 @@ fn cpu_seconds() -> Option<f64> {
 
 /// Runs a fixed `n`-seed sweep of the same settings and prints both sweeps' decisions
 /// (`fencesim_tune::compare`), runs and CPU time, and whether the adaptive sweep met its
-/// target: the same decisions at most `CPU_SHARE_TARGET` of the fixed sweep's CPU.
+/// target (`fencesim_tune::compare::target_met`).
 fn compare_fixed(
     sweep: &Sweep,
     adaptive: &TuneReport,
@@ -257,18 +255,16 @@ fn compare_fixed(
     components: &Components,
     adaptive_cpu: Option<f64>,
 ) {
-    let mut fixed = sweep.clone_with_seeds(n);
-    fixed.seeds.adaptive = false;
     println!(
         "compare: a fixed sweep of {n} seeds per setting ({} runs)",
-        n * fixed.settings.len() as u64 * (1 + fixed.outages.len() as u64)
+        n * sweep.settings.len() as u64 * (1 + sweep.outages.len() as u64)
     );
     let cpu_before = cpu_seconds();
-    let started = crate::wall_now();
-    let report = fencesim_tune::run(&fixed, jobs, components, &progress());
+    let started = crate::common::wall_now();
+    let (report, c) =
+        fencesim_tune::compare::compare_fixed(sweep, adaptive, n, jobs, components, &progress());
     let wall = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
-    let c = fencesim_tune::compare::compare(adaptive, &report);
     println!("  setting | adaptive seeds | adaptive decision | fixed decision");
     for row in &c.rows {
         println!(
@@ -306,7 +302,7 @@ fn compare_fixed(
          CPU): {}",
         if c.equal { "yes" } else { "NO" },
         100.0 * target,
-        if c.equal && share <= target {
+        if fencesim_tune::compare::target_met(&c, share) {
             "met"
         } else {
             "NOT MET"
@@ -314,18 +310,20 @@ fn compare_fixed(
     );
 }
 
-/// Runs the recommendation over 10× the first round's seeds and prints both; true when it
-/// still meets the targets.
+/// Runs the recommendation over 10× the first round's seeds (`fencesim_tune::compare::verify`)
+/// and prints both; true when it still meets the targets.
 fn verify(sweep: &Sweep, report: &TuneReport, jobs: usize, components: &Components) -> bool {
-    let Some(i) = report.recommendation.setting else {
+    let Some(verification) =
+        fencesim_tune::compare::verify(sweep, report, jobs, components, &progress())
+    else {
         println!("verify: no recommendation to verify");
         return false;
     };
-    let n = (sweep.seeds.first.len() * 10).min(MAX_COMPARE_SEEDS);
-    let mut one = sweep.only_setting(i).clone_with_seeds(n);
-    one.seeds.adaptive = false;
-    let again = fencesim_tune::run(&one, jobs, components, &progress());
-    let (s, v) = (&report.settings[i], &again.settings[0]);
+    let n = verification.seeds;
+    let (s, v) = (
+        &report.settings[verification.setting],
+        &verification.report.settings[0],
+    );
     println!("verify {} over {n} seeds ({}):", s.label(), v.seeds);
     println!(
         "  unsafe: sweep {}, verify {}",
@@ -351,7 +349,7 @@ fn verify(sweep: &Sweep, report: &TuneReport, jobs: usize, components: &Componen
         report.ranking.of(s).p99,
         report.ranking.of(v).p99
     );
-    let holds = v.meets_targets;
+    let holds = verification.holds();
     println!(
         "  the recommendation {} ({})",
         if holds { "holds" } else { "DOES NOT HOLD" },
@@ -400,6 +398,8 @@ fn write_outputs(dir: &Path, report: &TuneReport) -> Result<(), InputError> {
     Ok(())
 }
 
+/// The sweep's summary on the console: skipped settings, fault counts, every setting's line,
+/// then [`print_recommendation`].
 fn print_summary(report: &TuneReport) {
     for s in &report.skipped {
         println!("  skipped (invalid): {s}");
@@ -431,6 +431,11 @@ fn print_summary(report: &TuneReport) {
             s.verdict
         );
     }
+    print_recommendation(report);
+}
+
+/// The ranking, the recommendation, its margins, the rules of thumb and what is left unjudged.
+fn print_recommendation(report: &TuneReport) {
     println!("ranking: the lowest {}; {TIE_BREAK}", report.ranking.name());
     match report.recommendation.setting {
         Some(i) => println!(

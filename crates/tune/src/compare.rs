@@ -7,10 +7,101 @@
 //! it found failed must fail in the fixed sweep too, and its other targets, not measured
 //! further, are not compared. The recommendations must be the same setting.
 
+use fencesim_scenario::SeedRange;
+use fencesim_sim::runner::Components;
+
 use crate::report::{Decision, SettingResult, TuneReport};
+use crate::Sweep;
 
 /// The share of the fixed sweep's CPU the adaptive one may use (issue target: 20 %).
 pub const CPU_SHARE_TARGET: f64 = 0.20;
+
+/// The most seeds a [`verify`] or a [`compare_fixed`] may run per setting.
+pub const MAX_COMPARE_SEEDS: u64 = 100_000;
+
+impl Sweep {
+    /// The same sweep with a fixed first round of `n` seeds from the same start.
+    pub fn clone_with_seeds(&self, n: u64) -> Sweep {
+        let mut out = self.clone();
+        out.seeds.first = SeedRange {
+            start: self.seeds.first.start,
+            end: self.seeds.first.start.saturating_add(n.max(1)),
+        };
+        out.seeds.max_seeds = n.max(1);
+        out
+    }
+
+    /// The sweep of setting `i` alone (with its outage re-runs).
+    pub fn only_setting(&self, i: usize) -> Sweep {
+        let mut out = self.clone();
+        out.settings = vec![self.settings[i].clone()];
+        for o in &mut out.outages {
+            o.scenarios = vec![o.scenarios[i].clone()];
+        }
+        out
+    }
+}
+
+/// A fixed sweep of `n` seeds per setting (`--compare-fixed N`): its report, and its
+/// decisions next to the `adaptive` sweep's ([`compare`]). `on_done` as for [`crate::run`].
+pub fn compare_fixed(
+    sweep: &Sweep,
+    adaptive: &TuneReport,
+    n: u64,
+    jobs: usize,
+    components: &Components,
+    on_done: &(dyn Fn(usize, usize) + Sync),
+) -> (TuneReport, Comparison) {
+    let mut fixed = sweep.clone_with_seeds(n);
+    fixed.seeds.adaptive = false;
+    let report = crate::run(&fixed, jobs, components, on_done);
+    let comparison = compare(adaptive, &report);
+    (report, comparison)
+}
+
+/// Whether the adaptive sweep met its target: the same decisions as the fixed sweep at
+/// most [`CPU_SHARE_TARGET`] of its cost (`share`: adaptive over fixed, CPU or runs).
+pub fn target_met(comparison: &Comparison, share: f64) -> bool {
+    comparison.equal && share <= CPU_SHARE_TARGET
+}
+
+/// The recommendation re-run over more seeds (`--verify`).
+#[derive(Clone, Debug)]
+pub struct Verification {
+    /// The recommended setting's index in the sweep.
+    pub setting: usize,
+    /// Seeds it ran: 10× the first round's, at most [`MAX_COMPARE_SEEDS`].
+    pub seeds: u64,
+    /// The re-run's report: one setting.
+    pub report: TuneReport,
+}
+
+impl Verification {
+    /// Whether the recommendation still meets the targets over the verification's seeds.
+    pub fn holds(&self) -> bool {
+        self.report.settings[0].meets_targets
+    }
+}
+
+/// Runs `report`'s recommendation over 10× the first round's seeds (fixed); `None` when there
+/// is no recommendation. `on_done` as for [`crate::run`].
+pub fn verify(
+    sweep: &Sweep,
+    report: &TuneReport,
+    jobs: usize,
+    components: &Components,
+    on_done: &(dyn Fn(usize, usize) + Sync),
+) -> Option<Verification> {
+    let setting = report.recommendation.setting?;
+    let seeds = (sweep.seeds.first.len() * 10).min(MAX_COMPARE_SEEDS);
+    let mut one = sweep.only_setting(setting).clone_with_seeds(seeds);
+    one.seeds.adaptive = false;
+    Some(Verification {
+        setting,
+        seeds,
+        report: crate::run(&one, jobs, components, on_done),
+    })
+}
 
 /// One setting in both sweeps.
 #[derive(Clone, Debug, PartialEq)]
@@ -178,5 +269,16 @@ mod tests {
         let mut decided = f.clone();
         decided.settings[1] = setting(2000, [Meets, Meets, NotAsked]);
         assert!(!compare(&a, &decided).rows[1].equal);
+    }
+
+    #[test]
+    fn the_target_needs_equal_decisions_at_no_more_than_the_cpu_share() {
+        let a = report(vec![setting(200, [Meets, Meets, NotAsked])], Some(0));
+        let f = report(vec![setting(2000, [Meets, Meets, NotAsked])], Some(0));
+        let equal = compare(&a, &f);
+        assert!(target_met(&equal, CPU_SHARE_TARGET));
+        assert!(!target_met(&equal, CPU_SHARE_TARGET + 0.01));
+        let other = report(vec![setting(2000, [Meets, Meets, NotAsked])], None);
+        assert!(!target_met(&compare(&a, &other), 0.01));
     }
 }

@@ -28,7 +28,7 @@ pub mod stats;
 use fencesim_planted::{active, Mutant};
 use std::sync::{
     atomic::{AtomicUsize, Ordering},
-    Arc, Mutex,
+    Arc,
 };
 
 use crate::report::{
@@ -223,29 +223,6 @@ pub fn prepare(
     })
 }
 
-impl Sweep {
-    /// The same sweep with a fixed first round of `n` seeds from the same start.
-    pub fn clone_with_seeds(&self, n: u64) -> Sweep {
-        let mut out = self.clone();
-        out.seeds.first = SeedRange {
-            start: self.seeds.first.start,
-            end: self.seeds.first.start.saturating_add(n.max(1)),
-        };
-        out.seeds.max_seeds = n.max(1);
-        out
-    }
-
-    /// The sweep of setting `i` alone (with its outage re-runs).
-    pub fn only_setting(&self, i: usize) -> Sweep {
-        let mut out = self.clone();
-        out.settings = vec![self.settings[i].clone()];
-        for o in &mut out.outages {
-            o.scenarios = vec![o.scenarios[i].clone()];
-        }
-        out
-    }
-}
-
 /// Adds the outage re-runs `--survive-outage-ms D` needs: none when no outage target is set
 /// or the profile already holds outages of at least D; else both forms (the lease service
 /// down, the holder's link to it cut) on every setting.
@@ -419,36 +396,19 @@ fn run_tasks(
     components: &Components,
     on_done: &(dyn Fn(usize, usize) + Sync),
 ) -> Vec<SeedSummary> {
-    let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, SeedSummary)>> = Mutex::new(Vec::with_capacity(tasks.len()));
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= tasks.len() {
-                    break;
-                }
-                let (setting, variant, index) = tasks[k];
-                let scenario = if variant == 0 {
-                    &sweep.settings[setting].1
-                } else {
-                    &sweep.outages[variant - 1].scenarios[setting]
-                };
-                let seed = seed_of(&sweep.seeds, setting, index);
-                let outcome = fencesim_sim::runner::run_seed(scenario, seed, components).outcome;
-                let summary = SeedSummary::of(&outcome);
-                results
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push((k, summary));
-                on_done(finished.fetch_add(1, Ordering::Relaxed) + 1, tasks.len());
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
-    results.sort_by_key(|(k, _)| *k);
-    results.into_iter().map(|(_, s)| s).collect()
+    fencesim_sim::run_batch(tasks, jobs, |&(setting, variant, index)| {
+        let scenario = if variant == 0 {
+            &sweep.settings[setting].1
+        } else {
+            &sweep.outages[variant - 1].scenarios[setting]
+        };
+        let seed = seed_of(&sweep.seeds, setting, index);
+        let outcome = fencesim_sim::runner::run_seed(scenario, seed, components).outcome;
+        let summary = SeedSummary::of(&outcome);
+        on_done(finished.fetch_add(1, Ordering::Relaxed) + 1, tasks.len());
+        summary
+    })
 }
 
 /// The settings that need more seeds, while below `max_seeds`: a setting that meets no
