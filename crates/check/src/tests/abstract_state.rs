@@ -204,7 +204,10 @@ fn a_recording_of_many_scopes_alike_stays_linear_in_its_states() {
     assert_eq!(at.last().unwrap(), &vec![full; COUNTED_ABOVE].join(" "));
     // One past it, the scopes alike are counted, and `visited` agrees with the naive walk.
     let past = texts(many_scopes(COUNTED_ABOVE as u64 + 1));
-    assert_eq!(past.last().unwrap(), &format!("{}x{full}", COUNTED_ABOVE + 1));
+    assert_eq!(
+        past.last().unwrap(),
+        &format!("{}x{full}", COUNTED_ABOVE + 1)
+    );
     assert_eq!(
         past[past.len() - 2],
         format!("[lease=held store=empty inflight=none] {COUNTED_ABOVE}x{full}")

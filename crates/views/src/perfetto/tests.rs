@@ -225,7 +225,10 @@ fn the_trace_written_event_by_event_is_the_whole_document_serialized_at_once() {
     let mut whole = serde_json::to_string(&value).unwrap();
     whole.push('\n');
     assert_eq!(json, whole);
-    assert!(!checked.violations.is_empty(), "the violations are written too");
+    assert!(
+        !checked.violations.is_empty(),
+        "the violations are written too"
+    );
     let empty = perfetto_json(&History::default(), &[], &[]);
     assert_eq!(empty, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[]}\n");
 }
