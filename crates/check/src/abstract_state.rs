@@ -26,7 +26,10 @@
 //! they are the absence of an entry. A state is the scopes' abstractions as a sorted list (a
 //! multiset: two scopes alike appear twice), so renaming workers, scopes or resources, or
 //! shifting tokens, gives the same state. Its text ([`State::to_string`]) is the canonical
-//! key; `no lease granted` is the state before the first grant.
+//! key; `no lease granted` is the state before the first grant. A state of more than
+//! [`COUNTED_ABOVE`] scopes (a recorded service's many leases; no catalogue run) writes each
+//! distinct scope abstraction once with its count (`2000x[lease=held …]`), so that states,
+//! their texts and the walk stay linear in the history however many scopes it names.
 //!
 //! A transition is a pair of consecutive different states; an event that changes nothing
 //! abstract is no transition. Everything is computed from the history alone (its events and
@@ -237,6 +240,16 @@ impl State {
         if self.scopes.is_empty() {
             out.push_str("no lease granted");
         }
+        if self.scopes.len() > COUNTED_ABOVE {
+            let mut counted: Vec<(ScopeState, u32)> = Vec::new();
+            for scope in &self.scopes {
+                match counted.last_mut() {
+                    Some((last, n)) if last == scope => *n += 1,
+                    _ => counted.push((scope.clone(), 1)),
+                }
+            }
+            return render_counted(&counted, out);
+        }
         for (k, scope) in self.scopes.iter().enumerate() {
             if k > 0 {
                 out.push(' ');
@@ -300,7 +313,9 @@ pub fn visited(history: &History) -> Visited {
 pub(crate) fn visited_in<'h>(history: &'h History, causes: &Causes<'h>) -> Visited {
     let mut walk = Walk::new(history, causes.by_worker());
     let mut codes = Codes::default();
-    // States, as the sorted ids of their scopes' codes, numbered as first seen.
+    // States, as their multisets of scope code ids (`[id, count, id, count, …]`, ids
+    // ascending), numbered as first seen: a key's length is the number of distinct scope
+    // codes, not of scopes, so a recording of many scopes alike stays linear in memory.
     let mut ids: BTreeMap<Vec<u32>, u32> = BTreeMap::new();
     let mut keys: Vec<Vec<u32>> = Vec::new();
     let mut steps: Vec<(u32, u32)> = Vec::new();
@@ -319,12 +334,7 @@ pub(crate) fn visited_in<'h>(history: &'h History, causes: &Causes<'h>) -> Visit
             continue;
         }
         key.clear();
-        key.extend(
-            walk.granted
-                .iter()
-                .filter_map(|&s| walk.scopes[s as usize].id),
-        );
-        key.sort_unstable();
+        key.extend(codes.held.iter().flat_map(|(&id, &count)| [id, count]));
         let id = match ids.get(key.as_slice()) {
             Some(&id) => id,
             None => {
@@ -345,19 +355,34 @@ pub(crate) fn visited_in<'h>(history: &'h History, causes: &Causes<'h>) -> Visit
     rendered(&keys, &codes, steps)
 }
 
-/// The states (`keys`: each one's sorted scope code ids) and the steps between them (as
-/// state numbers) as their canonical texts.
+/// A state of more than this many scopes is written with each distinct scope abstraction
+/// once, prefixed by its count when it repeats (`2000x[lease=held …]`): its text stays as
+/// long as its distinct scopes, not its scopes (a recording of 10,000 scopes would otherwise
+/// write every scope into each of its ~20,000 states). No catalogue run comes near it.
+pub const COUNTED_ABOVE: usize = 16;
+
+/// The states (`keys`: each one's multiset of scope code ids, as [`visited_in`] builds
+/// them) and the steps between them (as state numbers) as their canonical texts.
 fn rendered(keys: &[Vec<u32>], codes: &Codes, steps: Vec<(u32, u32)>) -> Visited {
     let texts: Vec<String> = keys
         .iter()
         .map(|key| {
-            let mut scopes: Vec<ScopeState> = key
-                .iter()
-                .map(|&id| decode(&codes.codes[id as usize]))
+            let mut scopes: Vec<(ScopeState, u32)> = key
+                .chunks_exact(2)
+                .map(|pair| (decode(&codes.codes[pair[0] as usize]), pair[1]))
                 .collect();
             scopes.sort();
+            let total: usize = scopes.iter().map(|&(_, n)| n as usize).sum();
             let mut text = String::with_capacity(64 * scopes.len().max(1));
-            State { scopes }.render(&mut text);
+            if total > COUNTED_ABOVE {
+                render_counted(&scopes, &mut text);
+            } else {
+                let scopes = scopes
+                    .into_iter()
+                    .flat_map(|(scope, n)| std::iter::repeat_n(scope, n as usize))
+                    .collect();
+                State { scopes }.render(&mut text);
+            }
             text
         })
         .collect();
@@ -382,6 +407,21 @@ fn rendered(keys: &[Vec<u32>], codes: &Codes, steps: Vec<(u32, u32)>) -> Visited
             .map(|(from, to)| (texts[from as usize].clone(), texts[to as usize].clone()))
             .collect(),
         states: texts.into_iter().collect(),
+    }
+}
+
+/// A state of more than [`COUNTED_ABOVE`] scopes: each distinct scope abstraction once,
+/// sorted, with `N x` before it when `N` scopes share it.
+fn render_counted(scopes: &[(ScopeState, u32)], out: &mut String) {
+    for (k, (scope, n)) in scopes.iter().enumerate() {
+        if k > 0 {
+            out.push(' ');
+        }
+        if *n > 1 {
+            out.push_str(&n.to_string());
+            out.push('x');
+        }
+        scope.render(out);
     }
 }
 
@@ -413,6 +453,9 @@ fn can_change(kind: &EventKind) -> bool {
 struct Codes {
     ids: BTreeMap<Vec<u8>, u32>,
     codes: Vec<Vec<u8>>,
+    /// The current state as a multiset: per code id, how many granted scopes have it now
+    /// (ids with none left out).
+    held: BTreeMap<u32, u32>,
 }
 
 impl Codes {
@@ -424,6 +467,19 @@ impl Codes {
         self.codes.push(code.to_vec());
         self.ids.insert(code.to_vec(), id);
         id
+    }
+
+    /// A scope's code id changed from `old` (none before its first abstraction) to `new`.
+    fn moved(&mut self, old: Option<u32>, new: u32) {
+        if let Some(old) = old {
+            match self.held.get_mut(&old) {
+                Some(n) if *n > 1 => *n -= 1,
+                _ => {
+                    self.held.remove(&old);
+                }
+            }
+        }
+        *self.held.entry(new).or_insert(0) += 1;
     }
 }
 

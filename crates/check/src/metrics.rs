@@ -745,33 +745,40 @@ fn availability_metrics(index: &Index<'_>, m: &mut Metrics) {
     let mut served_ns: u64 = 0;
     for (k, event) in index.events().iter().enumerate() {
         let node = event.node.as_str();
-        match &event.kind {
+        // The scope an event changes, when only one (else a node's change touches them all).
+        let touched: Option<&str> = match &event.kind {
             // A grant changes which token serves its scope.
-            EventKind::Granted { .. } => {}
+            EventKind::Granted { scope, .. } => Some(scope),
             EventKind::BeliefStarted { scope, token, .. } => {
                 believers.entry(scope).or_default().insert(node, *token);
+                Some(scope)
             }
             EventKind::BeliefEnded { scope, token, .. } => {
                 let on_scope = believers.entry(scope).or_default();
                 if on_scope.get(node) == Some(token) {
                     on_scope.remove(node);
                 }
+                Some(scope)
             }
             EventKind::Crashed => {
                 down.insert(node);
                 for on_scope in believers.values_mut() {
                     on_scope.remove(node);
                 }
+                None
             }
             EventKind::Restarted | EventKind::Resumed { .. } => {
                 down.remove(node);
+                None
             }
             EventKind::Paused { .. } => {
                 down.insert(node);
+                None
             }
             _ => continue,
-        }
-        for &scope in &scopes {
+        };
+        let only = touched.map(|scope| [scope]);
+        for &scope in only.as_ref().map_or(&scopes[..], |one| &one[..]) {
             // The token of the scope's newest grant, this event included.
             let newest = index.newest_grant(scope, k + 1).map(|g| g.token);
             let served = believers.get(scope).is_some_and(|on_scope| {

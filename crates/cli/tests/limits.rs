@@ -84,3 +84,69 @@ fn duplicate_names_and_oversized_files_are_input_errors() {
         assert!(stderr.contains(expected), "{file}: {stderr}");
     }
 }
+
+/// A scenario whose unit of work takes `work_ms` in a minute's run (8 workers).
+fn slow_work(work_ms: &str) -> String {
+    Spec {
+        name: "slow",
+        description: "each unit of work takes as long as the run",
+        duration_ms: 60_000,
+        seeds: "0..1",
+        count: 8,
+        work_ms,
+        tables: "[network]\nlatency_ms = 1",
+        ..Spec::default()
+    }
+    .toml()
+}
+
+/// The time a seed costs is bounded: work at its 7-day limit in a minute's run made the run
+/// wait ~4 weeks of simulated time (~230 s a seed). Work longer than the run is refused
+/// (exit 2, naming the field); at the limit (work as long as the run), the seed ends
+/// `max(duration, heal) + 2 × the liveness bound` after its start, as docs/scenario-format.md
+/// ("Limits", cost per seed) says, with the bound a few runs long, far under its event budget.
+#[test]
+fn time_per_seed_is_bounded_by_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("week.toml"), slow_work("604_800_000")).unwrap();
+    let (code, stdout, stderr) = fencesim(&["run", "week.toml", "--out", "out"], dir.path());
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    assert!(stderr.contains("workers.work_ms"), "{stderr}");
+    assert!(
+        stderr.contains("at most duration_ms (60000 ms)"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("out").exists());
+
+    std::fs::write(dir.path().join("slow.toml"), slow_work("60_000")).unwrap();
+    let (_, stdout, stderr) = fencesim(
+        &["replay", "slow.toml", "--seed", "0", "--trace", "t.jsonl"],
+        dir.path(),
+    );
+    let trace = std::fs::read_to_string(dir.path().join("t.jsonl"))
+        .unwrap_or_else(|e| panic!("{e}\n{stdout}\n{stderr}"));
+    let events: Vec<serde_json::Value> = trace
+        .lines()
+        .skip(1)
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let bound_ms = events
+        .iter()
+        .find(|e| e["event"] == "run-started")
+        .and_then(|e| e["liveness_bound_ms"].as_u64())
+        .expect("run-started carries the bound");
+    let end = events.last().unwrap();
+    assert_eq!(end["event"], "run-ended");
+    let end_ms = end["t_ns"].as_u64().unwrap() / 1_000_000;
+    // No faults: the heal is the run's end (60 s); one unit of work is in the bound.
+    assert!(
+        (60_000..=4 * 60_000).contains(&bound_ms),
+        "bound {bound_ms}"
+    );
+    let planned = 60_000 + 2 * bound_ms;
+    assert!(
+        (planned..=planned + 1).contains(&end_ms),
+        "ended at {end_ms} ms, not {planned}"
+    );
+    assert!(events.len() < 10_000, "{} events", events.len());
+}

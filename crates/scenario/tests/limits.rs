@@ -129,6 +129,18 @@ fn durations_beyond_the_limits_are_rejected() {
             "workers.work_ms.max",
             "at most",
         ),
+        // Work at its 7-day limit in a minute's run: the run waited ~4 weeks of simulated
+        // time for it (~230 s a seed). The unit of work must fit the run.
+        (
+            &[(work, "work_ms = 604_800_000")],
+            "workers.work_ms",
+            "at most duration_ms (60000 ms)",
+        ),
+        (
+            &[(work, "work_ms = { dist = \"exponential\", mean = 13_044 }")],
+            "workers.work_ms",
+            "fits the run",
+        ),
         (
             &[("count = 2", "count = 2\nwrites_per_lease = 1_000_000")],
             "workers.writes_per_lease",

@@ -33,16 +33,43 @@ pub fn perfetto_json(history: &History, violations: &[Violation], nodes: &[Strin
     for (number, violation) in violations.iter().enumerate() {
         trace.push_violation(history, number, violation);
     }
-    let trace = json!({ "traceEvents": trace.out, "displayTimeUnit": "ms" });
-    let mut text = serde_json::to_string(&trace).expect("the trace serializes");
-    text.push('\n');
+    let mut text = trace.out.text;
+    text.push_str("]}\n");
     text
 }
 
 /// The trace being written: its tracks (one per node) and its trace events, in order.
 struct Trace {
     tracks: Vec<String>,
-    out: Vec<Value>,
+    out: Out,
+}
+
+/// The file's text so far: each trace event is written out as it is made, not kept as a
+/// JSON value (a runaway seed's million events as values took more than 6 GB; as text,
+/// about its size). The same bytes as the whole document serialized at once, whose keys
+/// `serde_json` sorts: `{"displayTimeUnit":"ms","traceEvents":[…]}`.
+struct Out {
+    text: String,
+    /// Whether an event was written (the next one is preceded by a comma).
+    any: bool,
+}
+
+impl Out {
+    fn new() -> Out {
+        Out {
+            text: String::from(r#"{"displayTimeUnit":"ms","traceEvents":["#),
+            any: false,
+        }
+    }
+
+    fn push(&mut self, event: Value) {
+        if self.any {
+            self.text.push(',');
+        }
+        self.any = true;
+        self.text
+            .push_str(&serde_json::to_string(&event).expect("a trace event serializes"));
+    }
 }
 
 /// Slices open while the events are read, closed by a later event or the run's end.
@@ -63,7 +90,7 @@ impl Trace {
                 tracks.push(node.clone());
             }
         }
-        let mut out: Vec<Value> = Vec::new();
+        let mut out = Out::new();
         for (index, node) in tracks.iter().enumerate() {
             let pid = index + 1;
             for (name, args) in [

@@ -417,7 +417,8 @@ impl<'h> Walk<'h> {
             if data.id.is_none() || data.code != *code {
                 data.code.clear();
                 data.code.extend_from_slice(code);
-                data.id = Some(codes.id(code));
+                let id = codes.id(code);
+                codes.moved(data.id.replace(id), id);
                 changed = true;
             }
         }

@@ -213,3 +213,22 @@ fn a_double_grant_ends_the_open_epoch_so_slices_stay_nested() {
         ]
     );
 }
+
+/// The trace is written out event by event (a runaway seed's million events kept as JSON
+/// values took more than 6 GB): the text is exactly the whole document serialized at once,
+/// so nothing a viewer reads changed.
+#[test]
+fn the_trace_written_event_by_event_is_the_whole_document_serialized_at_once() {
+    let (history, checked) = textbook_run();
+    let json = perfetto_json(&history, &checked.violations, &textbook_nodes());
+    let value: Value = serde_json::from_str(&json).expect("valid JSON");
+    let mut whole = serde_json::to_string(&value).unwrap();
+    whole.push('\n');
+    assert_eq!(json, whole);
+    assert!(
+        !checked.violations.is_empty(),
+        "the violations are written too"
+    );
+    let empty = perfetto_json(&History::default(), &[], &[]);
+    assert_eq!(empty, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[]}\n");
+}

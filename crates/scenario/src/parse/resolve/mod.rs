@@ -51,6 +51,7 @@ impl Ctx<'_> {
         let seeds = self.seeds(&self.required("seeds", raw.seeds)?)?;
         let lease = self.lease(self.required("lease", raw.lease)?)?;
         let workers = self.workers(self.required("workers", raw.workers)?, &lease)?;
+        self.work_fits_the_run(&workers.work_ms, duration_ms)?;
         let names = fencesim_model::nodes::processes(workers.count);
         let storage = self.storage(self.required("storage", raw.storage)?, workers.count)?;
         let network = self.network(raw.network.unwrap_or_default())?;
@@ -70,6 +71,23 @@ impl Ctx<'_> {
             faults,
             expect,
         })
+    }
+
+    /// `workers.work_ms`: its high end (max, p99, 4.6 × an exponential's mean, or a table's
+    /// largest value) at most `duration_ms`. The run ends twice the liveness bound after the
+    /// heal, and that bound holds one unit of work: a week of work in a minute's run made a
+    /// seed simulate four weeks (~230 s of wall time for 12 000 events).
+    fn work_fits_the_run(&self, work_ms: &Dist, duration_ms: u64) -> Result<()> {
+        if work_ms.high() > duration_ms as f64 {
+            return Err(self.error(
+                "workers.work_ms",
+                format!(
+                    "expected a unit of work that fits the run: at most duration_ms ({duration_ms} ms) at its high end (max, p99, 4.6 × mean or largest value), got {}",
+                    work_ms.high()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     pub(crate) fn seeds(&self, text: &str) -> Result<SeedRange> {
