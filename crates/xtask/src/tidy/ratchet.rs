@@ -14,31 +14,23 @@ pub(crate) const MAX_FUNCTION_LINES: usize = 70;
 
 /// Files over the limit: (path, its non-test lines).
 const LONG_FILES: &[(&str, usize)] = &[
-    // TO CUT (issue 33, other branch): tune and cli are cut on another branch.
-    ("crates/cli/src/check.rs", 864),
-    ("crates/cli/src/main.rs", 1038),
-    ("crates/tune/src/lib.rs", 817),
-    ("crates/tune/src/report.rs", 1008),
-    // TO CUT (issue 33): not cut yet on this branch; each along its seams, then its entry goes.
+    // TO CUT (issue 33): each along its seams, then its entry goes.
     ("crates/verdict/src/summary.rs", 847),
     ("crates/views/src/timeline.rs", 952),
 ];
 
 /// Functions over the limit: (`path: Type::function`, its code lines).
 const LONG_FUNCTIONS: &[(&str, usize)] = &[
-    // TO CUT (issue 33, other branch): tune and cli are cut on another branch.
-    ("crates/cli/src/main.rs: main", 89),
-    ("crates/cli/src/main.rs: replay", 93),
-    ("crates/cli/src/main.rs: run", 86),
+    // TO CUT (issue 33): each along its seams, then its entry goes.
+    ("crates/cli/src/replay.rs: replay", 93),
+    ("crates/cli/src/run.rs: run", 86),
     ("crates/cli/src/shrink.rs: exhaustive", 94),
     ("crates/cli/src/shrink.rs: explore", 80),
     ("crates/cli/src/shrink.rs: guided", 94),
-    ("crates/cli/src/tune.rs: print_summary", 71),
     ("crates/tune/src/lib.rs: prepare", 88),
     ("crates/tune/src/plot/metrics.rs: draw_metric_panel", 72),
     ("crates/tune/src/plot/tradeoff.rs: draw_pareto", 75),
     ("crates/tune/src/recommend.rs: rules", 83),
-    // TO CUT (issue 33): not cut yet on this branch; each along its seams, then its entry goes.
     ("crates/fencesim/src/fs.rs: destination", 72),
     ("crates/live/src/worker/store.rs: Worker::write", 72),
     ("crates/profile/src/lib.rs: outages", 82),
@@ -201,8 +193,13 @@ mod tests {
         let body: String = (0..71).map(|i| format!("    let x{i} = {i};\n")).collect();
         let code = format!("impl A {{\n fn long() {{\n{body} }}\n}}\nfn short() {{ 1 }}\n");
         let source = Source::parse("crates/x/src/lib.rs", "x", &code);
+        // The real allow-lists' entries (absent from this one-file workspace) are left out.
+        let found: Vec<String> = check(&[source])
+            .into_iter()
+            .filter(|problem| problem.starts_with("crates/x/"))
+            .collect();
         assert_eq!(
-            check(&[source]),
+            found,
             ["crates/x/src/lib.rs: A::long: 71 lines, over the 70-line limit for a function: cut it along its seams"]
         );
     }
