@@ -178,10 +178,18 @@ impl Axis {
             };
         }
         let (mut lo, mut hi) = (min, max);
+        let magnitude = hi.abs().max(lo.abs());
         if hi - lo < 1e-9 {
             let half = (hi.abs() * 0.1).max(0.5);
             lo -= half;
             hi += half;
+        } else if hi - lo < 0.02 * magnitude {
+            // Values this close (p99s of 26,589 and 26,590 ms) would give every tick the same
+            // label: the axis spans 2 % of their size, so its ticks read apart and the points
+            // are drawn (rightly) almost on top of each other.
+            let (mid, half) = ((hi + lo) / 2.0, 0.01 * magnitude);
+            lo = mid - half;
+            hi = mid + half;
         }
         let pad = (hi - lo) * 0.08;
         // A non-negative axis starts at 0, a little below it when a value is 0, so a marker
@@ -771,6 +779,21 @@ mod tests {
             nice_ticks(0.0, 10.0, 5),
             vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
         );
+    }
+
+    #[test]
+    fn values_a_hair_apart_get_an_axis_whose_tick_labels_differ() {
+        // tune-jvm-gc's trade-off: every p99 is 26,589 or 26,590 ms.
+        let a = Axis::fit(&[26_589.0, 26_590.0, 26_589.0], true);
+        let labels: Vec<String> = a.ticks(6).iter().map(|t| a.label(*t)).collect();
+        assert!(labels.len() >= 3, "{labels:?}");
+        let mut distinct = labels.clone();
+        distinct.dedup();
+        assert_eq!(distinct, labels, "no label repeated");
+        assert!(a.low < 26_589.0 && a.high > 26_590.0);
+        // A wide span is left as it was.
+        let b = Axis::fit(&[1_000.0, 2_000.0], false);
+        assert!(b.low > 900.0 && b.high < 2_100.0, "{} {}", b.low, b.high);
     }
 
     #[test]

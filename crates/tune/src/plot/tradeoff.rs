@@ -75,7 +75,7 @@ pub(super) fn draw_pareto<DB: DrawingBackend>(
         let right = chart.backend_coord(&(x_axis.high, y_axis.to(t))).0;
         boxed_label(
             root,
-            &format!("target: {} false expiries per hour", number(t)),
+            &target_label(t),
             14.0,
             TARGET,
             line_y,
@@ -111,6 +111,16 @@ fn trade_off_points(report: &TuneReport) -> Vec<TradeOff> {
             Some((i, x, (r.per_hour, Some(r.low), Some(r.high)), seeds))
         })
         .collect()
+}
+
+/// The false-expiry target's label: "target: at most 2 false expiries per hour".
+fn target_label(per_hour: f64) -> String {
+    let noun = if per_hour == 1.0 {
+        "expiry"
+    } else {
+        "expiries"
+    };
+    format!("target: at most {} false {noun} per hour", number(per_hour))
 }
 
 /// An axis fitted to `values` and to the interval ends that lie near them: an end further
