@@ -400,14 +400,49 @@ fn dispatch(command: Command) -> Result<bool, InputError> {
         Command::Tune(args) => tune::tune(&args),
         Command::Profile(args) => profile::profile(&args),
         Command::Completions { shell } => {
-            use clap::CommandFactory;
             let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "fencesim", &mut script);
+            clap_complete::generate(shell, &mut completion_tree(), "fencesim", &mut script);
             stdio::write_stdout(&script);
             Ok(true)
         }
         Command::CheckHistory { file, json } => check_history(&file, json.as_deref()),
     }
+}
+
+/// The commands the completion scripts offer: the hidden ones (`live-worker`, `live-guard`,
+/// started by `live` itself) left out, and a value that is not a path (`--shard 2/4`,
+/// `--seeds`, `--set`) completed with nothing rather than with file names.
+fn completion_tree() -> clap::Command {
+    use clap::CommandFactory;
+    let full = Cli::command();
+    let visible = full
+        .get_subcommands()
+        .filter(|command| !command.is_hide_set())
+        .cloned();
+    let root = clap::Command::new("fencesim")
+        .about(full.get_about().cloned().unwrap_or_default())
+        .args(
+            full.get_arguments()
+                .filter(|arg| !matches!(arg.get_id().as_str(), "help" | "version"))
+                .cloned(),
+        )
+        .subcommands(visible);
+    no_file_names(root)
+}
+
+/// `command` and its subcommands with every value that is not a path hinted "no completion".
+fn no_file_names(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            let path = arg.get_value_parser().type_id() == std::any::TypeId::of::<PathBuf>();
+            let unhinted = arg.get_value_hint() == clap::ValueHint::Unknown;
+            if !path && unhinted && arg.get_action().takes_values() {
+                arg.value_hint(clap::ValueHint::Other)
+            } else {
+                arg
+            }
+        })
+        .mut_subcommands(no_file_names)
 }
 
 /// `fencesim check-history FILE [--json OUT]`.

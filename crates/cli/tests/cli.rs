@@ -428,6 +428,29 @@ fn completions_cover_every_command_and_parse_in_bash() {
     ] {
         assert!(script.contains(must), "completion lacks {must}");
     }
+    // The hidden commands `live` starts itself are not offered, and `--shard 2/4` is not a
+    // file name, while `--json` still completes one.
+    assert!(
+        !script.contains("live-worker") && !script.contains("live-guard"),
+        "hidden commands offered"
+    );
+    let case = |option: &str, subcommand: &str| -> String {
+        let at = script
+            .find(&format!("fencesim__subcmd__{subcommand})"))
+            .unwrap();
+        let from = at + script[at..].find(&format!("{option})")).unwrap();
+        script[from..from + script[from..].find(";;").unwrap()].to_string()
+    };
+    assert!(
+        !case("--shard", "check").contains("compgen -f"),
+        "{}",
+        case("--shard", "check")
+    );
+    assert!(
+        case("--json", "check").contains("compgen -f"),
+        "{}",
+        case("--json", "check")
+    );
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("fencesim.bash");
     fs::write(&path, &script).unwrap();
