@@ -274,6 +274,17 @@ fn output_paths_the_write_would_fail_on_are_refused_before_any_work() {
     let error = run_out(root, "o");
     assert!(error.contains("dangling symlink"), "{error}");
 
+    // A dangling symlink where the output directory goes (`--out link`, the link to a
+    // directory that does not exist): creating the directory would fail after the work.
+    std::os::unix::fs::symlink("gone/away", root.join("link")).unwrap();
+    let error = run_out(root, "link");
+    assert!(
+        error.contains("link") && error.contains("does not exist"),
+        "{error}"
+    );
+    let error = run_out(root, "link/deeper");
+    assert!(error.contains("does not exist"), "{error}");
+
     // A socket where the summary goes.
     std::fs::create_dir_all(root.join("s").join(name)).unwrap();
     let _listener =

@@ -64,6 +64,19 @@ fn existing_ancestor(path: &Path) -> (PathBuf, Vec<std::ffi::OsString>) {
     (dir, rest)
 }
 
+/// The first directory on the way to `path` that is a symlink to nothing: the directory
+/// could not be created there after the work.
+fn dangling_directory(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .find(|dir| {
+            std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.file_type().is_symlink())
+                && !dir.exists()
+        })
+        .map(Path::to_path_buf)
+}
+
 /// `path` canonicalized: its nearest existing ancestor resolved (symlinks, `..`), the rest
 /// appended with `.` and `..` applied lexically.
 pub fn canonical(path: &Path) -> PathBuf {
@@ -94,6 +107,14 @@ pub fn preflight(outputs: &[Output], inputs: &[&Path]) -> Result<(), String> {
         let shown = format!("{} {}", output.flag, output.path.display());
         if output.path.file_name().is_none() || output.path.is_dir() {
             return Err(format!("{shown}: expected a file path, got a directory"));
+        }
+        if let Some(link) = dangling_directory(&output.path) {
+            return Err(format!(
+                "{shown}: expected a directory (or nothing) at {}, got a symlink to {}, which \
+                 does not exist",
+                link.display(),
+                std::fs::read_link(&link).unwrap_or_default().display()
+            ));
         }
         let (dir, _) = existing_ancestor(&output.path);
         if !dir.is_dir() {
