@@ -37,6 +37,7 @@
 //! coverage.
 
 mod names;
+mod text;
 mod walk;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -46,6 +47,7 @@ use fencesim_model::history::{EventKind, History};
 use serde::{Deserialize, Serialize};
 
 use crate::outage::Causes;
+pub use text::is_canonical;
 use walk::Walk;
 
 /// The abstract states and transitions one run visited, as their canonical texts.

@@ -42,7 +42,7 @@ fn hand_edited_shards_are_refused() {
     std::fs::remove_file(dir.path().join("m.json")).unwrap();
 
     type Edit = fn(&mut Value);
-    let edits: [(&str, Edit, &str); 7] = [
+    let edits: [(&str, Edit, &str); 9] = [
         (
             "a coverage count above the runs",
             |r| r["scenarios"][0]["state"]["stats"]["coverage"]["takeover"] = 9.into(),
@@ -78,6 +78,31 @@ fn hand_edited_shards_are_refused() {
                     serde_json::json!({"violates": ["I3"]})
             },
             "was the report edited?",
+        ),
+        (
+            "an abstract state no run can reach (a made-up name)",
+            |r| {
+                r["scenarios"][0]["state"]["state_space"]["states"]
+                    ["[lease=seized store=below inflight=none]"] =
+                    serde_json::json!({"seeds": 1, "first_seed": 0})
+            },
+            "lease=seized",
+        ),
+        (
+            "a transition to a state the shard does not list",
+            |r| {
+                let transitions = &mut r["scenarios"][0]["state"]["state_space"]["transitions"];
+                let (key, reach) = transitions
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .next()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .unwrap();
+                let edited = format!("{}>0123456789abcdef", key.split('>').next().unwrap());
+                transitions[edited.as_str()] = reach;
+            },
+            "states the report lists",
         ),
         (
             "a seed outside the range of 64-bit seeds",

@@ -224,15 +224,23 @@ pub fn outcome(seed: u64, violated: &[Invariant], panic: Option<&str>) -> SeedOu
     }
 }
 
-/// The abstract states and transitions of [`outcome`]'s run.
+/// The abstract states and transitions of [`outcome`]'s run: `start` is the state before the
+/// first grant, `kind-K` and `nine` are real state texts (a merge refuses made-up ones).
 fn visited(seed: u64) -> fencesim_check::abstract_state::Visited {
-    let mut states = vec!["start".to_string(), format!("kind-{}", seed % 4)];
+    const KINDS: [&str; 4] = [
+        "[lease=held store=empty inflight=none: holder(running)]",
+        "[lease=held store=equal inflight=current: holder(running)]",
+        "[lease=free store=equal inflight=none: expired-holder(gc-paused)]",
+        "[lease=held store=below inflight=stale: holder(running), stale-holder(vm-suspended)]",
+    ];
+    let start = "no lease granted".to_string();
+    let mut states = vec![start.clone(), KINDS[(seed % 4) as usize].to_string()];
     if seed.is_multiple_of(9) {
-        states.push("nine".to_string());
+        states.push("[lease=double store=equal inflight=none: holder(cut-off)]".to_string());
     }
     let transitions = states[1..]
         .iter()
-        .map(|to| ("start".to_string(), to.clone()))
+        .map(|to| (start.clone(), to.clone()))
         .collect();
     fencesim_check::abstract_state::Visited {
         states: states.into_iter().collect(),

@@ -101,6 +101,37 @@ impl StateSpaceAcc {
         self.previous_seed = None;
     }
 
+    /// Checks the names a hand-edited report could fabricate: every state a canonical state
+    /// text ([`fencesim_check::abstract_state::is_canonical`]) and every transition two state
+    /// ids (of states the report lists, unless some were not kept).
+    pub fn check_names(&self) -> Result<(), String> {
+        for key in self.states.keys() {
+            fencesim_check::abstract_state::is_canonical(key).map_err(|expected| {
+                format!("state.state_space.states.{key:?}: expected {expected}")
+            })?;
+        }
+        let ids: std::collections::BTreeSet<String> =
+            self.states.keys().map(|text| state_id(text)).collect();
+        let is_id = |id: &str| id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit());
+        for key in self.transitions.keys() {
+            let pair = key.split_once('>').filter(|(a, b)| is_id(a) && is_id(b));
+            let Some((from, to)) = pair else {
+                return Err(format!(
+                    "state.state_space.transitions.{key:?}: expected two state ids (16 hex \
+                     digits each) joined by `>`"
+                ));
+            };
+            let listed = ids.contains(from) && ids.contains(to);
+            if !self.truncated && !listed {
+                return Err(format!(
+                    "state.state_space.transitions.{key:?}: expected a transition between \
+                     states the report lists"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks what a hand-edited report could break: every count positive and at most
     /// `runs`, no more entries than the limits.
     pub fn check_consistent(&self, runs: u64) -> Result<(), String> {
@@ -451,6 +482,47 @@ mod tests {
         for (span, block) in cases {
             assert_eq!(block_seeds(span), block, "{span} seeds");
         }
+    }
+
+    #[test]
+    fn a_fabricated_state_or_transition_is_refused() {
+        let held = "[lease=held store=below inflight=none: holder(running)]";
+        let free = "[lease=free store=empty inflight=none]";
+        let mut acc = StateSpaceAcc::default();
+        acc.push(0, &run(&[held, free]));
+        assert_eq!(acc.check_names(), Ok(()));
+        let mut made_up = acc.clone();
+        made_up.states.insert(
+            "[lease=seized store=below inflight=none]".into(),
+            Reach {
+                seeds: 1,
+                first_seed: 0,
+            },
+        );
+        let error = made_up.check_names().unwrap_err();
+        assert!(
+            error.contains("seized") && error.contains("one of free, held"),
+            "{error}"
+        );
+        let mut stray = acc.clone();
+        stray.transitions.insert(
+            format!("{}>{}", state_id(held), "0123456789abcdef"),
+            Reach {
+                seeds: 1,
+                first_seed: 0,
+            },
+        );
+        let error = stray.check_names().unwrap_err();
+        assert!(error.contains("states the report lists"), "{error}");
+        let mut garbled = acc;
+        garbled.transitions.insert(
+            "from>to".into(),
+            Reach {
+                seeds: 1,
+                first_seed: 0,
+            },
+        );
+        assert!(garbled.check_names().unwrap_err().contains("16 hex"));
     }
 
     #[test]

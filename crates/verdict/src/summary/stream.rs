@@ -259,6 +259,7 @@ impl SummaryState {
         }
         self.stats.check_consistent()?;
         self.state_space.check_consistent(self.stats.runs)?;
+        self.state_space.check_names()?;
         Ok(())
     }
 
