@@ -471,11 +471,10 @@ fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult
         }
         if result.overrides != overrides {
             return Err(format!(
-                "{file}: the reports ran scenario {:?} with different --set overrides: [{}] and \
-                 [{}] (run every shard with the same --set arguments)",
+                "{file}: the reports ran scenario {:?} with different --set overrides: {} (run \
+                 every shard with the same --set arguments)",
                 scenario.name,
-                overrides.join(" "),
-                result.overrides.join(" ")
+                override_difference(&overrides, &result.overrides)
             ));
         }
         result
@@ -510,6 +509,34 @@ fn merge_file(file: &str, results: Vec<ScenarioResult>) -> Result<ScenarioResult
         recorded,
         recorded_total,
     })
+}
+
+/// Where two parts' `--set` lists differ: each override one part has and the other lacks,
+/// by field (`--set lease.ttl_ms=5000 in one, --set lease.ttl_ms=6000 in the other`).
+fn override_difference(first: &[String], other: &[String]) -> String {
+    let only = |a: &[String], b: &[String]| -> Vec<String> {
+        a.iter()
+            .filter(|o| !b.contains(o))
+            .map(|o| format!("--set {o}"))
+            .collect()
+    };
+    let side = |list: Vec<String>| {
+        if list.is_empty() {
+            "nothing".to_string()
+        } else {
+            list.join(" ")
+        }
+    };
+    let (a, b) = (only(first, other), only(other, first));
+    if a.is_empty() && b.is_empty() {
+        // The same overrides in another order (a later one wins, so order matters).
+        return format!(
+            "the same overrides in another order: {} in one, {} in the other",
+            first.join(" "),
+            other.join(" ")
+        );
+    }
+    format!("{} in one, {} in the other", side(a), side(b))
 }
 
 /// What `merge` verifies of a part's recorded seeds: at most a regressions file's worth,

@@ -530,3 +530,24 @@ fn every_scenario_reports_the_abstract_states_its_seeds_reached_and_merges_them_
     let json = report_to_json(&whole);
     assert!(json.contains("\"state_space\""), "{json}");
 }
+
+#[test]
+fn shards_run_under_different_overrides_are_refused_naming_the_difference() {
+    let set = |list: &[&str]| -> Vec<String> { list.iter().map(|s| s.to_string()).collect() };
+    let common = "workers.count=3";
+    assert_eq!(
+        override_difference(
+            &set(&[common, "lease.ttl_ms=5000"]),
+            &set(&[common, "lease.ttl_ms=6000"])
+        ),
+        "--set lease.ttl_ms=5000 in one, --set lease.ttl_ms=6000 in the other"
+    );
+    assert_eq!(
+        override_difference(&set(&[common]), &set(&[common, "storage.fencing=none"])),
+        "nothing in one, --set storage.fencing=none in the other"
+    );
+    assert!(
+        override_difference(&set(&["a=1", "a=2"]), &set(&["a=2", "a=1"]))
+            .starts_with("the same overrides in another order")
+    );
+}
