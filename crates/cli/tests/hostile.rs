@@ -948,8 +948,29 @@ fn a_sigkilled_writers_temp_is_removed_by_the_next_run() {
     let temp = wait_for_temp(dir.path());
     signal(&child, "KILL");
     child.wait().unwrap();
-    // A SIGKILL cannot be handled: its temp stays until the next write of r.json.
+    // A SIGKILL cannot be handled: its temp stays until a write of r.json finds it an hour
+    // old (a fresh one whose PID is not running here may be a writer's in another PID
+    // namespace, a container sharing the directory).
     assert!(dir.path().join(&temp).exists(), "{:?}", names(dir.path()));
+    let mut again = start_check(dir.path(), 0);
+    again.wait().unwrap();
+    assert!(
+        dir.path().join(&temp).exists(),
+        "a fresh temp removed: {:?}",
+        names(dir.path())
+    );
+    let long_ago = std::time::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    for name in names(dir.path())
+        .iter()
+        .filter(|name| name.ends_with(".tmp"))
+    {
+        std::fs::File::options()
+            .write(true)
+            .open(dir.path().join(name))
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+    }
     let mut again = start_check(dir.path(), 0);
     again.wait().unwrap();
     assert_eq!(

@@ -12,8 +12,11 @@
 //! Temp files are registered while they exist, so a signal handler can remove them
 //! ([`remove_pending_temps`]); a temp left by a process that was killed outright (SIGKILL,
 //! power loss) is removed by the next write into the same directory once its PID is no
-//! longer running (Linux: `/proc/PID` absent). [`OutputSet`] writes a command's every temp
-//! first and renames them all together, so a signal leaves the old set or the new one.
+//! longer running (Linux: `/proc/PID` absent) and it has not changed for
+//! [`STALE_TEMP_SECS`] (a writer in another PID namespace, a container sharing the volume,
+//! has a PID this one cannot see). [`OutputSet`] writes a command's every temp first and
+//! renames them all together, so a signal leaves the old set or the new one; then it syncs
+//! each directory it renamed into, so the new names survive a power loss too.
 
 use std::{
     collections::BTreeSet,
@@ -290,8 +293,20 @@ fn temp_owner(entry: &str, file_name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
+/// How long a temp must be left unchanged before a write may remove it as stale (seconds):
+/// an hour, far longer than any fill (a 600 MB Perfetto trace is written in seconds).
+pub const STALE_TEMP_SECS: u64 = 3600;
+
+/// Whether the file behind `meta` has not been modified for [`STALE_TEMP_SECS`].
+fn untouched_for_long(meta: &fs::Metadata) -> bool {
+    meta.modified()
+        .ok()
+        .and_then(|modified| modified.elapsed().ok())
+        .is_some_and(|age| age.as_secs() >= STALE_TEMP_SECS)
+}
+
 /// Removes, in `dir`, temps of `file_name` and the preflight's probes whose writer is no
-/// longer running. Only where `/proc` shows processes (Linux); elsewhere stale temps stay
+/// longer running and which have not changed for [`STALE_TEMP_SECS`]. Only where `/proc` shows processes (Linux); elsewhere stale temps stay
 /// (they are hidden dot files).
 fn remove_stale_temps(dir: &Path, file_name: Option<&str>) {
     if !Path::new("/proc/self").exists() {
@@ -312,7 +327,12 @@ fn remove_stale_temps(dir: &Path, file_name: Option<&str>) {
             continue;
         };
         let regular = entry.file_type().is_ok_and(|kind| kind.is_file());
-        if regular && pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+        let old = entry.metadata().is_ok_and(|meta| untouched_for_long(&meta));
+        if regular
+            && old
+            && pid != std::process::id()
+            && !Path::new(&format!("/proc/{pid}")).exists()
+        {
             let _ = fs::remove_file(entry.path());
         }
     }
@@ -461,8 +481,28 @@ impl OutputSet {
                 pending.remove(temp);
             }
         }
+        drop(pending);
+        sync_dirs(temps.iter().filter_map(|staged| match staged {
+            Staged::Temp { target, .. } => Some(target.as_path()),
+            Staged::InPlace { .. } => None,
+        }));
         Ok(())
     }
+}
+
+/// Syncs the directory of each of `renamed` once, so the renames are on disk (a rename is
+/// durable only once its directory is). Best effort: a file system that cannot sync a
+/// directory (some network ones refuse) leaves the files written. The directories synced.
+fn sync_dirs<'a>(renamed: impl Iterator<Item = &'a Path>) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = renamed.map(dir_of).collect();
+    dirs.sort();
+    dirs.dedup();
+    for dir in &dirs {
+        if let Ok(handle) = fs::File::open(dir) {
+            let _ = handle.sync_all();
+        }
+    }
+    dirs
 }
 
 impl Drop for OutputSet {
@@ -586,13 +626,35 @@ pub(crate) mod tests {
         let dead = format!(".out.txt.{}.0.tmp", u32::MAX - 1);
         let live = format!(".out.txt.{}.0.tmp", 1);
         let unrelated = format!(".other.txt.{}.0.tmp", u32::MAX - 1);
-        for name in [&dead, &live, &unrelated] {
-            fs::write(tmp.0.join(name), "half").unwrap();
+        // A dead writer's temp written a moment ago may be a live writer's in another PID
+        // namespace (a container sharing the volume): kept until it is an hour old.
+        let recent = format!(".out.txt.{}.1.tmp", u32::MAX - 1);
+        let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+        for name in [&dead, &live, &unrelated, &recent] {
+            let file = fs::File::create(tmp.0.join(name)).unwrap();
+            if name != &recent {
+                file.set_modified(long_ago).unwrap();
+            }
         }
         write_atomic(&tmp.0.join("out.txt"), "whole").unwrap();
         assert_eq!(
             entries(&tmp.0),
-            vec![unrelated, live, "out.txt".to_string()]
+            vec![unrelated, live, recent, "out.txt".to_string()]
+        );
+    }
+
+    #[test]
+    fn a_commit_syncs_each_directory_it_renamed_into_once() {
+        let tmp = TempDir::new("dirsync");
+        let (a, b) = (tmp.0.join("a"), tmp.0.join("b"));
+        let targets = [a.join("x"), a.join("y"), b.join("z")];
+        for target in &targets {
+            fs::create_dir_all(dir_of(target)).unwrap();
+        }
+        assert_eq!(
+            sync_dirs(targets.iter().map(PathBuf::as_path)),
+            vec![a, b],
+            "each directory once"
         );
     }
 
