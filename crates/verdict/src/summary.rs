@@ -12,9 +12,11 @@ use fencesim_scenario::{Expect, Outcome, Scenario, SeedRange};
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
+mod console;
 pub mod numeric;
 pub mod state_space;
 mod stream;
+pub use console::render_summary;
 pub use stream::{FieldAcc, SeedStride, SummaryBuilder, SummaryState};
 
 /// The seed range as it appears in JSON: `[start, end)`.
@@ -672,125 +674,6 @@ fn float_value(x: f64) -> Value {
 
 #[cfg(test)]
 mod tests;
-
-/// Key metrics shown in the console summary (all metrics are in the JSON).
-const CONSOLE_METRICS: [&str; 10] = [
-    "acquisitions",
-    "takeovers",
-    "renewal_failures",
-    "accepted_writes",
-    "stale_write_rejections",
-    "false_expiries",
-    "superseded_side_effects",
-    "overlapping_beliefs",
-    "takeover_latency_ms",
-    "fence_window_ms",
-];
-
-/// A short human-readable rendering of a summary for the console.
-pub fn render_summary(summary: &Summary) -> String {
-    let mut out = String::new();
-    let failing: Vec<String> = summary
-        .failing_seeds
-        .iter()
-        .take(20)
-        .map(u64::to_string)
-        .collect();
-    let more = summary.failing_seeds.len().saturating_sub(failing.len());
-    out.push_str(&format!(
-        "{}: {} runs, {} failing seeds{}{}\n",
-        summary.scenario,
-        summary.runs,
-        summary.failing_seeds.len(),
-        if failing.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}", failing.join(", "))
-        },
-        if failing.is_empty() {
-            String::new()
-        } else if more > 0 {
-            format!(", … {more} more]")
-        } else {
-            "]".to_string()
-        },
-    ));
-    out.push_str("  seeds violating:");
-    for (invariant, count) in &summary.violations {
-        out.push_str(&format!(" {invariant}={count}"));
-    }
-    out.push('\n');
-    for key in CONSOLE_METRICS {
-        if let Some(value) = summary.metrics.get(key) {
-            out.push_str(&format!("  {key}: {value}\n"));
-        }
-    }
-    out.push_str("  coverage:");
-    if summary.coverage_required.is_empty() {
-        out.push_str(" none required");
-    }
-    for condition in dedup_in_order(&summary.coverage_required) {
-        let seeds = summary.coverage.get(&condition).copied().unwrap_or(0);
-        out.push_str(&format!(" {condition}={seeds}"));
-    }
-    if summary.vacuous {
-        out.push_str(" VACUOUS");
-    }
-    out.push('\n');
-    render_state_space(&mut out, &summary.state_space);
-    out.push_str(&format!(
-        "  expectation {}: {} — {}",
-        summary.expectation,
-        summary.verdict().word(),
-        summary.expectation_detail
-    ));
-    out
-}
-
-/// Rare states listed on the console (all are in the JSON).
-const CONSOLE_RARE_STATES: usize = 5;
-
-/// The state-space lines of the console summary: counts, the saturation curve, rare states.
-fn render_state_space(out: &mut String, space: &state_space::StateSpace) {
-    if space.states == 0 {
-        return;
-    }
-    let at_least = if space.truncated { "at least " } else { "" };
-    let curve: Vec<String> = space
-        .saturation
-        .iter()
-        .map(|b| b.new_states.to_string())
-        .collect();
-    out.push_str(&format!(
-        "  state space: {at_least}{} abstract states, {at_least}{} transitions; new states per {}: {}\n",
-        space.states,
-        space.transitions,
-        plural(space.block_seeds, "seed"),
-        curve.join(" ")
-    ));
-    if space.rare.is_empty() {
-        return;
-    }
-    let more = space.rare.len().saturating_sub(CONSOLE_RARE_STATES);
-    out.push_str(&format!(
-        "  rare states (< {} % of seeds): {}{}\n",
-        state_space::RARE_PERCENT,
-        space.rare.len(),
-        if more > 0 {
-            format!(", the {CONSOLE_RARE_STATES} rarest:")
-        } else {
-            ":".to_string()
-        }
-    ));
-    for rare in space.rare.iter().take(CONSOLE_RARE_STATES) {
-        out.push_str(&format!(
-            "    {} (first seed {}): {}\n",
-            plural(rare.seeds, "seed"),
-            rare.first_seed,
-            one_line(&rare.state, 300)
-        ));
-    }
-}
 
 /// How a scenario's expectation came out over its seeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -320,17 +320,41 @@ fn summary_counts_coverage_per_seed_and_flags_vacuous() {
 fn render_summary_without_required_coverage() {
     let mut scenario = scenario(Outcome::Violates(vec![I4]));
     scenario.expect.coverage.clear();
-    let summary = summarize(
-        &scenario,
-        SeedRange { start: 0, end: 2 },
-        &[outcome(0, &[I4], None), outcome(1, &[], None)],
-    );
+    let (mut first, mut second) = (outcome(0, &[I4], None), outcome(1, &[], None));
+    first.checked.metrics.acquisitions = 1;
+    second.checked.metrics.acquisitions = 2;
+    first.checked.metrics.takeover_latency_ms = vec![100.0, 200.0, 300.0];
+    second.checked.metrics.takeover_latency_ms = vec![400.0, 500.0, 600.0];
+    let summary = summarize(&scenario, SeedRange { start: 0, end: 2 }, &[first, second]);
     let text = render_summary(&summary);
     assert!(text.contains("  coverage: none required\n"), "{text}");
     assert!(
-        text.contains("expectation violates I4: MET — Met:"),
+        text.contains("expectation violates I4: MET — violated as expected"),
         "{text}"
     );
+    assert!(!text.contains("Met:") && !text.contains('{'), "{text}");
+    // The metrics as aligned tables (outcome(): 1 and 2 acquisitions, 3 latency samples).
+    let lines: Vec<&str> = text.lines().collect();
+    let row = |name: &str| {
+        *lines
+            .iter()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap()
+    };
+    assert_eq!(
+        row("counter"),
+        "  counter                        total  max/seed"
+    );
+    assert_eq!(
+        row("acquisitions"),
+        "  acquisitions                       3         2"
+    );
+    let timing = row("takeover_latency_ms");
+    assert_eq!(
+        timing,
+        "  takeover_latency_ms                6     300.0     600.0     600.0"
+    );
+    assert_eq!(timing.len(), row("timing (ms)").len(), "aligned: {text}");
 }
 
 #[test]
