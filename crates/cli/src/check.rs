@@ -22,7 +22,7 @@ use fencesim::regressions::Entry;
 use crate::{
     colour,
     common::InputError,
-    outputs::{print_failures, refuse_outputs_in_catalogue, row, write_outputs, Outputs, HEADER},
+    outputs::{print_failures, refuse_outputs_in_catalogue, row, write_outputs, Columns, Outputs},
     progress::{scenario_message, Plain, Progress},
 };
 
@@ -123,6 +123,8 @@ struct Finished {
 #[derive(Debug, Default)]
 pub(crate) struct Record {
     total: usize,
+    /// The width of the table's scenario column.
+    name_width: usize,
     finished: Vec<Finished>,
     /// The scenario running and its seed count (this shard's).
     running: Option<(String, u64)>,
@@ -181,9 +183,10 @@ fn interrupted_table(record: &Record, signal: &str, running_done: u64) -> String
     );
     for f in &record.finished {
         out.push_str(&format!(
-            "  {:<45} {}\n",
+            "  {:<w$} {}\n",
             f.name,
-            colour::paint(f.label, colour)
+            colour::paint(f.label, colour),
+            w = record.name_width
         ));
     }
     let mut started = finished;
@@ -191,7 +194,8 @@ fn interrupted_table(record: &Record, signal: &str, running_done: u64) -> String
         Some((name, seeds)) => {
             started += 1;
             out.push_str(&format!(
-                "  {name:<45} interrupted ({running_done} of {seeds} seeds done)\n"
+                "  {name:<w$} interrupted ({running_done} of {seeds} seeds done)\n",
+                w = record.name_width
             ));
         }
         None if finished == record.total => {
@@ -251,6 +255,13 @@ pub(crate) fn check(
     refuse_duplicate_names(&scenarios)?;
     let set_args: Vec<String> = set.iter().map(|o| o.to_arg()).collect();
     let recorded = recorded_seeds(&scenarios, &set_args, shard)?;
+    let columns = Columns::fit(scenarios.iter().map(|(_, scenario)| {
+        let outcome = &scenario.expect.outcome;
+        (
+            scenario.name.as_str(),
+            fencesim_verdict::expectation_text(outcome),
+        )
+    }));
     let run = Run {
         shard,
         jobs,
@@ -258,10 +269,12 @@ pub(crate) fn check(
         components: Components::default(),
         progress: Progress::new("seeds", Plain::Nothing),
         colour: colour::enabled(),
+        columns,
     };
-    println!("{HEADER}");
+    println!("{}", columns.header());
     *record() = Some(Record {
         total: scenarios.len(),
+        name_width: columns.name(),
         ..Record::default()
     });
     let mut results = Vec::with_capacity(scenarios.len());
@@ -296,6 +309,8 @@ struct Run {
     components: Components,
     progress: Progress,
     colour: bool,
+    /// The table's column widths, fitted to every scenario's name and expectation.
+    columns: Columns,
 }
 
 /// Runs one scenario, the `position.0`-th of `position.1`: its recorded seeds first (this
@@ -334,7 +349,7 @@ fn check_one(
     result.overrides = run.set_args.clone();
     result.recorded = reruns;
     result.recorded_total = recorded.total;
-    print_row(&result, &scenario.name, run.shard, wall, run.colour);
+    print_row(&result, &scenario.name, run, wall);
     // One line per contained panic; the full message is in `replay`.
     for (seed, panic) in result.state.panicked() {
         println!(
@@ -588,10 +603,11 @@ fn sweep(
 
 /// `name`'s table row, printed and recorded under the record's lock: an interrupt's table
 /// comes after it, never between the two.
-fn print_row(result: &ScenarioResult, name: &str, shard: Option<Shard>, wall: f64, colour: bool) {
-    let verdict = result.verdict(shard.is_some());
+fn print_row(result: &ScenarioResult, name: &str, run: &Run, wall: f64) {
+    let verdict = result.verdict(run.shard.is_some());
     let mut record = record();
-    println!("{}", row(result, verdict.label(), Some(wall), colour));
+    let line = row(result, verdict.label(), Some(wall), run.colour, run.columns);
+    println!("{line}");
     if let Some(record) = record.as_mut() {
         record.running = None;
         record.finished.push(Finished {
@@ -658,6 +674,7 @@ mod tests {
     fn the_interrupted_table_counts_lists_and_names_the_interrupted_scenario() {
         let record = Record {
             total: 4,
+            name_width: 45,
             finished: vec![
                 finished("a", "ok", Some(false)),
                 finished("b", "FAILED", Some(true)),
@@ -680,6 +697,7 @@ mod tests {
     fn an_interrupt_after_the_last_scenario_says_the_outputs_were_being_written() {
         let record = Record {
             total: 2,
+            name_width: 45,
             finished: vec![
                 finished("a", "partial", None),
                 finished("b", "VACUOUS", Some(true)),

@@ -9,7 +9,7 @@ use std::{
 use crate::{
     colour,
     common::InputError,
-    outputs::{check_outputs, print_failures, row, write_outputs, Outputs, HEADER},
+    outputs::{check_outputs, print_failures, row, write_outputs, Columns, Outputs},
 };
 
 /// The largest check report `merge` reads (bytes): 256 MiB, the limit of a history file.
@@ -34,9 +34,14 @@ pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputE
         parts.push(fencesim_verdict::report_from_json(&text, &shown).map_err(InputError)?);
     }
     let report = fencesim_verdict::merge(parts).map_err(InputError)?;
-    println!("{HEADER}");
+    let columns = Columns::fit(report.scenarios.iter().map(|result| {
+        let summary = &result.summary;
+        (summary.scenario.as_str(), summary.expectation.clone())
+    }));
+    println!("{}", columns.header());
     for (result, verdict) in report.verdicts() {
-        println!("{}", row(result, verdict.label(), None, colour::enabled()));
+        let line = row(result, verdict.label(), None, colour::enabled(), columns);
+        println!("{line}");
     }
     write_outputs(&report, &BTreeMap::new(), outputs)?;
     let failed = report.failed();

@@ -121,7 +121,44 @@ pub(crate) fn write_outputs(
     set.commit().map_err(|e| InputError(e.to_string()))
 }
 
-pub(crate) const HEADER: &str = "scenario                                      expectation          result     runs  failing  coverage  states/trans  wall (s)";
+/// The table's column widths: the scenario names and the expectations as wide as the widest
+/// (at least 45 and 20 characters), so a long name keeps every column of every row aligned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Columns {
+    name: usize,
+    expectation: usize,
+}
+
+impl Columns {
+    /// Widths fitting every `(name, expectation)` of the table.
+    pub(crate) fn fit<'a>(rows: impl Iterator<Item = (&'a str, String)>) -> Columns {
+        let mut columns = Columns {
+            name: 45,
+            expectation: 20,
+        };
+        for (name, expectation) in rows {
+            columns.name = columns.name.max(name.chars().count());
+            columns.expectation = columns.expectation.max(expectation.chars().count());
+        }
+        columns
+    }
+
+    /// The width of the scenario column.
+    pub(crate) fn name(self) -> usize {
+        self.name
+    }
+
+    /// The header line.
+    pub(crate) fn header(self) -> String {
+        format!(
+            "{:<n$} {:<e$} result     runs  failing  coverage  states/trans  wall (s)",
+            "scenario",
+            "expectation",
+            n = self.name,
+            e = self.expectation
+        )
+    }
+}
 
 /// One table row; the verdict label coloured when `colour` (the columns line up either way).
 pub(crate) fn row(
@@ -129,6 +166,7 @@ pub(crate) fn row(
     verdict: &str,
     wall: Option<f64>,
     colour: bool,
+    columns: Columns,
 ) -> String {
     let summary = &result.summary;
     let required = &summary.coverage_required;
@@ -140,7 +178,7 @@ pub(crate) fn row(
     // Abstract states / transitions reached; `+` when the summary kept only some.
     let truncated = if space.truncated { "+" } else { "" };
     format!(
-        "{:<45} {:<20} {} {:>6} {:>8} {:>9} {:>13} {:>9}",
+        "{:<n$} {:<e$} {} {:>6} {:>8} {:>9} {:>13} {:>9}",
         summary.scenario,
         summary.expectation,
         colour::paint_padded(verdict, 8, colour),
@@ -149,6 +187,8 @@ pub(crate) fn row(
         format!("{hit}/{}", required.len()),
         format!("{}/{}{truncated}", space.states, space.transitions),
         wall.map_or("-".to_string(), |w| format!("{w:.1}")),
+        n = columns.name,
+        e = columns.expectation,
     )
 }
 

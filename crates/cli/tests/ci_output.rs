@@ -304,3 +304,47 @@ fn a_closed_or_full_stdout_ends_every_command_without_a_panic() {
         );
     }
 }
+
+/// A scenario name longer than the table's 45 columns (and an expectation longer than 20)
+/// widens its column for every row, so `check` and `merge` stay aligned.
+#[test]
+fn long_scenario_names_keep_the_check_table_aligned() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "a.toml", "gc-pause-textbook-none", "0..2");
+    put(dir.path(), "b.toml", "gc-pause-textbook-max-token", "0..2");
+    let long = "a-scenario-name-well-past-the-forty-five-columns-of-the-table";
+    let text = std::fs::read_to_string(dir.path().join("b.toml")).unwrap();
+    let name_line = text.lines().find(|l| l.starts_with("name = ")).unwrap();
+    let text = text.replacen(name_line, &format!("name = \"{long}\""), 1);
+    std::fs::write(dir.path().join("b.toml"), text).unwrap();
+    let (code, stdout, stderr) = fencesim(
+        &[
+            "check", "a.toml", "b.toml", "--json", "c.json", "--color", "never",
+        ],
+        dir.path(),
+    );
+    assert!(code <= 1, "{stdout}{stderr}");
+    let merged = fencesim(&["merge", "c.json", "--color", "never"], dir.path());
+    for out in [&stdout, &merged.1] {
+        let lines: Vec<&str> = out.lines().collect();
+        let header = lines.iter().find(|l| l.starts_with("scenario ")).unwrap();
+        let rows: Vec<&&str> = lines
+            .iter()
+            .filter(|l| l.starts_with("gc-pause-") || l.starts_with(long))
+            .collect();
+        assert_eq!(rows.len(), 2, "{out}");
+        // Left-aligned columns start where their header does; `runs` ends where it does.
+        for row in &rows {
+            let bytes = row.as_bytes();
+            for column in ["expectation", "result"] {
+                let at = header.find(column).unwrap();
+                assert!(at > long.len(), "{header}");
+                let starts = bytes[at - 1] == b' ' && bytes[at] != b' ';
+                assert!(starts, "{column} misaligned:\n{out}");
+            }
+            let end = header.find("runs").unwrap() + 3;
+            let ends = bytes[end] != b' ' && bytes[end + 1] == b' ';
+            assert!(ends, "runs misaligned:\n{out}");
+        }
+    }
+}
