@@ -616,6 +616,68 @@ fn cases() -> Vec<Case> {
     ]
 }
 
+/// A JVM log of 1,000 pauses within one microsecond.
+fn thousand_pauses_in_a_microsecond() -> String {
+    let mut log = String::from("[0.000000000s][info][gc] Using G1\n");
+    for i in 0..1_000 {
+        log.push_str(&format!(
+            "[0.000000{:03}s][info][gc] GC({i}) Pause Young (Normal) (G1 Evacuation Pause) 1M->1M(2M) 0.001ms\n",
+            i
+        ));
+    }
+    log
+}
+
+/// Hardening round 4: `profile` prints no made-up data and no block the loader refuses (the
+/// accepted inputs next to these are in profile.rs `every_block_profile_prints_loads`).
+fn round_4_cases() -> Vec<Case> {
+    let outages = "start,end\n2024-03-01T12:00:00Z,2024-03-01T12:00:30Z\n";
+    vec![
+        case(
+            "a histogram with only le=\"+Inf\" (no value is known)",
+            vec![("h.prom", "x_seconds_bucket{le=\"+Inf\"} 5\n".into())],
+            &["profile", "prometheus", "h.prom", "--measures", "one-way"],
+            &["h.prom: line 1: x_seconds_bucket{le=\"+Inf\"}", "their values are unknown"],
+        ),
+        case(
+            "a histogram bound of 1e300 s",
+            vec![(
+                "h.prom",
+                "x_seconds_bucket{le=\"1e300\"} 5\nx_seconds_bucket{le=\"+Inf\"} 5\n".into(),
+            )],
+            &["profile", "prometheus", "h.prom", "--measures", "one-way"],
+            &["h.prom: line 1: x_seconds_bucket{le=\"1e300\"}", "at most 604800000 ms"],
+        ),
+        case(
+            "1,000 JVM pauses within 1 µs",
+            vec![("gc.log", thousand_pauses_in_a_microsecond())],
+            &["profile", "jvm-gc", "gc.log"],
+            &["gc.log: ", "rate_per_min: expected at most 600 per minute", "1000 over"],
+        ),
+        case(
+            "a gctrace of one collection",
+            vec![(
+                "go.log",
+                "gc 1 @0.100s 2%: 0.011+1.2+0.003 ms clock, 0.044+0.5/1.0/0.2+0.012 ms cpu, 4->4->0 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 4 P\n".into(),
+            )],
+            &["profile", "go-gc", "go.log"],
+            &["go.log: ", "rate_per_min: expected at most 600 per minute", "2 over"],
+        ),
+        case(
+            "an outage record mixing RFC 3339 rows and rows of seconds",
+            vec![("o.csv", format!("{outages}100,130\n"))],
+            &["profile", "outages", "o.csv", "--target", "service"],
+            &["o.csv: line 3: expected every row in the form of line 2 (RFC 3339 times), got seconds"],
+        ),
+        case(
+            "--span-hours 1e300",
+            vec![("o.csv", outages.to_string())],
+            &["profile", "outages", "o.csv", "--target", "service", "--span-hours", "1e300"],
+            &["o.csv: --span-hours: expected", "at most 87600 h (10 years), got 1e300"],
+        ),
+    ]
+}
+
 /// Every file under `dir` (relative paths, sorted) with its contents.
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
@@ -645,7 +707,7 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn every_hostile_input_exits_2_with_a_clear_message_and_writes_nothing() {
     let mut failures = Vec::new();
-    for case in cases() {
+    for case in cases().into_iter().chain(round_4_cases()) {
         let dir = tempfile::tempdir().unwrap();
         for (name, contents) in &case.files {
             std::fs::write(dir.path().join(name), contents).unwrap();

@@ -4,7 +4,10 @@
 
 mod util;
 
-use std::{fs, path::PathBuf};
+use std::{
+    fs,
+    path::{Path, PathBuf},
+};
 
 use util::*;
 
@@ -289,4 +292,193 @@ fn overridden_summary(scenario_dir: &std::path::Path) -> std::path::PathBuf {
         .collect();
     assert_eq!(found.len(), 1, "{found:?}");
     found.pop().unwrap().join("summary.json")
+}
+
+/// The inputs next to the refused ones (`hostile.rs`, round 4) that `profile` accepts: a
+/// histogram with observations in a finite bucket and above it, a bound of exactly 7 days, a
+/// JVM log at 600 pauses a minute, a gctrace of two collections over 10 s, a record written
+/// all in seconds, a span of exactly 10 years. Files put in the test's directory.
+fn accepted_neighbours() -> Vec<(&'static str, String, Vec<&'static str>)> {
+    // 600 pauses over exactly a minute (the last line is not a pause).
+    let mut jvm: String = (0..600)
+        .map(|i| {
+            format!(
+                "[{}.{}00s][info][gc] GC({i}) Pause Young (Normal) (G1 Evacuation Pause) 2M->1M(8M) 1.5ms\n",
+                i / 10,
+                i % 10
+            )
+        })
+        .collect();
+    jvm.push_str("[60.000s][info][gc] Cancelling GC: Stopping VM\n");
+    vec![
+        (
+            "some-above.prom",
+            "x_seconds_bucket{le=\"0.1\"} 3\nx_seconds_bucket{le=\"+Inf\"} 5\n".into(),
+            vec!["prometheus", "--measures", "one-way"],
+        ),
+        (
+            "seven-days.prom",
+            "x_seconds_bucket{le=\"604800\"} 5\nx_seconds_bucket{le=\"+Inf\"} 5\n".into(),
+            vec!["prometheus", "--measures", "one-way"],
+        ),
+        ("busy.log", jvm, vec!["jvm-gc"]),
+        (
+            "two.go",
+            "gc 1 @5.000s 2%: 0.011+1.2+0.003 ms clock, 0.044+0.5/1.0/0.2+0.012 ms cpu, 4->4->0 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 4 P\n\
+             gc 2 @10.000s 2%: 0.020+2.0+0.010 ms clock, 0.08+0.1/1.0/0.2+0.04 ms cpu, 4->5->1 MB, 5 MB goal, 0 MB stacks, 0 MB globals, 4 P (forced)\n"
+                .into(),
+            vec!["go-gc"],
+        ),
+        (
+            "seconds.csv",
+            "start,end\n100,130\n5000,5002.5\n".into(),
+            vec!["outages", "--target", "service"],
+        ),
+        (
+            "ten-years.csv",
+            "start,end\n2024-03-01T12:00:00Z,2024-03-01T12:00:30Z\n".into(),
+            vec!["outages", "--target", "link", "--span-hours", "87600"],
+        ),
+    ]
+}
+
+/// Every way `profile` is run here over the committed fixtures: each JVM log at 1, 3 and 64
+/// workers, the gctrace likewise, every histogram of the scrape (and every gRPC method's
+/// series of `grpc_server_handling_seconds`) both ways, the outage record for both targets
+/// with and without a span. A fixture no case reads fails the test.
+fn fixture_runs() -> Vec<Vec<String>> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../profile/fixtures");
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    let words = |list: &[&str]| list.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let file = fixture(&name);
+        let text = fs::read_to_string(dir.join(&name)).unwrap_or_default();
+        if name.starts_with("jvm-") && name.ends_with(".log")
+            || name.starts_with("go-") && name.ends_with(".log")
+        {
+            let source = if name.starts_with("jvm-") {
+                "jvm-gc"
+            } else {
+                "go-gc"
+            };
+            for workers in ["1", "3", "64"] {
+                runs.push(words(&[source, &file, "--workers", workers]));
+            }
+        } else if name.ends_with(".prom") {
+            let metrics: Vec<&str> = text
+                .lines()
+                .filter_map(|line| line.strip_prefix("# TYPE "))
+                .filter_map(|rest| rest.strip_suffix(" histogram"))
+                .collect();
+            let mut methods: Vec<&str> = text
+                .split("grpc_method=\"")
+                .skip(1)
+                .filter_map(|rest| rest.split('"').next())
+                .collect();
+            methods.sort();
+            methods.dedup();
+            for measures in ["one-way", "round-trip"] {
+                for metric in &metrics {
+                    runs.push(words(&[
+                        "prometheus",
+                        &file,
+                        "--metric",
+                        metric,
+                        "--measures",
+                        measures,
+                    ]));
+                }
+                for method in &methods {
+                    let matched = format!("grpc_method={method}");
+                    runs.push(words(&[
+                        "prometheus",
+                        &file,
+                        "--metric",
+                        "grpc_server_handling_seconds",
+                        "--match",
+                        &matched,
+                        "--measures",
+                        measures,
+                    ]));
+                }
+            }
+        } else if name.ends_with(".csv") {
+            for target in ["service", "link"] {
+                runs.push(words(&["outages", &file, "--target", target]));
+                runs.push(words(&[
+                    "outages",
+                    &file,
+                    "--target",
+                    target,
+                    "--span-hours",
+                    "8784",
+                ]));
+            }
+        } else {
+            let known = name.ends_with("-version.txt")
+                || ["README.md", "make.sh", "src"].contains(&name.as_str());
+            assert!(
+                known,
+                "fixtures/{name}: a fixture no run of this test reads; add it"
+            );
+        }
+    }
+    runs
+}
+
+/// Runs `profile ARGS` in `dir`: true when it printed a profile (which must load pasted
+/// whole into the smallest scenario users are shown), false when it exited 2 printing
+/// nothing; anything else fails.
+fn printed_and_loads(run: &[String], dir: &Path) -> bool {
+    let mut args = vec!["profile"];
+    args.extend(run.iter().map(String::as_str));
+    let (code, stdout, stderr) = fencesim(&args, dir);
+    match code {
+        0 => {
+            let pasted = format!("{}\n{stdout}", fencesim_scenario::MINIMAL_TOML);
+            if let Err(e) = fencesim_scenario::parse_str(&pasted, "pasted.toml") {
+                panic!("{run:?} printed a profile the loader refuses: {e}\n{stdout}");
+            }
+            assert!(stdout.contains("dist = \"empirical\""), "{run:?}: {stdout}");
+            true
+        }
+        2 => {
+            assert!(stdout.is_empty(), "{run:?} exit 2 but printed {stdout}");
+            assert!(stderr.starts_with("error: "), "{run:?}: {stderr}");
+            false
+        }
+        _ => panic!("{run:?}: exit {code}: {stderr}"),
+    }
+}
+
+/// Whatever `profile` prints must load, over every committed fixture and the inputs next to
+/// the refused ones; a run that cannot print such a profile exits 2 and prints nothing.
+#[test]
+fn every_block_profile_prints_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = fixture_runs();
+    let loaded = runs
+        .iter()
+        .filter(|run| printed_and_loads(run, dir.path()))
+        .count();
+    // The 3 JVM logs and the gctrace at 1 worker, all but Shenandoah (about 220 pauses a
+    // minute) at 3; 3 scrape metrics and the 4 gRPC methods with observations, both ways;
+    // the record 4 ways. 64 workers of any log exceed one entry's rate.
+    assert!(
+        loaded >= 7 + 14 + 4,
+        "{loaded} of {} runs loaded",
+        runs.len()
+    );
+    assert!(loaded < runs.len(), "no run refused: the busiest must be");
+    for (name, text, args) in accepted_neighbours() {
+        fs::write(dir.path().join(name), text).unwrap();
+        let mut run: Vec<String> = vec![args[0].to_string(), name.to_string()];
+        run.extend(args[1..].iter().map(|w| w.to_string()));
+        assert!(printed_and_loads(&run, dir.path()), "{run:?} refused");
+    }
 }

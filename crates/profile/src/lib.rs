@@ -227,7 +227,7 @@ pub fn jvm_gc(
         .collect();
     names.sort();
     names.dedup();
-    Ok(Profile {
+    checked(Profile {
         file: file.to_string(),
         command: format!("profile jvm-gc {file} --workers {}", options.workers),
         heading: format!(
@@ -268,7 +268,7 @@ pub fn go_gc(
         expected: "expected collections at a positive time since the program started".into(),
     })?;
     let forced = trace.collections.iter().filter(|c| c.forced).count();
-    Ok(Profile {
+    checked(Profile {
         file: file.to_string(),
         command: format!("profile go-gc {file} --workers {}", options.workers),
         heading: format!(
@@ -353,13 +353,8 @@ pub fn prometheus(
         Measures::RoundTrip => unit / 2.0,
     };
     let points = histogram.cdf_ms(scale);
+    check_histogram(file, &exposition, &histogram, scale, points.len())?;
     let finite_buckets = histogram.buckets.iter().filter(|b| b.0.is_finite()).count();
-    if points.len() > fencesim_scenario::limits::MAX_EMPIRICAL_POINTS {
-        return Err(error(format!(
-            "expected at most {} buckets, got {finite_buckets}",
-            fencesim_scenario::limits::MAX_EMPIRICAL_POINTS - 1
-        )));
-    }
     let quantiles: Vec<[f64; 2]> = points
         .iter()
         .map(|&(ms, p)| [fit::round6(p), fit::round6(ms)])
@@ -369,7 +364,7 @@ pub fn prometheus(
         .iter()
         .map(|(key, value)| format!(" --match {key}={value}"))
         .collect();
-    Ok(Profile {
+    checked(Profile {
         file: file.to_string(),
         command: format!(
             "profile prometheus {file} --metric {}{match_args} --measures {}",
@@ -392,6 +387,72 @@ pub fn prometheus(
         }],
         report: exposition.report,
     })
+}
+
+/// A histogram's values must be known and be latencies: some observations at or below a
+/// finite bound (else every value is unknown: a table of them would be made up), every
+/// finite bound at most [`fencesim_scenario::limits::MAX_DURATION_MS`] once in ms, and at
+/// most as many points (`points`, from [`prometheus::Histogram::cdf_ms`]) as a table holds.
+/// Errors name the bucket's line.
+fn check_histogram(
+    file: &str,
+    exposition: &prometheus::Exposition,
+    histogram: &prometheus::Histogram,
+    ms_per_unit: f64,
+    points: usize,
+) -> Result<(), InputError> {
+    let metric = &histogram.metric;
+    let error = |bound: f64, expected: String| InputError {
+        file: file.to_string(),
+        expected: format!(
+            "line {}: {metric}_bucket{{le=\"{}\"}}: {expected}",
+            exposition.line_of(metric, bound).unwrap_or(0),
+            number(bound)
+        ),
+    };
+    let finite: Vec<f64> = histogram
+        .buckets
+        .iter()
+        .map(|b| b.0)
+        .filter(|b| b.is_finite())
+        .collect();
+    let max_ms = fencesim_scenario::limits::MAX_DURATION_MS as f64;
+    if let Some(&bound) = finite.iter().find(|&&bound| bound * ms_per_unit > max_ms) {
+        return Err(error(
+            bound,
+            format!(
+                "expected bucket bounds of at most {max_ms} ms (7 days) as latencies, got {} ms",
+                number(bound * ms_per_unit)
+            ),
+        ));
+    }
+    if histogram.above_finite() >= histogram.total() {
+        let highest = finite.last().copied().unwrap_or(f64::INFINITY);
+        return Err(error(
+            highest,
+            format!(
+                "expected observations at or below a finite bucket bound, found all {} above \
+                 {}: their values are unknown",
+                histogram.total(),
+                if finite.is_empty() {
+                    "every bound (only le=\"+Inf\" is given)"
+                } else {
+                    "the highest finite bound"
+                }
+            ),
+        ));
+    }
+    if points > fencesim_scenario::limits::MAX_EMPIRICAL_POINTS {
+        return Err(InputError {
+            file: file.to_string(),
+            expected: format!(
+                "{metric}: expected at most {} buckets, got {}",
+                fencesim_scenario::limits::MAX_EMPIRICAL_POINTS - 1,
+                finite.len()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// What a reader of a profile from `histogram` should know: the interpolation, the
@@ -451,31 +512,7 @@ pub fn outages(
             "outage windows (`start,end`, RFC 3339 times with a zone or seconds)",
         ));
     }
-    let first = windows[0].start_ms;
-    let last = windows.iter().map(|w| w.end_ms).fold(f64::MIN, f64::max);
-    let covered_ms = last - first;
-    let (span_ms, span_note) = match span_hours {
-        Some(hours) => {
-            let span_ms = hours * 3_600_000.0;
-            if !(span_ms.is_finite() && span_ms >= covered_ms && span_ms > 0.0) {
-                return Err(InputError {
-                    file: file.to_string(),
-                    expected: format!(
-                        "--span-hours: expected a period at least as long as the record's \
-                         outages span ({:.3} h), got {hours}",
-                        covered_ms / 3_600_000.0
-                    ),
-                });
-            }
-            (span_ms, format!("span: {hours} h, as given"))
-        }
-        None => (
-            covered_ms,
-            "span: from the first outage's start to the last one's end; pass --span-hours \
-             with the period the record covers, or the rate is overstated"
-                .to_string(),
-        ),
-    };
+    let (span_ms, span_note) = span(file, &record, &windows, span_hours)?;
     let lengths: Vec<f64> = windows.iter().map(|w| w.end_ms - w.start_ms).collect();
     let (kind, what) = match target {
         OutageTarget::Service => (FaultKind::CoordinatorRestart, "lease-service outages"),
@@ -492,7 +529,7 @@ pub fn outages(
             .push("a random partition isolates the drawn worker from every other node".to_string());
     }
     let values = sorted(lengths);
-    Ok(Profile {
+    checked(Profile {
         file: file.to_string(),
         command: format!(
             "profile outages {file} --target {}{}",
@@ -521,6 +558,142 @@ pub fn outages(
         }],
         report: record.report,
     })
+}
+
+/// The most time an outage record may cover, in hours (10 years): `--span-hours`, and the
+/// span of its outages themselves.
+pub const MAX_SPAN_HOURS: f64 = 87_600.0;
+
+/// The period an outage record's rate is over (ms) and its note: `--span-hours` when given
+/// (at least the outages' own span, at most [`MAX_SPAN_HOURS`]), else the first outage's
+/// start to the last one's end. A record mixing RFC 3339 rows and rows of seconds is
+/// refused, naming a row of each.
+fn span(
+    file: &str,
+    record: &outages::Record,
+    windows: &[outages::Window],
+    span_hours: Option<f64>,
+) -> Result<(f64, String), InputError> {
+    let error = |expected: String| InputError {
+        file: file.to_string(),
+        expected,
+    };
+    if let [Some(seconds), Some(dates)] = record.first_in_form {
+        return Err(error(format!(
+            "line {}: expected every row in the form of line {} ({}), got {}: the two are \
+             decades apart on one time line",
+            seconds.max(dates),
+            seconds.min(dates),
+            if dates < seconds {
+                "RFC 3339 times"
+            } else {
+                "seconds"
+            },
+            if dates < seconds {
+                "seconds"
+            } else {
+                "RFC 3339 times"
+            },
+        )));
+    }
+    let first = windows[0].start_ms;
+    let last = windows.iter().map(|w| w.end_ms).fold(f64::MIN, f64::max);
+    let covered_hours = (last - first) / 3_600_000.0;
+    if covered_hours > MAX_SPAN_HOURS {
+        return Err(error(format!(
+            "expected outages within {MAX_SPAN_HOURS} h (10 years), got outages spread over \
+             {covered_hours:.1} h (line {} to line {})",
+            windows[0].line,
+            windows
+                .iter()
+                .max_by(|a, b| a.end_ms.total_cmp(&b.end_ms))
+                .map_or(0, |w| w.line)
+        )));
+    }
+    let Some(hours) = span_hours else {
+        return Ok((
+            last - first,
+            "span: from the first outage's start to the last one's end; pass --span-hours \
+             with the period the record covers, or the rate is overstated"
+                .to_string(),
+        ));
+    };
+    if !(hours.is_finite() && hours >= covered_hours && hours > 0.0 && hours <= MAX_SPAN_HOURS) {
+        return Err(error(format!(
+            "--span-hours: expected a period at least as long as the record's outages span \
+             ({covered_hours:.3} h) and at most {MAX_SPAN_HOURS} h (10 years), got {}",
+            number(hours)
+        )));
+    }
+    Ok((hours * 3_600_000.0, format!("span: {hours} h, as given")))
+}
+
+/// The profile, if every block can be pasted as printed: a fault block's rate at most the
+/// format's [`MAX_RATE_PER_MIN`] (the error says how the rate came about and what would
+/// help), and the whole of [`Profile::toml`] pasted into
+/// [`fencesim_scenario::MINIMAL_TOML`] accepted by the scenario loader, so no command prints
+/// a block that `run` refuses.
+fn checked(profile: Profile) -> Result<Profile, InputError> {
+    let error = |expected: String| InputError {
+        file: profile.file.clone(),
+        expected,
+    };
+    for block in &profile.blocks {
+        let Target::Fault {
+            kind,
+            count,
+            span_ms,
+            processes,
+        } = block.target
+        else {
+            continue;
+        };
+        let (rate, each) = (
+            block.rate_per_min().unwrap_or(0.0),
+            block.rate_per_min_each().unwrap_or(0.0),
+        );
+        if rate <= MAX_RATE_PER_MIN {
+            continue;
+        }
+        let help = if kind != FaultKind::GcPause {
+            "pass --span-hours with the whole period the record covers".to_string()
+        } else if each <= MAX_RATE_PER_MIN {
+            format!(
+                "profile at most --workers {} and add entries with `nodes` for the others",
+                (MAX_RATE_PER_MIN / each).floor()
+            )
+        } else {
+            "one process alone pauses more often than one entry can hold".to_string()
+        };
+        return Err(error(format!(
+            "{}: rate_per_min: expected at most {MAX_RATE_PER_MIN} per minute (the most one \
+             [[faults.random]] entry holds), got {} ({count} over {} s, x {processes}); {help}",
+            block.title,
+            number(rate),
+            fit::short(span_ms / 1e3)
+        )));
+    }
+    let pasted = format!("{}\n{}", fencesim_scenario::MINIMAL_TOML, profile.toml());
+    fencesim_scenario::parse_str(&pasted, "the printed profile").map_err(|e| {
+        error(format!(
+            "expected a profile the scenario loader accepts; pasted into the minimal scenario \
+             it gives: {}: {}",
+            e.field, e.expected
+        ))
+    })?;
+    Ok(profile)
+}
+
+/// A number in an error: as Rust writes it, or with an exponent when huge (`1e300`, not 301
+/// digits); `+Inf` as Prometheus writes it.
+fn number(x: f64) -> String {
+    if x == f64::INFINITY {
+        "+Inf".to_string()
+    } else if x.is_finite() && x.abs() >= 1e12 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
 }
 
 /// The quantile pairs, four to a line, as a TOML array.
@@ -566,11 +739,6 @@ impl Profile {
                         block.title,
                         span_ms / 1e3,
                     ));
-                    if rate > MAX_RATE_PER_MIN {
-                        out.push_str(&format!(
-                            "# note: the format allows at most {MAX_RATE_PER_MIN} per minute per entry; split it over entries with `nodes`\n"
-                        ));
-                    }
                     out.push_str(&format!(
                         "[[faults.random]]\nkind = \"{kind}\"\nrate_per_min = {rate}\n"
                     ));
@@ -599,5 +767,40 @@ impl Profile {
                 )
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn latency(quantiles: Vec<[f64; 2]>) -> Profile {
+        Profile {
+            file: "case".to_string(),
+            command: "profile prometheus case".to_string(),
+            heading: "made by hand".to_string(),
+            notes: Vec::new(),
+            blocks: vec![Block {
+                title: "latency".to_string(),
+                target: Target::Latency,
+                data: Data::Cdf(vec![(0.0, 0.0), (1.0, 1.0)]),
+                dist: Dist::Empirical { quantiles },
+            }],
+            report: LineReport::default(),
+        }
+    }
+
+    /// The last guard: a profile whose printed TOML the loader refuses is an input error
+    /// naming the loader's field, whatever let it through the checks before.
+    #[test]
+    fn a_profile_the_loader_refuses_is_not_printed() {
+        assert!(checked(latency(vec![[0.0, 1.0], [1.0, 2.0]])).is_ok());
+        let error = checked(latency(vec![[0.0, 5.0], [1.0, 2.0]])).unwrap_err();
+        assert_eq!(error.file, "case");
+        assert!(
+            error.expected.contains("network.latency_ms.quantiles[1]")
+                && error.expected.contains("non-decreasing"),
+            "{error}"
+        );
     }
 }

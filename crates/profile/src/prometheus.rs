@@ -172,6 +172,17 @@ impl Exposition {
         })
     }
 
+    /// The first line holding a bucket of `metric` with bound `le`.
+    pub fn line_of(&self, metric: &str, le: f64) -> Option<usize> {
+        self.buckets
+            .get(metric)?
+            .values()
+            .flat_map(|series| &series.buckets)
+            .filter(|bucket| bucket.0 == le)
+            .map(|bucket| bucket.2)
+            .min()
+    }
+
     /// The metric asked for (without `_bucket`), or the only histogram there is.
     fn metric(&self, metric: Option<&str>) -> Result<String, String> {
         let names: Vec<&String> = self.buckets.keys().collect();

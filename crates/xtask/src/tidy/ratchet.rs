@@ -33,9 +33,6 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
     ("crates/tune/src/recommend.rs: rules", 83),
     ("crates/fencesim/src/fs.rs: destination", 72),
     ("crates/live/src/worker/store.rs: Worker::write", 72),
-    ("crates/profile/src/lib.rs: outages", 82),
-    ("crates/profile/src/lib.rs: prometheus", 72),
-    ("crates/profile/src/outages.rs: Record::line", 73),
     ("crates/profile/src/prometheus.rs: Exposition::line", 83),
     (
         "crates/verdict/src/check_report.rs: check_seeds_counted_once",
