@@ -358,11 +358,6 @@ fn verify(sweep: &Sweep, report: &TuneReport, jobs: usize, components: &Componen
     holds
 }
 
-fn write(path: &Path, bytes: &[u8]) -> Result<(), InputError> {
-    fencesim::fs::write_atomic_bytes(path, bytes)
-        .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))
-}
-
 /// The files `write_outputs` writes into DIR/<scenario>/tune/.
 const FILES: [&str; 7] = [
     "tune.csv",
@@ -374,28 +369,27 @@ const FILES: [&str; 7] = [
     "tradeoff.png",
 ];
 
+/// Writes the [`FILES`] as one set, as `check` writes its outputs: every file drawn and its
+/// temp written first, then all renamed together (a signal leaves the old set or the new
+/// one, never a mix).
 fn write_outputs(dir: &Path, report: &TuneReport) -> Result<(), InputError> {
-    write(&dir.join("tune.csv"), tune_csv(report).as_bytes())?;
-    write(&dir.join("tune.json"), tune_json(report).as_bytes())?;
-    write(&dir.join("tune.md"), tune_markdown(report).as_bytes())?;
     let plot = |e: String| InputError(format!("drawing the tune pictures: {e}"));
-    write(
-        &dir.join("metrics.svg"),
-        tune_metrics_svg(report).map_err(plot)?.as_bytes(),
-    )?;
-    write(
-        &dir.join("metrics.png"),
-        &tune_metrics_png(report).map_err(plot)?,
-    )?;
-    write(
-        &dir.join("tradeoff.svg"),
-        tune_pareto_svg(report).map_err(plot)?.as_bytes(),
-    )?;
-    write(
-        &dir.join("tradeoff.png"),
-        &tune_pareto_png(report).map_err(plot)?,
-    )?;
-    Ok(())
+    let contents: [Vec<u8>; 7] = [
+        tune_csv(report).into_bytes(),
+        tune_json(report).into_bytes(),
+        tune_markdown(report).into_bytes(),
+        tune_metrics_svg(report).map_err(plot)?.into_bytes(),
+        tune_metrics_png(report).map_err(plot)?,
+        tune_pareto_svg(report).map_err(plot)?.into_bytes(),
+        tune_pareto_png(report).map_err(plot)?,
+    ];
+    let mut set = fencesim::fs::OutputSet::new();
+    for (file, bytes) in FILES.iter().zip(&contents) {
+        let path = dir.join(file);
+        set.add(&path, bytes)
+            .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    set.commit().map_err(|e| InputError(e.to_string()))
 }
 
 /// The sweep's summary on the console: skipped settings, fault counts, every setting's line,
