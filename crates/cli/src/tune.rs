@@ -26,7 +26,9 @@ pub(crate) struct TuneArgs {
     /// (`lease.ttl_ms=2000,5000,10000`), a range with a count (`lease.ttl_ms=2000..20000:10`),
     /// or a ratio of another varied field (`workers.renew_every_ms=lease.ttl_ms/3`). Several
     /// form a grid of at most 100000 settings; invalid combinations are skipped and listed.
-    /// Fault-profile fields (faults, network, clocks, duration_ms, workers.count) are refused.
+    /// Only lease and worker timings vary (lease.ttl_ms, workers.renew_every_ms, …; the error
+    /// lists them); fault-profile fields (faults, network, clocks, duration_ms, workers.count),
+    /// a field also given to --set, and values with a `+` sign or a space are refused.
     #[arg(long, required = true, value_name = "FIELD=VALUES")]
     vary: Vec<String>,
     /// The first round of seeds, `A..B` (default: the scenario's `seeds`); adaptive rounds

@@ -675,7 +675,38 @@ fn round_4_cases() -> Vec<Case> {
             &["profile", "outages", "o.csv", "--target", "service", "--span-hours", "1e300"],
             &["o.csv: --span-hours: expected", "at most 87600 h (10 years), got 1e300"],
         ),
+        // `tune --vary` varies timings only, never a field --set also gives, and takes
+        // values written as numbers are (no sign, no space).
+        vary_case("name=a,b", &[], &["s.toml: --vary: expected a lease or worker timing field (lease.ttl_ms, ", "got `name`"]),
+        vary_case("expect.safe=true,false", &[], &["got `expect.safe`"]),
+        vary_case("storage.fencing=none,max-token", &[], &["got `storage.fencing`"]),
+        vary_case("lease.preset=etcd,consul", &[], &["got `lease.preset`"]),
+        vary_case(
+            "lease.ttl_ms=2000,4000",
+            &["--set", "lease.ttl_ms=5000"],
+            &["--vary: expected each field in --vary or in --set, not both; got --vary lease.ttl_ms and --set lease.ttl_ms=5000"],
+        ),
+        vary_case("lease.ttl_ms=+2000,4000", &[], &["--vary lease.ttl_ms: expected values without spaces or a `+` sign", "got `lease.ttl_ms=+2000,4000`"]),
+        vary_case("lease.ttl_ms= 2000", &[], &["--vary lease.ttl_ms: expected values without spaces or a `+` sign"]),
+        vary_case("lease.ttl_ms=-3000..-1000:3", &[], &["lease.ttl_ms: expected a positive number of milliseconds, got -3000 (from --vary lease.ttl_ms=-3000..-1000:3, the setting lease.ttl_ms=-3000)"]),
     ]
+}
+
+/// `tune s.toml --vary VARY EXTRA…` refused with `expected` on stderr.
+fn vary_case(vary: &str, extra: &[&str], expected: &'static [&'static str]) -> Case {
+    let mut args: Vec<String> = [
+        "tune", "s.toml", "--vary", vary, "--fixed", "--seeds", "0..2",
+    ]
+    .iter()
+    .map(|arg| arg.to_string())
+    .collect();
+    args.extend(extra.iter().map(|arg| arg.to_string()));
+    Case {
+        what: "a --vary tune refuses",
+        files: s(),
+        args,
+        expected,
+    }
 }
 
 /// Every file under `dir` (relative paths, sorted) with its contents.

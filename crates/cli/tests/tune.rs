@@ -184,12 +184,27 @@ fn vary_errors_exit_2() {
             "ratio of another varied field",
         ),
         ("lease.ttl_ms=0", "lease.ttl_ms"),
+        (
+            "lease.ttl_ms=0",
+            "expected a positive number of milliseconds, got 0 (from --vary lease.ttl_ms=0)",
+        ),
+        (
+            "lease.ttl_ms=NaN",
+            "got `NaN` (from --vary lease.ttl_ms=NaN)",
+        ),
+        ("lease.ttl_ms=2000, 4000", "without spaces or a `+` sign"),
+        (
+            "name=a,b",
+            "got `name`; give any other field once with --set",
+        ),
     ];
     for (vary, message) in cases {
         let (code, stdout, stderr) =
             fencesim(&["tune", "profile.toml", "--vary", vary], dir.path());
         assert_eq!(code, 2, "{vary}: {stdout}{stderr}");
         assert!(stderr.contains(message), "{vary}: {stderr}");
+        // No --set was given: none is blamed.
+        assert!(!stderr.contains("from --set"), "{vary}: {stderr}");
     }
 }
 

@@ -27,7 +27,7 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
     ("crates/cli/src/shrink.rs: exhaustive", 94),
     ("crates/cli/src/shrink.rs: explore", 80),
     ("crates/cli/src/shrink.rs: guided", 94),
-    ("crates/tune/src/lib.rs: prepare", 88),
+    ("crates/tune/src/lib.rs: prepare", 73),
     ("crates/tune/src/plot/metrics.rs: draw_metric_panel", 72),
     ("crates/tune/src/plot/tradeoff.rs: draw_pareto", 75),
     ("crates/tune/src/recommend.rs: rules", 83),
