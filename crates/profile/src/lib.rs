@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod fit;
+pub mod fold;
 pub mod go;
 pub mod input;
 pub mod jvm;
@@ -55,6 +56,9 @@ pub struct Block {
     pub data: Data,
     /// The empirical distribution built from it.
     pub dist: Dist,
+    /// When the log's pauses were too frequent for one entry: how they were folded (`data`
+    /// holds the folded pauses).
+    pub fold: Option<fold::Fold>,
 }
 
 impl Block {
@@ -155,9 +159,17 @@ fn sorted(mut values: Vec<f64>) -> Vec<f64> {
     values
 }
 
+/// A `gc-pause` block of `values` (ms, in log order) over `span_ms`, folded when they are
+/// more than one entry holds at `workers` processes ([`fold`]).
 fn pause_block(title: &str, values: Vec<f64>, span_ms: f64, workers: u32) -> Block {
+    let fits = MAX_RATE_PER_MIN * span_ms / 60_000.0 / f64::from(workers);
+    let (values, fold) = match fold::fold(&values, fits.floor() as usize) {
+        Some((folded, fold)) => (folded, Some(fold)),
+        None => (values, None),
+    };
     let values = sorted(values);
     Block {
+        fold,
         title: title.to_string(),
         target: Target::Fault {
             kind: FaultKind::GcPause,
@@ -384,6 +396,7 @@ pub fn prometheus(
             target: Target::Latency,
             dist: Dist::Empirical { quantiles },
             data: Data::Cdf(points),
+            fold: None,
         }],
         report: exposition.report,
     })
@@ -555,6 +568,7 @@ pub fn outages(
             },
             dist: fit::table_from_samples(&values),
             data: Data::Samples(values),
+            fold: None,
         }],
         report: record.report,
     })
@@ -629,8 +643,8 @@ fn span(
 }
 
 /// The profile, if every block can be pasted as printed: a fault block's rate at most the
-/// format's [`MAX_RATE_PER_MIN`] (the error says how the rate came about and what would
-/// help), and the whole of [`Profile::toml`] pasted into
+/// format's [`MAX_RATE_PER_MIN`] (pauses are folded to fit it, [`fold`]; when even that
+/// cannot help, the error says how the rate came about and what would), and the whole of [`Profile::toml`] pasted into
 /// [`fencesim_scenario::MINIMAL_TOML`] accepted by the scenario loader, so no command prints
 /// a block that `run` refuses.
 fn checked(profile: Profile) -> Result<Profile, InputError> {
@@ -648,22 +662,15 @@ fn checked(profile: Profile) -> Result<Profile, InputError> {
         else {
             continue;
         };
-        let (rate, each) = (
-            block.rate_per_min().unwrap_or(0.0),
-            block.rate_per_min_each().unwrap_or(0.0),
-        );
+        let rate = block.rate_per_min().unwrap_or(0.0);
         if rate <= MAX_RATE_PER_MIN {
             continue;
         }
-        let help = if kind != FaultKind::GcPause {
-            "pass --span-hours with the whole period the record covers".to_string()
-        } else if each <= MAX_RATE_PER_MIN {
-            format!(
-                "profile at most --workers {} and add entries with `nodes` for the others",
-                (MAX_RATE_PER_MIN / each).floor()
-            )
+        let help = if kind == FaultKind::GcPause {
+            "a log this short cannot be folded into one entry (at least 2 pauses must fit at \
+             that rate): log a longer stretch"
         } else {
-            "one process alone pauses more often than one entry can hold".to_string()
+            "pass --span-hours with the whole period the record covers"
         };
         return Err(error(format!(
             "{}: rate_per_min: expected at most {MAX_RATE_PER_MIN} per minute (the most one \
@@ -694,6 +701,21 @@ fn number(x: f64) -> String {
     } else {
         format!("{x}")
     }
+}
+
+/// The comment line saying how a block's pauses were folded.
+fn fold_note(fold: &fold::Fold) -> String {
+    format!(
+        "# note: the log's {} pauses are more than the {MAX_RATE_PER_MIN} a minute one entry \
+         holds: the longest {} (from {} ms) are kept as they are, the other {} folded {} at a \
+         time, in log order, into one pause of their summed length (the time paused in all is \
+         kept)\n",
+        fold.logged,
+        fold.kept,
+        fold.threshold_ms,
+        fold.logged - fold.kept,
+        fold.group
+    )
 }
 
 /// The quantile pairs, four to a line, as a TOML array.
@@ -739,6 +761,9 @@ impl Profile {
                         block.title,
                         span_ms / 1e3,
                     ));
+                    if let Some(fold) = &block.fold {
+                        out.push_str(&fold_note(fold));
+                    }
                     out.push_str(&format!(
                         "[[faults.random]]\nkind = \"{kind}\"\nrate_per_min = {rate}\n"
                     ));
@@ -785,6 +810,7 @@ mod tests {
                 target: Target::Latency,
                 data: Data::Cdf(vec![(0.0, 0.0), (1.0, 1.0)]),
                 dist: Dist::Empirical { quantiles },
+                fold: None,
             }],
             report: LineReport::default(),
         }
