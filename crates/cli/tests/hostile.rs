@@ -675,6 +675,26 @@ fn round_4_cases() -> Vec<Case> {
             &["profile", "outages", "o.csv", "--target", "service", "--span-hours", "1e300"],
             &["o.csv: --span-hours: expected", "at most 87600 h (10 years), got 1e300"],
         ),
+        case(
+            "a JVM log whose uptimes span billions of years",
+            vec![(
+                "gc.log",
+                "[0.1s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 1M->1M(2M) 1.0ms\n\
+                 [99999999999999999999.0s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 1M->1M(2M) 1.0ms\n"
+                    .into(),
+            )],
+            &["profile", "jvm-gc", "gc.log"],
+            &["gc.log: pauses other than full collections: expected events within 87600 h (10 years), got 2 over 2.77"],
+        ),
+        case(
+            "a gctrace collection at @99999999999999s",
+            vec![(
+                "go.log",
+                "gc 1 @99999999999999.000s 2%: 0.011+1.2+0.003 ms clock, 0.044+0.5/1.0/0.2+0.012 ms cpu, 4->4->0 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 4 P\n".into(),
+            )],
+            &["profile", "go-gc", "go.log"],
+            &["go.log: stop-the-world phases: expected events within 87600 h (10 years)"],
+        ),
         // `tune --vary` varies timings only, never a field --set also gives, and takes
         // values written as numbers are (no sign, no space).
         vary_case("name=a,b", &[], &["s.toml: --vary: expected a lease or worker timing field (lease.ttl_ms, ", "got `name`"]),

@@ -365,7 +365,7 @@ pub fn prometheus(
         Measures::RoundTrip => unit / 2.0,
     };
     let points = histogram.cdf_ms(scale);
-    check_histogram(file, &exposition, &histogram, scale, points.len())?;
+    prometheus::check(file, &exposition, &histogram, scale, points.len())?;
     let finite_buckets = histogram.buckets.iter().filter(|b| b.0.is_finite()).count();
     let quantiles: Vec<[f64; 2]> = points
         .iter()
@@ -400,72 +400,6 @@ pub fn prometheus(
         }],
         report: exposition.report,
     })
-}
-
-/// A histogram's values must be known and be latencies: some observations at or below a
-/// finite bound (else every value is unknown: a table of them would be made up), every
-/// finite bound at most [`fencesim_scenario::limits::MAX_DURATION_MS`] once in ms, and at
-/// most as many points (`points`, from [`prometheus::Histogram::cdf_ms`]) as a table holds.
-/// Errors name the bucket's line.
-fn check_histogram(
-    file: &str,
-    exposition: &prometheus::Exposition,
-    histogram: &prometheus::Histogram,
-    ms_per_unit: f64,
-    points: usize,
-) -> Result<(), InputError> {
-    let metric = &histogram.metric;
-    let error = |bound: f64, expected: String| InputError {
-        file: file.to_string(),
-        expected: format!(
-            "line {}: {metric}_bucket{{le=\"{}\"}}: {expected}",
-            exposition.line_of(metric, bound).unwrap_or(0),
-            number(bound)
-        ),
-    };
-    let finite: Vec<f64> = histogram
-        .buckets
-        .iter()
-        .map(|b| b.0)
-        .filter(|b| b.is_finite())
-        .collect();
-    let max_ms = fencesim_scenario::limits::MAX_DURATION_MS as f64;
-    if let Some(&bound) = finite.iter().find(|&&bound| bound * ms_per_unit > max_ms) {
-        return Err(error(
-            bound,
-            format!(
-                "expected bucket bounds of at most {max_ms} ms (7 days) as latencies, got {} ms",
-                number(bound * ms_per_unit)
-            ),
-        ));
-    }
-    if histogram.above_finite() >= histogram.total() {
-        let highest = finite.last().copied().unwrap_or(f64::INFINITY);
-        return Err(error(
-            highest,
-            format!(
-                "expected observations at or below a finite bucket bound, found all {} above \
-                 {}: their values are unknown",
-                histogram.total(),
-                if finite.is_empty() {
-                    "every bound (only le=\"+Inf\" is given)"
-                } else {
-                    "the highest finite bound"
-                }
-            ),
-        ));
-    }
-    if points > fencesim_scenario::limits::MAX_EMPIRICAL_POINTS {
-        return Err(InputError {
-            file: file.to_string(),
-            expected: format!(
-                "{metric}: expected at most {} buckets, got {}",
-                fencesim_scenario::limits::MAX_EMPIRICAL_POINTS - 1,
-                finite.len()
-            ),
-        });
-    }
-    Ok(())
 }
 
 /// What a reader of a profile from `histogram` should know: the interpolation, the
@@ -574,8 +508,8 @@ pub fn outages(
     })
 }
 
-/// The most time an outage record may cover, in hours (10 years): `--span-hours`, and the
-/// span of its outages themselves.
+/// The most time a profile's input may cover, in hours (10 years): an outage record's
+/// `--span-hours` and the span of its outages, and a GC log's span.
 pub const MAX_SPAN_HOURS: f64 = 87_600.0;
 
 /// The period an outage record's rate is over (ms) and its note: `--span-hours` when given
@@ -636,13 +570,14 @@ fn span(
         return Err(error(format!(
             "--span-hours: expected a period at least as long as the record's outages span \
              ({covered_hours:.3} h) and at most {MAX_SPAN_HOURS} h (10 years), got {}",
-            number(hours)
+            fit::plain(hours)
         )));
     }
     Ok((hours * 3_600_000.0, format!("span: {hours} h, as given")))
 }
 
-/// The profile, if every block can be pasted as printed: a fault block's rate at most the
+/// The profile, if every block can be pasted as printed: a fault block's span at most
+/// [`MAX_SPAN_HOURS`] (a log of uptimes in the billions of seconds is not a rate), its rate at most the
 /// format's [`MAX_RATE_PER_MIN`] (pauses are folded to fit it, [`fold`]; when even that
 /// cannot help, the error says how the rate came about and what would), and the whole of [`Profile::toml`] pasted into
 /// [`fencesim_scenario::MINIMAL_TOML`] accepted by the scenario loader, so no command prints
@@ -662,6 +597,15 @@ fn checked(profile: Profile) -> Result<Profile, InputError> {
         else {
             continue;
         };
+        let hours = span_ms / 3_600_000.0;
+        if hours > MAX_SPAN_HOURS {
+            return Err(error(format!(
+                "{}: expected events within {MAX_SPAN_HOURS} h (10 years), got {count} over \
+                 {} h: check the input's timestamps",
+                block.title,
+                fit::plain(hours)
+            )));
+        }
         let rate = block.rate_per_min().unwrap_or(0.0);
         if rate <= MAX_RATE_PER_MIN {
             continue;
@@ -676,7 +620,7 @@ fn checked(profile: Profile) -> Result<Profile, InputError> {
             "{}: rate_per_min: expected at most {MAX_RATE_PER_MIN} per minute (the most one \
              [[faults.random]] entry holds), got {} ({count} over {} s, x {processes}); {help}",
             block.title,
-            number(rate),
+            fit::plain(rate),
             fit::short(span_ms / 1e3)
         )));
     }
@@ -689,18 +633,6 @@ fn checked(profile: Profile) -> Result<Profile, InputError> {
         ))
     })?;
     Ok(profile)
-}
-
-/// A number in an error: as Rust writes it, or with an exponent when huge (`1e300`, not 301
-/// digits); `+Inf` as Prometheus writes it.
-fn number(x: f64) -> String {
-    if x == f64::INFINITY {
-        "+Inf".to_string()
-    } else if x.is_finite() && x.abs() >= 1e12 {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
-    }
 }
 
 /// The comment line saying how a block's pauses were folded.
