@@ -636,12 +636,14 @@ fn checked(profile: Profile) -> Result<Profile, InputError> {
 }
 
 /// The comment line saying how a block's pauses were folded.
-fn fold_note(fold: &fold::Fold) -> String {
+fn fold_note(fold: &fold::Fold, span_ms: f64, processes: u32) -> String {
+    let logged =
+        fit::round_significant(fold.logged as f64 * f64::from(processes) / (span_ms / 60_000.0));
     format!(
-        "# note: the log's {} pauses are more than the {MAX_RATE_PER_MIN} a minute one entry \
-         holds: the longest {} (from {} ms) are kept as they are, the other {} folded {} at a \
-         time, in log order, into one pause of their summed length (the time paused in all is \
-         kept)\n",
+        "# note: the log's {} pauses, {logged} a minute for {processes} workers, are more than \
+         the {MAX_RATE_PER_MIN} a minute one entry holds: the longest {} (from {} ms) are kept \
+         as they are, the other {} folded {} at a time, in log order, into one pause of their \
+         summed length (the time paused in all is kept)\n",
         fold.logged,
         fold.kept,
         fold.threshold_ms,
@@ -694,7 +696,7 @@ impl Profile {
                         span_ms / 1e3,
                     ));
                     if let Some(fold) = &block.fold {
-                        out.push_str(&fold_note(fold));
+                        out.push_str(&fold_note(fold, span_ms, processes));
                     }
                     out.push_str(&format!(
                         "[[faults.random]]\nkind = \"{kind}\"\nrate_per_min = {rate}\n"
