@@ -26,7 +26,9 @@ pub(crate) struct TuneArgs {
     /// (`lease.ttl_ms=2000,5000,10000`), a range with a count (`lease.ttl_ms=2000..20000:10`),
     /// or a ratio of another varied field (`workers.renew_every_ms=lease.ttl_ms/3`). Several
     /// form a grid of at most 100000 settings; invalid combinations are skipped and listed.
-    /// Fault-profile fields (faults, network, clocks, duration_ms, workers.count) are refused.
+    /// Only lease and worker timings vary (lease.ttl_ms, workers.renew_every_ms, …; the error
+    /// lists them); fault-profile fields (faults, network, clocks, duration_ms, workers.count),
+    /// a field also given to --set, and values with a `+` sign or a space are refused.
     #[arg(long, required = true, value_name = "FIELD=VALUES")]
     vary: Vec<String>,
     /// The first round of seeds, `A..B` (default: the scenario's `seeds`); adaptive rounds
@@ -358,11 +360,6 @@ fn verify(sweep: &Sweep, report: &TuneReport, jobs: usize, components: &Componen
     holds
 }
 
-fn write(path: &Path, bytes: &[u8]) -> Result<(), InputError> {
-    fencesim::fs::write_atomic_bytes(path, bytes)
-        .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))
-}
-
 /// The files `write_outputs` writes into DIR/<scenario>/tune/.
 const FILES: [&str; 7] = [
     "tune.csv",
@@ -374,28 +371,27 @@ const FILES: [&str; 7] = [
     "tradeoff.png",
 ];
 
+/// Writes the [`FILES`] as one set, as `check` writes its outputs: every file drawn and its
+/// temp written first, then all renamed together (a signal leaves the old set or the new
+/// one, never a mix).
 fn write_outputs(dir: &Path, report: &TuneReport) -> Result<(), InputError> {
-    write(&dir.join("tune.csv"), tune_csv(report).as_bytes())?;
-    write(&dir.join("tune.json"), tune_json(report).as_bytes())?;
-    write(&dir.join("tune.md"), tune_markdown(report).as_bytes())?;
     let plot = |e: String| InputError(format!("drawing the tune pictures: {e}"));
-    write(
-        &dir.join("metrics.svg"),
-        tune_metrics_svg(report).map_err(plot)?.as_bytes(),
-    )?;
-    write(
-        &dir.join("metrics.png"),
-        &tune_metrics_png(report).map_err(plot)?,
-    )?;
-    write(
-        &dir.join("tradeoff.svg"),
-        tune_pareto_svg(report).map_err(plot)?.as_bytes(),
-    )?;
-    write(
-        &dir.join("tradeoff.png"),
-        &tune_pareto_png(report).map_err(plot)?,
-    )?;
-    Ok(())
+    let contents: [Vec<u8>; 7] = [
+        tune_csv(report).into_bytes(),
+        tune_json(report).into_bytes(),
+        tune_markdown(report).into_bytes(),
+        tune_metrics_svg(report).map_err(plot)?.into_bytes(),
+        tune_metrics_png(report).map_err(plot)?,
+        tune_pareto_svg(report).map_err(plot)?.into_bytes(),
+        tune_pareto_png(report).map_err(plot)?,
+    ];
+    let mut set = fencesim::fs::OutputSet::new();
+    for (file, bytes) in FILES.iter().zip(&contents) {
+        let path = dir.join(file);
+        set.add(&path, bytes)
+            .map_err(|e| InputError(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    set.commit().map_err(|e| InputError(e.to_string()))
 }
 
 /// The sweep's summary on the console: skipped settings, fault counts, every setting's line,

@@ -616,6 +616,119 @@ fn cases() -> Vec<Case> {
     ]
 }
 
+/// A JVM log of 1,000 pauses within one microsecond.
+fn thousand_pauses_in_a_microsecond() -> String {
+    let mut log = String::from("[0.000000000s][info][gc] Using G1\n");
+    for i in 0..1_000 {
+        log.push_str(&format!(
+            "[0.000000{:03}s][info][gc] GC({i}) Pause Young (Normal) (G1 Evacuation Pause) 1M->1M(2M) 0.001ms\n",
+            i
+        ));
+    }
+    log
+}
+
+/// Hardening round 4: `profile` prints no made-up data and no block the loader refuses (the
+/// accepted inputs next to these are in profile.rs `every_block_profile_prints_loads`).
+fn round_4_cases() -> Vec<Case> {
+    let outages = "start,end\n2024-03-01T12:00:00Z,2024-03-01T12:00:30Z\n";
+    vec![
+        case(
+            "a histogram with only le=\"+Inf\" (no value is known)",
+            vec![("h.prom", "x_seconds_bucket{le=\"+Inf\"} 5\n".into())],
+            &["profile", "prometheus", "h.prom", "--measures", "one-way"],
+            &["h.prom: line 1: x_seconds_bucket{le=\"+Inf\"}", "their values are unknown"],
+        ),
+        case(
+            "a histogram bound of 1e300 s",
+            vec![(
+                "h.prom",
+                "x_seconds_bucket{le=\"1e300\"} 5\nx_seconds_bucket{le=\"+Inf\"} 5\n".into(),
+            )],
+            &["profile", "prometheus", "h.prom", "--measures", "one-way"],
+            &["h.prom: line 1: x_seconds_bucket{le=\"1e300\"}", "at most 604800000 ms"],
+        ),
+        case(
+            "1,000 JVM pauses within 1 µs",
+            vec![("gc.log", thousand_pauses_in_a_microsecond())],
+            &["profile", "jvm-gc", "gc.log"],
+            &["gc.log: ", "rate_per_min: expected at most 600 per minute", "1000 over"],
+        ),
+        case(
+            "a gctrace of one collection",
+            vec![(
+                "go.log",
+                "gc 1 @0.100s 2%: 0.011+1.2+0.003 ms clock, 0.044+0.5/1.0/0.2+0.012 ms cpu, 4->4->0 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 4 P\n".into(),
+            )],
+            &["profile", "go-gc", "go.log"],
+            &["go.log: ", "rate_per_min: expected at most 600 per minute", "2 over"],
+        ),
+        case(
+            "an outage record mixing RFC 3339 rows and rows of seconds",
+            vec![("o.csv", format!("{outages}100,130\n"))],
+            &["profile", "outages", "o.csv", "--target", "service"],
+            &["o.csv: line 3: expected every row in the form of line 2 (RFC 3339 times), got seconds"],
+        ),
+        case(
+            "--span-hours 1e300",
+            vec![("o.csv", outages.to_string())],
+            &["profile", "outages", "o.csv", "--target", "service", "--span-hours", "1e300"],
+            &["o.csv: --span-hours: expected", "at most 87600 h (10 years), got 1e300"],
+        ),
+        case(
+            "a JVM log whose uptimes span billions of years",
+            vec![(
+                "gc.log",
+                "[0.1s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 1M->1M(2M) 1.0ms\n\
+                 [99999999999999999999.0s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 1M->1M(2M) 1.0ms\n"
+                    .into(),
+            )],
+            &["profile", "jvm-gc", "gc.log"],
+            &["gc.log: pauses other than full collections: expected events within 87600 h (10 years), got 2 over 2.77"],
+        ),
+        case(
+            "a gctrace collection at @99999999999999s",
+            vec![(
+                "go.log",
+                "gc 1 @99999999999999.000s 2%: 0.011+1.2+0.003 ms clock, 0.044+0.5/1.0/0.2+0.012 ms cpu, 4->4->0 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 4 P\n".into(),
+            )],
+            &["profile", "go-gc", "go.log"],
+            &["go.log: stop-the-world phases: expected events within 87600 h (10 years)"],
+        ),
+        // `tune --vary` varies timings only, never a field --set also gives, and takes
+        // values written as numbers are (no sign, no space).
+        vary_case("name=a,b", &[], &["s.toml: --vary: expected a lease or worker timing field (lease.ttl_ms, ", "got `name`"]),
+        vary_case("expect.safe=true,false", &[], &["got `expect.safe`"]),
+        vary_case("storage.fencing=none,max-token", &[], &["got `storage.fencing`"]),
+        vary_case("lease.preset=etcd,consul", &[], &["got `lease.preset`"]),
+        vary_case(
+            "lease.ttl_ms=2000,4000",
+            &["--set", "lease.ttl_ms=5000"],
+            &["--vary: expected each field in --vary or in --set, not both; got --vary lease.ttl_ms and --set lease.ttl_ms=5000"],
+        ),
+        vary_case("lease.ttl_ms=+2000,4000", &[], &["--vary lease.ttl_ms: expected values without spaces or a `+` sign", "got `lease.ttl_ms=+2000,4000`"]),
+        vary_case("lease.ttl_ms= 2000", &[], &["--vary lease.ttl_ms: expected values without spaces or a `+` sign"]),
+        vary_case("lease.ttl_ms=-3000..-1000:3", &[], &["lease.ttl_ms: expected a positive number of milliseconds, got -3000 (from --vary lease.ttl_ms=-3000..-1000:3, the setting lease.ttl_ms=-3000)"]),
+    ]
+}
+
+/// `tune s.toml --vary VARY EXTRA…` refused with `expected` on stderr.
+fn vary_case(vary: &str, extra: &[&str], expected: &'static [&'static str]) -> Case {
+    let mut args: Vec<String> = [
+        "tune", "s.toml", "--vary", vary, "--fixed", "--seeds", "0..2",
+    ]
+    .iter()
+    .map(|arg| arg.to_string())
+    .collect();
+    args.extend(extra.iter().map(|arg| arg.to_string()));
+    Case {
+        what: "a --vary tune refuses",
+        files: s(),
+        args,
+        expected,
+    }
+}
+
 /// Every file under `dir` (relative paths, sorted) with its contents.
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
@@ -645,7 +758,7 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn every_hostile_input_exits_2_with_a_clear_message_and_writes_nothing() {
     let mut failures = Vec::new();
-    for case in cases() {
+    for case in cases().into_iter().chain(round_4_cases()) {
         let dir = tempfile::tempdir().unwrap();
         for (name, contents) in &case.files {
             std::fs::write(dir.path().join(name), contents).unwrap();

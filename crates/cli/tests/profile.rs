@@ -4,7 +4,10 @@
 
 mod util;
 
-use std::{fs, path::PathBuf};
+use std::{
+    fs,
+    path::{Path, PathBuf},
+};
 
 use util::*;
 
@@ -289,4 +292,261 @@ fn overridden_summary(scenario_dir: &std::path::Path) -> std::path::PathBuf {
         .collect();
     assert_eq!(found.len(), 1, "{found:?}");
     found.pop().unwrap().join("summary.json")
+}
+
+/// The inputs next to the refused ones (`hostile.rs`, round 4) that `profile` accepts: a
+/// histogram with observations in a finite bucket and above it, a bound of exactly 7 days, a
+/// JVM log at 600 pauses a minute, a gctrace of two collections over 10 s, a record written
+/// all in seconds, a span of exactly 10 years. Files put in the test's directory.
+fn accepted_neighbours() -> Vec<(&'static str, String, Vec<&'static str>)> {
+    // 600 pauses over exactly a minute (the last line is not a pause).
+    let mut jvm: String = (0..600)
+        .map(|i| {
+            format!(
+                "[{}.{}00s][info][gc] GC({i}) Pause Young (Normal) (G1 Evacuation Pause) 2M->1M(8M) 1.5ms\n",
+                i / 10,
+                i % 10
+            )
+        })
+        .collect();
+    jvm.push_str("[60.000s][info][gc] Cancelling GC: Stopping VM\n");
+    vec![
+        (
+            "some-above.prom",
+            "x_seconds_bucket{le=\"0.1\"} 3\nx_seconds_bucket{le=\"+Inf\"} 5\n".into(),
+            vec!["prometheus", "--measures", "one-way"],
+        ),
+        (
+            "seven-days.prom",
+            "x_seconds_bucket{le=\"604800\"} 5\nx_seconds_bucket{le=\"+Inf\"} 5\n".into(),
+            vec!["prometheus", "--measures", "one-way"],
+        ),
+        ("busy.log", jvm, vec!["jvm-gc"]),
+        (
+            "two.go",
+            "gc 1 @5.000s 2%: 0.011+1.2+0.003 ms clock, 0.044+0.5/1.0/0.2+0.012 ms cpu, 4->4->0 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 4 P\n\
+             gc 2 @10.000s 2%: 0.020+2.0+0.010 ms clock, 0.08+0.1/1.0/0.2+0.04 ms cpu, 4->5->1 MB, 5 MB goal, 0 MB stacks, 0 MB globals, 4 P (forced)\n"
+                .into(),
+            vec!["go-gc"],
+        ),
+        (
+            "seconds.csv",
+            "start,end\n100,130\n5000,5002.5\n".into(),
+            vec!["outages", "--target", "service"],
+        ),
+        (
+            "ten-years.csv",
+            "start,end\n2024-03-01T12:00:00Z,2024-03-01T12:00:30Z\n".into(),
+            vec!["outages", "--target", "link", "--span-hours", "87600"],
+        ),
+    ]
+}
+
+/// Every way `profile` is run here over the committed fixtures: each JVM log at 1, 3 and 64
+/// workers, the gctrace likewise, every histogram of the scrape (and every gRPC method's
+/// series of `grpc_server_handling_seconds`) both ways, the outage record for both targets
+/// with and without a span. A fixture no case reads fails the test.
+fn fixture_runs() -> Vec<Vec<String>> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../profile/fixtures");
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    let words = |list: &[&str]| list.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let file = fixture(&name);
+        let text = fs::read_to_string(dir.join(&name)).unwrap_or_default();
+        if name.starts_with("jvm-") && name.ends_with(".log")
+            || name.starts_with("go-") && name.ends_with(".log")
+        {
+            let source = if name.starts_with("jvm-") {
+                "jvm-gc"
+            } else {
+                "go-gc"
+            };
+            for workers in ["1", "3", "64"] {
+                runs.push(words(&[source, &file, "--workers", workers]));
+            }
+        } else if name.ends_with(".prom") {
+            let metrics: Vec<&str> = text
+                .lines()
+                .filter_map(|line| line.strip_prefix("# TYPE "))
+                .filter_map(|rest| rest.strip_suffix(" histogram"))
+                .collect();
+            let mut methods: Vec<&str> = text
+                .split("grpc_method=\"")
+                .skip(1)
+                .filter_map(|rest| rest.split('"').next())
+                .collect();
+            methods.sort();
+            methods.dedup();
+            for measures in ["one-way", "round-trip"] {
+                for metric in &metrics {
+                    runs.push(words(&[
+                        "prometheus",
+                        &file,
+                        "--metric",
+                        metric,
+                        "--measures",
+                        measures,
+                    ]));
+                }
+                for method in &methods {
+                    let matched = format!("grpc_method={method}");
+                    runs.push(words(&[
+                        "prometheus",
+                        &file,
+                        "--metric",
+                        "grpc_server_handling_seconds",
+                        "--match",
+                        &matched,
+                        "--measures",
+                        measures,
+                    ]));
+                }
+            }
+        } else if name.ends_with(".csv") {
+            for target in ["service", "link"] {
+                runs.push(words(&["outages", &file, "--target", target]));
+                runs.push(words(&[
+                    "outages",
+                    &file,
+                    "--target",
+                    target,
+                    "--span-hours",
+                    "8784",
+                ]));
+            }
+        } else {
+            let known = name.ends_with("-version.txt")
+                || ["README.md", "make.sh", "src"].contains(&name.as_str());
+            assert!(
+                known,
+                "fixtures/{name}: a fixture no run of this test reads; add it"
+            );
+        }
+    }
+    runs
+}
+
+/// Runs `profile ARGS` in `dir`: true when it printed a profile (which must load pasted
+/// whole into the smallest scenario users are shown), false when it exited 2 printing
+/// nothing; anything else fails.
+fn printed_and_loads(run: &[String], dir: &Path) -> bool {
+    let mut args = vec!["profile"];
+    args.extend(run.iter().map(String::as_str));
+    let (code, stdout, stderr) = fencesim(&args, dir);
+    match code {
+        0 => {
+            let pasted = format!("{}\n{stdout}", fencesim_scenario::MINIMAL_TOML);
+            if let Err(e) = fencesim_scenario::parse_str(&pasted, "pasted.toml") {
+                panic!("{run:?} printed a profile the loader refuses: {e}\n{stdout}");
+            }
+            assert!(stdout.contains("dist = \"empirical\""), "{run:?}: {stdout}");
+            true
+        }
+        2 => {
+            assert!(stdout.is_empty(), "{run:?} exit 2 but printed {stdout}");
+            assert!(stderr.starts_with("error: "), "{run:?}: {stderr}");
+            false
+        }
+        _ => panic!("{run:?}: exit {code}: {stderr}"),
+    }
+}
+
+/// Whatever `profile` prints must load, over every committed fixture and the inputs next to
+/// the refused ones; a run that cannot print such a profile exits 2 and prints nothing.
+#[test]
+fn every_block_profile_prints_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = fixture_runs();
+    let loaded = runs
+        .iter()
+        .filter(|run| printed_and_loads(run, dir.path()))
+        .count();
+    // The 4 JVM logs and the gctrace at 1, 3 and 64 workers (pauses too frequent for one
+    // entry are folded), but the 8 s high-rate log at 64 (too short to fold: refused); 3
+    // scrape metrics and the 4 gRPC methods with observations, both ways; the record 4 ways.
+    // The other metrics hold no observations and are refused.
+    assert!(
+        loaded >= 14 + 14 + 4,
+        "{loaded} of {} runs loaded",
+        runs.len()
+    );
+    assert!(
+        loaded < runs.len(),
+        "no run refused: the empty histograms must be"
+    );
+    for (name, text, args) in accepted_neighbours() {
+        fs::write(dir.path().join(name), text).unwrap();
+        let mut run: Vec<String> = vec![args[0].to_string(), name.to_string()];
+        run.extend(args[1..].iter().map(|w| w.to_string()));
+        assert!(printed_and_loads(&run, dir.path()), "{run:?} refused");
+    }
+}
+
+/// The committed tuning profile with its logged pauses replaced by `printed` (a profile's
+/// output), as a user pastes one.
+fn with_pauses(printed: &str) -> String {
+    let base = fs::read_to_string(committed_profile()).unwrap();
+    let start = base.find("# fencesim profile jvm-gc").unwrap();
+    let end = base.find("\n[expect]").unwrap();
+    format!("{}{printed}\n{}", &base[..start], &base[end..])
+}
+
+/// Every committed GC log, the high-rate one made by a real JVM among them (Parallel, 96 MB
+/// heap, about 4,500 pauses a minute), passes end to end: `profile --workers 3` prints blocks
+/// (folded where one entry cannot hold the log's rate, said so in a note), and `tune` runs
+/// them and decides (exit 0 or 1, never 2).
+#[test]
+fn every_gc_log_passes_profile_then_tune() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = [
+        ("jvm-gc", "jvm-g1-gc-star.log"),
+        ("jvm-gc", "jvm-shenandoah-gc.log"),
+        ("jvm-gc", "jvm-zgc-gc-star.log"),
+        ("jvm-gc", "jvm-parallel-high-rate.log"),
+        ("go-gc", "go-gctrace.log"),
+    ];
+    for (source, log) in logs {
+        let (code, printed, stderr) = fencesim(
+            &["profile", source, &fixture(log), "--workers", "3"],
+            dir.path(),
+        );
+        assert_eq!(code, 0, "{log}: {stderr}");
+        if log == "jvm-parallel-high-rate.log" {
+            assert!(
+                printed.contains("# note: the log's ") && printed.contains(" folded "),
+                "{log}: {printed}"
+            );
+        }
+        fs::write(dir.path().join("p.toml"), with_pauses(&printed)).unwrap();
+        let (code, stdout, stderr) = fencesim(
+            &[
+                "tune",
+                "p.toml",
+                "--vary",
+                "lease.ttl_ms=2000,8000",
+                "--fixed",
+                "--seeds",
+                "0..2",
+                "--set",
+                "duration_ms=60000",
+                "--out",
+                "o",
+            ],
+            dir.path(),
+        );
+        assert!(code <= 1, "{log}: exit {code}: {stdout}{stderr}");
+        assert!(stdout.contains("recommendation: "), "{log}: {stdout}");
+        let realized: u64 = stdout
+            .lines()
+            .find_map(|line| line.strip_prefix("  fault gc-pause: realized "))
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|count| count.parse().ok())
+            .unwrap_or(0);
+        assert!(realized > 0, "{log}: no pause ran: {stdout}");
+    }
 }

@@ -184,12 +184,27 @@ fn vary_errors_exit_2() {
             "ratio of another varied field",
         ),
         ("lease.ttl_ms=0", "lease.ttl_ms"),
+        (
+            "lease.ttl_ms=0",
+            "expected a positive number of milliseconds, got 0 (from --vary lease.ttl_ms=0)",
+        ),
+        (
+            "lease.ttl_ms=NaN",
+            "got `NaN` (from --vary lease.ttl_ms=NaN)",
+        ),
+        ("lease.ttl_ms=2000, 4000", "without spaces or a `+` sign"),
+        (
+            "name=a,b",
+            "got `name`; give any other field once with --set",
+        ),
     ];
     for (vary, message) in cases {
         let (code, stdout, stderr) =
             fencesim(&["tune", "profile.toml", "--vary", vary], dir.path());
         assert_eq!(code, 2, "{vary}: {stdout}{stderr}");
         assert!(stderr.contains(message), "{vary}: {stderr}");
+        // No --set was given: none is blamed.
+        assert!(!stderr.contains("from --set"), "{vary}: {stderr}");
     }
 }
 
@@ -331,4 +346,88 @@ fn every_output_names_the_ranking_and_carries_the_unsafe_bound() {
         assert!(text.contains("(crash "), "{text}");
     }
     assert!(md.contains("per hour of fault exposure"), "{md}");
+}
+
+/// The names in `dir`, sorted (none when it does not exist).
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// `tune --out` writes its seven files as one set: a SIGTERM while the second file's temp
+/// exists (every write held open 10 s before its rename by the test hook) leaves the
+/// previous run's seven files, every one unchanged, and no temp file. Written one by one,
+/// the first file was already the new one.
+#[test]
+fn an_interrupted_tune_leaves_the_old_set_of_files() {
+    let dir = setup();
+    let (code, stdout, stderr) = fencesim(
+        &tune_args(&["--vary", "lease.ttl_ms=4000,8000", "--out", "o"]),
+        dir.path(),
+    );
+    assert!(code <= 1, "{stdout}{stderr}");
+    let files = dir.path().join("o/tune-cli-test/tune");
+    let old: Vec<(String, Vec<u8>)> = names_in(&files)
+        .into_iter()
+        .map(|name| (name.clone(), fs::read(files.join(&name)).unwrap()))
+        .collect();
+    assert_eq!(old.len(), 7, "{:?}", names_in(&files));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fencesim"))
+        .args(tune_args(&[
+            "--vary",
+            "lease.ttl_ms=5000,9000",
+            "--out",
+            "o",
+        ]))
+        .env("FENCESIM_TEST_WRITE_PAUSE_MS", "10000")
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let is_temp = |name: &String| name.starts_with(".tune.json.") && name.ends_with(".tmp");
+    let mut seen = false;
+    for _ in 0..60_000 {
+        if names_in(&files).iter().any(is_temp) {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            if names_in(&files).iter().any(is_temp) {
+                seen = true;
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-s", "TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert!(
+        seen,
+        "no temp file of tune.json appeared: {:?}",
+        names_in(&files)
+    );
+    assert_eq!(status.code(), Some(143), "{status}");
+    let after: Vec<(String, Vec<u8>)> = names_in(&files)
+        .into_iter()
+        .map(|name| (name.clone(), fs::read(files.join(&name)).unwrap()))
+        .collect();
+    let changed: Vec<&String> = after
+        .iter()
+        .filter(|file| !old.contains(file))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "new or changed after the interrupt: {changed:?}"
+    );
+    assert_eq!(after.len(), 7, "{:?}", names_in(&files));
 }

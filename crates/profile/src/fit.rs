@@ -133,6 +133,18 @@ pub fn summary_line(compared: &[Compared]) -> String {
     format!("{} (data/profile)", parts.join(", "))
 }
 
+/// A number in an error: as Rust writes it, or with an exponent when huge (`1e300`, not 301
+/// digits); `+Inf` as Prometheus writes it.
+pub fn plain(x: f64) -> String {
+    if x == f64::INFINITY {
+        "+Inf".to_string()
+    } else if x.is_finite() && x.abs() >= 1e12 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 /// A duration with four significant digits, for people.
 pub fn short(ms: f64) -> String {
     if ms == 0.0 || !ms.is_finite() {

@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod fit;
+pub mod fold;
 pub mod go;
 pub mod input;
 pub mod jvm;
@@ -55,6 +56,9 @@ pub struct Block {
     pub data: Data,
     /// The empirical distribution built from it.
     pub dist: Dist,
+    /// When the log's pauses were too frequent for one entry: how they were folded (`data`
+    /// holds the folded pauses).
+    pub fold: Option<fold::Fold>,
 }
 
 impl Block {
@@ -155,9 +159,17 @@ fn sorted(mut values: Vec<f64>) -> Vec<f64> {
     values
 }
 
+/// A `gc-pause` block of `values` (ms, in log order) over `span_ms`, folded when they are
+/// more than one entry holds at `workers` processes ([`fold`]).
 fn pause_block(title: &str, values: Vec<f64>, span_ms: f64, workers: u32) -> Block {
+    let fits = MAX_RATE_PER_MIN * span_ms / 60_000.0 / f64::from(workers);
+    let (values, fold) = match fold::fold(&values, fits.floor() as usize) {
+        Some((folded, fold)) => (folded, Some(fold)),
+        None => (values, None),
+    };
     let values = sorted(values);
     Block {
+        fold,
         title: title.to_string(),
         target: Target::Fault {
             kind: FaultKind::GcPause,
@@ -227,7 +239,7 @@ pub fn jvm_gc(
         .collect();
     names.sort();
     names.dedup();
-    Ok(Profile {
+    checked(Profile {
         file: file.to_string(),
         command: format!("profile jvm-gc {file} --workers {}", options.workers),
         heading: format!(
@@ -268,7 +280,7 @@ pub fn go_gc(
         expected: "expected collections at a positive time since the program started".into(),
     })?;
     let forced = trace.collections.iter().filter(|c| c.forced).count();
-    Ok(Profile {
+    checked(Profile {
         file: file.to_string(),
         command: format!("profile go-gc {file} --workers {}", options.workers),
         heading: format!(
@@ -353,13 +365,8 @@ pub fn prometheus(
         Measures::RoundTrip => unit / 2.0,
     };
     let points = histogram.cdf_ms(scale);
+    prometheus::check(file, &exposition, &histogram, scale, points.len())?;
     let finite_buckets = histogram.buckets.iter().filter(|b| b.0.is_finite()).count();
-    if points.len() > fencesim_scenario::limits::MAX_EMPIRICAL_POINTS {
-        return Err(error(format!(
-            "expected at most {} buckets, got {finite_buckets}",
-            fencesim_scenario::limits::MAX_EMPIRICAL_POINTS - 1
-        )));
-    }
     let quantiles: Vec<[f64; 2]> = points
         .iter()
         .map(|&(ms, p)| [fit::round6(p), fit::round6(ms)])
@@ -369,7 +376,7 @@ pub fn prometheus(
         .iter()
         .map(|(key, value)| format!(" --match {key}={value}"))
         .collect();
-    Ok(Profile {
+    checked(Profile {
         file: file.to_string(),
         command: format!(
             "profile prometheus {file} --metric {}{match_args} --measures {}",
@@ -389,6 +396,7 @@ pub fn prometheus(
             target: Target::Latency,
             dist: Dist::Empirical { quantiles },
             data: Data::Cdf(points),
+            fold: None,
         }],
         report: exposition.report,
     })
@@ -451,31 +459,7 @@ pub fn outages(
             "outage windows (`start,end`, RFC 3339 times with a zone or seconds)",
         ));
     }
-    let first = windows[0].start_ms;
-    let last = windows.iter().map(|w| w.end_ms).fold(f64::MIN, f64::max);
-    let covered_ms = last - first;
-    let (span_ms, span_note) = match span_hours {
-        Some(hours) => {
-            let span_ms = hours * 3_600_000.0;
-            if !(span_ms.is_finite() && span_ms >= covered_ms && span_ms > 0.0) {
-                return Err(InputError {
-                    file: file.to_string(),
-                    expected: format!(
-                        "--span-hours: expected a period at least as long as the record's \
-                         outages span ({:.3} h), got {hours}",
-                        covered_ms / 3_600_000.0
-                    ),
-                });
-            }
-            (span_ms, format!("span: {hours} h, as given"))
-        }
-        None => (
-            covered_ms,
-            "span: from the first outage's start to the last one's end; pass --span-hours \
-             with the period the record covers, or the rate is overstated"
-                .to_string(),
-        ),
-    };
+    let (span_ms, span_note) = span(file, &record, &windows, span_hours)?;
     let lengths: Vec<f64> = windows.iter().map(|w| w.end_ms - w.start_ms).collect();
     let (kind, what) = match target {
         OutageTarget::Service => (FaultKind::CoordinatorRestart, "lease-service outages"),
@@ -492,7 +476,7 @@ pub fn outages(
             .push("a random partition isolates the drawn worker from every other node".to_string());
     }
     let values = sorted(lengths);
-    Ok(Profile {
+    checked(Profile {
         file: file.to_string(),
         command: format!(
             "profile outages {file} --target {}{}",
@@ -518,9 +502,154 @@ pub fn outages(
             },
             dist: fit::table_from_samples(&values),
             data: Data::Samples(values),
+            fold: None,
         }],
         report: record.report,
     })
+}
+
+/// The most time a profile's input may cover, in hours (10 years): an outage record's
+/// `--span-hours` and the span of its outages, and a GC log's span.
+pub const MAX_SPAN_HOURS: f64 = 87_600.0;
+
+/// The period an outage record's rate is over (ms) and its note: `--span-hours` when given
+/// (at least the outages' own span, at most [`MAX_SPAN_HOURS`]), else the first outage's
+/// start to the last one's end. A record mixing RFC 3339 rows and rows of seconds is
+/// refused, naming a row of each.
+fn span(
+    file: &str,
+    record: &outages::Record,
+    windows: &[outages::Window],
+    span_hours: Option<f64>,
+) -> Result<(f64, String), InputError> {
+    let error = |expected: String| InputError {
+        file: file.to_string(),
+        expected,
+    };
+    if let [Some(seconds), Some(dates)] = record.first_in_form {
+        return Err(error(format!(
+            "line {}: expected every row in the form of line {} ({}), got {}: the two are \
+             decades apart on one time line",
+            seconds.max(dates),
+            seconds.min(dates),
+            if dates < seconds {
+                "RFC 3339 times"
+            } else {
+                "seconds"
+            },
+            if dates < seconds {
+                "seconds"
+            } else {
+                "RFC 3339 times"
+            },
+        )));
+    }
+    let first = windows[0].start_ms;
+    let last = windows.iter().map(|w| w.end_ms).fold(f64::MIN, f64::max);
+    let covered_hours = (last - first) / 3_600_000.0;
+    if covered_hours > MAX_SPAN_HOURS {
+        return Err(error(format!(
+            "expected outages within {MAX_SPAN_HOURS} h (10 years), got outages spread over \
+             {covered_hours:.1} h (line {} to line {})",
+            windows[0].line,
+            windows
+                .iter()
+                .max_by(|a, b| a.end_ms.total_cmp(&b.end_ms))
+                .map_or(0, |w| w.line)
+        )));
+    }
+    let Some(hours) = span_hours else {
+        return Ok((
+            last - first,
+            "span: from the first outage's start to the last one's end; pass --span-hours \
+             with the period the record covers, or the rate is overstated"
+                .to_string(),
+        ));
+    };
+    if !(hours.is_finite() && hours >= covered_hours && hours > 0.0 && hours <= MAX_SPAN_HOURS) {
+        return Err(error(format!(
+            "--span-hours: expected a period at least as long as the record's outages span \
+             ({covered_hours:.3} h) and at most {MAX_SPAN_HOURS} h (10 years), got {}",
+            fit::plain(hours)
+        )));
+    }
+    Ok((hours * 3_600_000.0, format!("span: {hours} h, as given")))
+}
+
+/// The profile, if every block can be pasted as printed: a fault block's span at most
+/// [`MAX_SPAN_HOURS`] (a log of uptimes in the billions of seconds is not a rate), its rate at most the
+/// format's [`MAX_RATE_PER_MIN`] (pauses are folded to fit it, [`fold`]; when even that
+/// cannot help, the error says how the rate came about and what would), and the whole of [`Profile::toml`] pasted into
+/// [`fencesim_scenario::MINIMAL_TOML`] accepted by the scenario loader, so no command prints
+/// a block that `run` refuses.
+fn checked(profile: Profile) -> Result<Profile, InputError> {
+    let error = |expected: String| InputError {
+        file: profile.file.clone(),
+        expected,
+    };
+    for block in &profile.blocks {
+        let Target::Fault {
+            kind,
+            count,
+            span_ms,
+            processes,
+        } = block.target
+        else {
+            continue;
+        };
+        let hours = span_ms / 3_600_000.0;
+        if hours > MAX_SPAN_HOURS {
+            return Err(error(format!(
+                "{}: expected events within {MAX_SPAN_HOURS} h (10 years), got {count} over \
+                 {} h: check the input's timestamps",
+                block.title,
+                fit::plain(hours)
+            )));
+        }
+        let rate = block.rate_per_min().unwrap_or(0.0);
+        if rate <= MAX_RATE_PER_MIN {
+            continue;
+        }
+        let help = if kind == FaultKind::GcPause {
+            "a log this short cannot be folded into one entry (at least 2 pauses must fit at \
+             that rate): log a longer stretch"
+        } else {
+            "pass --span-hours with the whole period the record covers"
+        };
+        return Err(error(format!(
+            "{}: rate_per_min: expected at most {MAX_RATE_PER_MIN} per minute (the most one \
+             [[faults.random]] entry holds), got {} ({count} over {} s, x {processes}); {help}",
+            block.title,
+            fit::plain(rate),
+            fit::short(span_ms / 1e3)
+        )));
+    }
+    let pasted = format!("{}\n{}", fencesim_scenario::MINIMAL_TOML, profile.toml());
+    fencesim_scenario::parse_str(&pasted, "the printed profile").map_err(|e| {
+        error(format!(
+            "expected a profile the scenario loader accepts; pasted into the minimal scenario \
+             it gives: {}: {}",
+            e.field, e.expected
+        ))
+    })?;
+    Ok(profile)
+}
+
+/// The comment line saying how a block's pauses were folded.
+fn fold_note(fold: &fold::Fold, span_ms: f64, processes: u32) -> String {
+    let logged =
+        fit::round_significant(fold.logged as f64 * f64::from(processes) / (span_ms / 60_000.0));
+    format!(
+        "# note: the log's {} pauses, {logged} a minute for {processes} workers, are more than \
+         the {MAX_RATE_PER_MIN} a minute one entry holds: the longest {} (from {} ms) are kept \
+         as they are, the other {} folded {} at a time, in log order, into one pause of their \
+         summed length (the time paused in all is kept)\n",
+        fold.logged,
+        fold.kept,
+        fold.threshold_ms,
+        fold.logged - fold.kept,
+        fold.group
+    )
 }
 
 /// The quantile pairs, four to a line, as a TOML array.
@@ -566,10 +695,8 @@ impl Profile {
                         block.title,
                         span_ms / 1e3,
                     ));
-                    if rate > MAX_RATE_PER_MIN {
-                        out.push_str(&format!(
-                            "# note: the format allows at most {MAX_RATE_PER_MIN} per minute per entry; split it over entries with `nodes`\n"
-                        ));
+                    if let Some(fold) = &block.fold {
+                        out.push_str(&fold_note(fold, span_ms, processes));
                     }
                     out.push_str(&format!(
                         "[[faults.random]]\nkind = \"{kind}\"\nrate_per_min = {rate}\n"
@@ -599,5 +726,41 @@ impl Profile {
                 )
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn latency(quantiles: Vec<[f64; 2]>) -> Profile {
+        Profile {
+            file: "case".to_string(),
+            command: "profile prometheus case".to_string(),
+            heading: "made by hand".to_string(),
+            notes: Vec::new(),
+            blocks: vec![Block {
+                title: "latency".to_string(),
+                target: Target::Latency,
+                data: Data::Cdf(vec![(0.0, 0.0), (1.0, 1.0)]),
+                dist: Dist::Empirical { quantiles },
+                fold: None,
+            }],
+            report: LineReport::default(),
+        }
+    }
+
+    /// The last guard: a profile whose printed TOML the loader refuses is an input error
+    /// naming the loader's field, whatever let it through the checks before.
+    #[test]
+    fn a_profile_the_loader_refuses_is_not_printed() {
+        assert!(checked(latency(vec![[0.0, 1.0], [1.0, 2.0]])).is_ok());
+        let error = checked(latency(vec![[0.0, 5.0], [1.0, 2.0]])).unwrap_err();
+        assert_eq!(error.file, "case");
+        assert!(
+            error.expected.contains("network.latency_ms.quantiles[1]")
+                && error.expected.contains("non-decreasing"),
+            "{error}"
+        );
     }
 }

@@ -2,6 +2,8 @@
 //! (`2024-03-01T12:00:00Z`) or plain numbers of seconds (e.g. since the Unix epoch; both ends
 //! in the same form). A header line (`start,end,…`) and `#` comments are skipped. Overlapping
 //! windows are merged into one outage (and counted), since the lease service was out once.
+//! Every row must use one form: a record mixing them is refused by the profile (its rows
+//! would sit on two time lines, decades apart).
 
 use crate::input::{Line, LineReport};
 
@@ -23,6 +25,9 @@ pub struct Record {
     pub windows: Vec<Window>,
     /// The account of every line.
     pub report: LineReport,
+    /// The first used row written in seconds (`[0]`) and in RFC 3339 times (`[1]`): a record
+    /// holding both mixes two time lines (seconds since 1970 against dates), and is refused.
+    pub first_in_form: [Option<usize>; 2],
     header_seen: bool,
 }
 
@@ -54,20 +59,6 @@ impl Record {
                 .unusable(number, "expected `start,end` (two times)", text);
             return;
         }
-        let time = |field: &str| -> Option<(f64, bool)> {
-            let field = field.trim_matches('"');
-            if let Some(ms) = crate::time::rfc3339_ms(field) {
-                return Some((ms, true));
-            }
-            let plain = !field.is_empty()
-                && field.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-                && field.bytes().next().is_some_and(|b| b.is_ascii_digit());
-            plain
-                .then(|| field.parse::<f64>().ok())
-                .flatten()
-                .filter(|s| s.is_finite())
-                .map(|seconds| (seconds * 1e3, false))
-        };
         let (Some((start_ms, start_wall)), Some((end_ms, end_wall))) =
             (time(fields[0]), time(fields[1]))
         else {
@@ -96,6 +87,7 @@ impl Record {
                 .unusable(number, "an outage longer than 7 days", text);
             return;
         }
+        self.first_in_form[usize::from(start_wall)].get_or_insert(number);
         self.report.used += 1;
         self.windows.push(Window {
             line: number,
@@ -121,4 +113,21 @@ impl Record {
         }
         (merged, merges)
     }
+}
+
+/// A time as the record writes it: (ms, whether it is an RFC 3339 time) — RFC 3339 with a
+/// zone, or a plain number of seconds (digits and a point, nothing else).
+fn time(field: &str) -> Option<(f64, bool)> {
+    let field = field.trim_matches('"');
+    if let Some(ms) = crate::time::rfc3339_ms(field) {
+        return Some((ms, true));
+    }
+    let plain = !field.is_empty()
+        && field.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && field.bytes().next().is_some_and(|b| b.is_ascii_digit());
+    plain
+        .then(|| field.parse::<f64>().ok())
+        .flatten()
+        .filter(|s| s.is_finite())
+        .map(|seconds| (seconds * 1e3, false))
 }

@@ -116,6 +116,12 @@ fn draw_header<DB: DrawingBackend>(
     for note in &profile.notes {
         lines.push((format!("note: {note}"), font(14.0)));
     }
+    for block in &profile.blocks {
+        if let Some(fold) = &block.fold {
+            let note = format!("note, {}: {}", block.title, fold.summary());
+            lines.push((note, font(14.0)));
+        }
+    }
     for (index, (title, _, _, summary)) in blocks.iter().enumerate() {
         lines.push((
             format!("fit, {title}: {summary}"),

@@ -2,11 +2,12 @@
 //! every series of one metric summed by bucket (as `sum by (le)`), into a latency
 //! distribution interpolated linearly within each bucket, as `histogram_quantile` does. The
 //! first bucket starts at 0; observations above the highest finite bucket have no known value
-//! and are placed at that bound (also as `histogram_quantile` does), and said so.
+//! and are placed at that bound (also as `histogram_quantile` does), and said so. [`check`]
+//! refuses a histogram whose values are all unknown or whose bounds are no latencies.
 
 use std::collections::BTreeMap;
 
-use crate::input::{Line, LineReport};
+use crate::input::{InputError, Line, LineReport};
 
 /// One sample line's parts.
 struct Sample<'a> {
@@ -170,6 +171,17 @@ impl Exposition {
             buckets,
             count,
         })
+    }
+
+    /// The first line holding a bucket of `metric` with bound `le`.
+    pub fn line_of(&self, metric: &str, le: f64) -> Option<usize> {
+        self.buckets
+            .get(metric)?
+            .values()
+            .flat_map(|series| &series.buckets)
+            .filter(|bucket| bucket.0 == le)
+            .map(|bucket| bucket.2)
+            .min()
     }
 
     /// The metric asked for (without `_bucket`), or the only histogram there is.
@@ -358,6 +370,72 @@ impl Histogram {
         }
         kept
     }
+}
+
+/// A histogram's values must be known and be latencies: some observations at or below a
+/// finite bound (else every value is unknown: a table of them would be made up), every
+/// finite bound at most [`fencesim_scenario::limits::MAX_DURATION_MS`] once in ms, and at
+/// most as many points (`points`, from [`Histogram::cdf_ms`]) as a table holds.
+/// Errors name the bucket's line.
+pub fn check(
+    file: &str,
+    exposition: &Exposition,
+    histogram: &Histogram,
+    ms_per_unit: f64,
+    points: usize,
+) -> Result<(), InputError> {
+    let metric = &histogram.metric;
+    let error = |bound: f64, expected: String| InputError {
+        file: file.to_string(),
+        expected: format!(
+            "line {}: {metric}_bucket{{le=\"{}\"}}: {expected}",
+            exposition.line_of(metric, bound).unwrap_or(0),
+            crate::fit::plain(bound)
+        ),
+    };
+    let finite: Vec<f64> = histogram
+        .buckets
+        .iter()
+        .map(|b| b.0)
+        .filter(|b| b.is_finite())
+        .collect();
+    let max_ms = fencesim_scenario::limits::MAX_DURATION_MS as f64;
+    if let Some(&bound) = finite.iter().find(|&&bound| bound * ms_per_unit > max_ms) {
+        return Err(error(
+            bound,
+            format!(
+                "expected bucket bounds of at most {max_ms} ms (7 days) as latencies, got {} ms",
+                crate::fit::plain(bound * ms_per_unit)
+            ),
+        ));
+    }
+    if histogram.above_finite() >= histogram.total() {
+        let highest = finite.last().copied().unwrap_or(f64::INFINITY);
+        return Err(error(
+            highest,
+            format!(
+                "expected observations at or below a finite bucket bound, found all {} above \
+                 {}: their values are unknown",
+                histogram.total(),
+                if finite.is_empty() {
+                    "every bound (only le=\"+Inf\" is given)"
+                } else {
+                    "the highest finite bound"
+                }
+            ),
+        ));
+    }
+    if points > fencesim_scenario::limits::MAX_EMPIRICAL_POINTS {
+        return Err(InputError {
+            file: file.to_string(),
+            expected: format!(
+                "{metric}: expected at most {} buckets, got {}",
+                fencesim_scenario::limits::MAX_EMPIRICAL_POINTS - 1,
+                finite.len()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// `name{a="b",le="0.1"} 42 [timestamp]`.

@@ -317,3 +317,39 @@ fn lines_are_split_without_losing_any() {
     ];
     assert_eq!(seen, expected);
 }
+
+/// Every time decorator a JVM writes (`uptime` in seconds, `uptimemillis`, `uptimenanos`,
+/// `time`/`utctime`) gives the same span and rate for the same log: three pauses at 0, 30
+/// and 60 s are 3 a minute over 60 s, whichever unit the decoration is in.
+#[test]
+fn every_time_decorator_gives_the_same_span_and_rate() {
+    type Decorate = fn(u64) -> String;
+    let decorators: [(&str, Decorate); 4] = [
+        ("uptime", |s| format!("{s}.000s")),
+        ("uptimemillis", |s| format!("{}ms", s * 1_000)),
+        ("uptimenanos", |s| format!("{}ns", s * 1_000_000_000)),
+        ("utctime", |s| {
+            format!("2024-03-01T12:{:02}:{:02}.000+0000", s / 60, s % 60)
+        }),
+    ];
+    for (name, decorate) in decorators {
+        let log: String = [0u64, 30, 60]
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| {
+                format!(
+                    "[{}][info][gc] GC({i}) Pause Young (Normal) (G1 Evacuation Pause) 4M->1M(8M) 2.000ms\n",
+                    decorate(s)
+                )
+            })
+            .collect();
+        let profile =
+            profile(Source::Jvm, log.as_bytes(), 1 << 20).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            profile.heading.contains("over 60.0 s"),
+            "{name}: {}",
+            profile.heading
+        );
+        assert_eq!(profile.blocks[0].rate_per_min_each(), Some(3.0), "{name}");
+    }
+}

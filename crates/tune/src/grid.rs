@@ -6,8 +6,13 @@
 //! (`lease.ttl_ms/3`, `lease.ttl_ms*0.5`), evaluated per setting. Several `--vary` form a
 //! grid: every combination of their non-ratio items, in `--vary` order (the last varies
 //! fastest).
+//!
+//! Only the lease service's and the workers' timings ([`TIMING_FIELDS`]) are varied, each by
+//! `--vary` or `--set`, never both; values are written without a sign or spaces. A setting's
+//! values reach the scenario loader as overrides, and its errors are blamed on the `--vary`
+//! the user typed ([`blame`]), not on a `--set` they never gave.
 
-use fencesim_scenario::Override;
+use fencesim_scenario::{Override, ScenarioError};
 
 /// One item of a `--vary` list.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,10 +39,23 @@ pub struct Vary {
     pub items: Vec<Item>,
 }
 
-/// Parses `FIELD=VALUES`; the error says what was expected.
+/// Parses `FIELD=VALUES`; the error says what was expected. Whitespace anywhere and a
+/// leading `+` on any number are refused, as shard numbers are (digits only).
 pub fn parse_vary(text: &str) -> Result<Vary, String> {
     let parsed = Override::parse(text).map_err(|e| format!("--vary: {e}"))?;
     let field = parsed.field;
+    let signed = text
+        .split_once('=')
+        .map_or("", |(_, value)| value)
+        .split([',', '.', ':', '/', '*'])
+        .any(|number| number.starts_with('+'));
+    if signed || text.chars().any(char::is_whitespace) {
+        return Err(format!(
+            "--vary {field}: expected values without spaces or a `+` sign (2000,5000 or \
+             2000..20000:10), got `{}`",
+            text.escape_debug()
+        ));
+    }
     let mut items = Vec::new();
     for part in parsed.value.split(',').map(str::trim) {
         if part.is_empty() {
@@ -215,4 +233,123 @@ pub fn grid(varies: &[Vary]) -> Result<Vec<Setting>, String> {
         }
     }
     Ok(out)
+}
+
+/// Fields a `--vary` may not touch: they change the fault profile (what `plan` draws, the
+/// network's behaviour, the clocks, the run's length), so the settings would not share
+/// fault plans.
+pub const PROFILE_FIELDS: [&str; 6] = [
+    "faults",
+    "network",
+    "clocks",
+    "duration_ms",
+    "workers.count",
+    "seeds",
+];
+
+/// The fields `--vary` varies: the lease service's and the workers' timings, and the jitter
+/// of the workers' acquire retries. Anything else (the name, an expectation, the fencing
+/// mode, a preset, a switch) is one choice, given once with `--set`; fault-profile fields
+/// ([`PROFILE_FIELDS`]) would also break the shared fault plans.
+pub const TIMING_FIELDS: [&str; 12] = [
+    "lease.ttl_ms",
+    "lease.min_ttl_ms",
+    "lease.max_ttl_ms",
+    "lease.expiry_check_ms",
+    "lease.lock_delay_ms",
+    "lease.election_timeout_ms",
+    "lease.restart_election_ms",
+    "workers.renew_every_ms",
+    "workers.renew_deadline_ms",
+    "workers.request_timeout_ms",
+    "workers.acquire_retry_ms",
+    "workers.acquire_retry_jitter",
+];
+
+/// Checks every `--vary` field before a setting is built: not a fault-profile field, one of
+/// [`TIMING_FIELDS`], and not also given to `--set` (which would win is not for the user to
+/// guess). The error is what was expected (without the word), for `--vary`'s error.
+pub fn check_fields(varies: &[Vary], overrides: &[Override]) -> Result<(), String> {
+    let within = |field: &str, of: &str| {
+        field == of || field.starts_with(&format!("{of}.")) || field.starts_with(&format!("{of}["))
+    };
+    for v in varies {
+        if PROFILE_FIELDS.iter().any(|p| within(&v.field, p)) {
+            return Err(format!(
+                "a lease or worker timing field; `{}` is part of the fault profile, so the \
+                 settings would not share fault plans (tune one profile at a time: run tune \
+                 once per value with --set {}=…)",
+                v.field, v.field
+            ));
+        }
+        if !TIMING_FIELDS.contains(&v.field.as_str()) {
+            return Err(format!(
+                "a lease or worker timing field ({}), got `{}`; give any other field once \
+                 with --set",
+                TIMING_FIELDS.join(", "),
+                v.field
+            ));
+        }
+        if let Some(set) = overrides
+            .iter()
+            .find(|o| within(&o.field, &v.field) || within(&v.field, &o.field))
+        {
+            return Err(format!(
+                "each field in --vary or in --set, not both; got --vary {} and --set {}",
+                v.field,
+                set.to_arg()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `error`, from the scenario of `setting` (`overrides`, then the setting's values, all
+/// given to the loader as overrides), blamed on what the user typed: the loader's
+/// `(from --set F=V)` of a varied field becomes `(from --vary TYPED)` — with the setting's
+/// value when a range or ratio made it — and its `(with --set …)` lists `--set` and `--vary`
+/// apart.
+pub fn blame(
+    mut error: ScenarioError,
+    setting: &Setting,
+    overrides: &[Override],
+    varies: &[(String, Vary)],
+) -> ScenarioError {
+    let origin = |field: &str, value: &str| {
+        let typed = varies
+            .iter()
+            .find(|(_, v)| v.field == field)
+            .map_or("", |(text, _)| text.as_str());
+        if typed == format!("{field}={value}") {
+            format!("--vary {typed}")
+        } else {
+            format!("--vary {typed}, the setting {field}={value}")
+        }
+    };
+    for (field, value) in setting {
+        let loader = format!(" (from --set {field}={value})");
+        if let Some(head) = error.expected.strip_suffix(&loader) {
+            error.expected = format!("{head} (from {})", origin(field, value));
+            return error;
+        }
+    }
+    let all: Vec<String> = overrides
+        .iter()
+        .map(Override::to_arg)
+        .chain(
+            setting
+                .iter()
+                .map(|(field, value)| format!("{field}={value}")),
+        )
+        .collect();
+    let loader = format!(" (with --set {})", all.join(", "));
+    if let Some(head) = error.expected.strip_suffix(&loader) {
+        let given: Vec<String> = overrides
+            .iter()
+            .map(|o| format!("--set {}", o.to_arg()))
+            .chain(setting.iter().map(|(field, value)| origin(field, value)))
+            .collect();
+        error.expected = format!("{head} (with {})", given.join("; "));
+    }
+    error
 }

@@ -42,22 +42,10 @@ use fencesim_scenario::{
 };
 use fencesim_sim::runner::Components;
 
-pub use grid::{grid, parse_vary, Item, Setting, Vary, MAX_SETTINGS};
+pub use grid::{grid, parse_vary, Item, Setting, Vary, MAX_SETTINGS, PROFILE_FIELDS};
 
 /// The most seeds one setting may run (`--max-seeds`).
 pub const MAX_SEEDS_PER_SETTING: u64 = 100_000;
-
-/// Fields a `--vary` may not touch: they change the fault profile (what `plan` draws, the
-/// network's behaviour, the clocks, the run's length), so the settings would not share
-/// fault plans.
-pub const PROFILE_FIELDS: [&str; 6] = [
-    "faults",
-    "network",
-    "clocks",
-    "duration_ms",
-    "workers.count",
-    "seeds",
-];
 
 /// How many seeds to run.
 #[derive(Clone, Copy, Debug)]
@@ -130,23 +118,7 @@ pub fn prepare(
     targets: Targets,
 ) -> Result<Sweep, ScenarioError> {
     let vary_list: Vec<Vary> = varies.iter().map(|(_, v)| v.clone()).collect();
-    for v in &vary_list {
-        if PROFILE_FIELDS.iter().any(|p| {
-            v.field == *p
-                || v.field.starts_with(&format!("{p}."))
-                || v.field.starts_with(&format!("{p}["))
-        }) {
-            return Err(vary_error(
-                file,
-                format!(
-                    "a lease or worker timing field; `{}` is part of the fault profile, so the \
-                     settings would not share fault plans (tune one profile at a time: run \
-                     tune once per value with --set {}=…)",
-                    v.field, v.field
-                ),
-            ));
-        }
-    }
+    grid::check_fields(&vary_list, overrides).map_err(|expected| vary_error(file, expected))?;
     let settings = grid(&vary_list).map_err(|expected| vary_error(file, expected))?;
     let mut resolved = Vec::with_capacity(settings.len());
     let mut skipped = Vec::new();
@@ -160,6 +132,7 @@ pub fn prepare(
         match parse_str_with(text, file, &all) {
             Ok(scenario) => resolved.push((setting, Arc::new(scenario))),
             Err(error) => {
+                let error = grid::blame(error, &setting, overrides, varies);
                 let label: Vec<String> = setting.iter().map(|(f, v)| format!("{f}={v}")).collect();
                 // `expected` is the whole phrase ("expected a positive …").
                 skipped.push(format!(

@@ -1,5 +1,6 @@
 //! `--vary` parsing and grid expansion: one `check` per case.
 
+use fencesim_scenario::{Override, ScenarioError};
 use fencesim_tune::{grid, parse_vary, Item};
 
 #[track_caller]
@@ -147,11 +148,11 @@ fn a_range_needs_a_count_up_to_1000_and_finite_ends() {
 fn a_ratio_needs_a_named_field_and_a_positive_finite_number() {
     let items = |text: &str| parse_vary(text).unwrap().items;
     assert_eq!(
-        items("workers.renew_every_ms=lease.ttl_ms / 4"),
+        items("workers.renew_every_ms=lease.ttl_ms/4"),
         [Item::Ratio {
             of: "lease.ttl_ms".into(),
             factor: 0.25,
-            text: "lease.ttl_ms / 4".into()
+            text: "lease.ttl_ms/4".into()
         }]
     );
     assert_eq!(
@@ -231,5 +232,126 @@ fn the_cap_admits_exactly_100000_settings_and_names_the_product() {
         grid(&parsed).unwrap_err(),
         "expected at most 100000 settings (the cap on a tune grid), got 101000 (1000 × 101); \
          split the sweep or use fewer values"
+    );
+}
+
+/// Values are written as shards' numbers are: no sign, no space (a `+` or a space was once
+/// read past and the value taken).
+#[test]
+fn vary_values_take_no_sign_or_space() {
+    for text in [
+        "lease.ttl_ms=+2000,4000",
+        "lease.ttl_ms=2000,+4000",
+        "lease.ttl_ms= 2000",
+        "lease.ttl_ms=2000, 4000",
+        "lease.ttl_ms=2000 ",
+        "lease.ttl_ms =2000",
+        "lease.ttl_ms=+1000..4000:3",
+        "lease.ttl_ms=1000..+4000:3",
+        "lease.ttl_ms=1000..4000:+3",
+        "workers.renew_every_ms=lease.ttl_ms/+3",
+        "workers.renew_every_ms=lease.ttl_ms / 3",
+        "lease.ttl_ms=2000\t",
+    ] {
+        error(&[text], "expected values without spaces or a `+` sign");
+    }
+    // An exponent's sign is not a leading one.
+    check(&["lease.ttl_ms=2e+3"], &["lease.ttl_ms=2e+3"]);
+}
+
+fn fields(vary: &str, set: &[&str]) -> Result<(), String> {
+    let set: Vec<Override> = set.iter().map(|o| Override::parse(o).unwrap()).collect();
+    fencesim_tune::grid::check_fields(&[parse_vary(vary).unwrap()], &set)
+}
+
+/// Only timings vary; any other field is refused naming it and what can vary, and a field
+/// given to both `--vary` and `--set` is refused naming both.
+#[test]
+fn only_timing_fields_vary_and_never_with_set() {
+    for timing in fencesim_tune::grid::TIMING_FIELDS {
+        assert_eq!(fields(&format!("{timing}=1,2"), &[]), Ok(()), "{timing}");
+    }
+    for field in [
+        "name",
+        "expect.safe",
+        "storage.fencing",
+        "lease.preset",
+        "lease.on_restart",
+        "workers.check_lease_before_write",
+        "lease",
+    ] {
+        let error = fields(&format!("{field}=a,b"), &[]).unwrap_err();
+        assert!(
+            error.starts_with("a lease or worker timing field (lease.ttl_ms, ")
+                && error.contains(&format!("got `{field}`")),
+            "{field}: {error}"
+        );
+    }
+    let error = fields("network.loss=0,0.1", &[]).unwrap_err();
+    assert!(error.contains("part of the fault profile"), "{error}");
+    for set in ["lease.ttl_ms=5000", "lease={ ttl_ms = 5000 }"] {
+        let error = fields("lease.ttl_ms=2000,4000", &[set]).unwrap_err();
+        assert_eq!(
+            error,
+            format!("each field in --vary or in --set, not both; got --vary lease.ttl_ms and --set {set}"),
+        );
+    }
+    assert_eq!(
+        fields("lease.ttl_ms=2000,4000", &["workers.renew_every_ms=500"]),
+        Ok(())
+    );
+}
+
+fn loader_error(expected: &str) -> ScenarioError {
+    ScenarioError {
+        file: "s.toml".into(),
+        line: None,
+        field: "lease.ttl_ms".into(),
+        expected: expected.into(),
+    }
+}
+
+/// A setting's error names the `--vary` the user typed (and the value a range or ratio made),
+/// never a `--set` they did not give.
+#[test]
+fn setting_errors_blame_the_vary_the_user_typed() {
+    let typed = |text: &str| (text.to_string(), parse_vary(text).unwrap());
+    let varies = [
+        typed("lease.ttl_ms=-3000..-1000:3"),
+        typed("workers.renew_every_ms=lease.ttl_ms/3"),
+    ];
+    let setting = vec![
+        ("lease.ttl_ms".to_string(), "-3000".to_string()),
+        ("workers.renew_every_ms".to_string(), "-1000".to_string()),
+    ];
+    let set = [Override::parse("lease.expiry_check_ms=100").unwrap()];
+    let blamed = |expected: &str| {
+        fencesim_tune::grid::blame(loader_error(expected), &setting, &set, &varies).expected
+    };
+    assert_eq!(
+        blamed("expected a positive number, got -3000 (from --set lease.ttl_ms=-3000)"),
+        "expected a positive number, got -3000 (from --vary lease.ttl_ms=-3000..-1000:3, \
+         the setting lease.ttl_ms=-3000)"
+    );
+    assert_eq!(
+        blamed("expected x (with --set lease.expiry_check_ms=100, lease.ttl_ms=-3000, workers.renew_every_ms=-1000)"),
+        "expected x (with --set lease.expiry_check_ms=100; --vary lease.ttl_ms=-3000..-1000:3, \
+         the setting lease.ttl_ms=-3000; --vary workers.renew_every_ms=lease.ttl_ms/3, the \
+         setting workers.renew_every_ms=-1000)"
+    );
+    // A real --set stays blamed on --set; a value typed as it is used is quoted alone.
+    let own = "expected y (from --set lease.expiry_check_ms=100)";
+    assert_eq!(blamed(own), own);
+    let varies = [typed("lease.ttl_ms=0")];
+    let setting = vec![("lease.ttl_ms".to_string(), "0".to_string())];
+    let error = fencesim_tune::grid::blame(
+        loader_error("expected positive, got 0 (from --set lease.ttl_ms=0)"),
+        &setting,
+        &[],
+        &varies,
+    );
+    assert_eq!(
+        error.expected,
+        "expected positive, got 0 (from --vary lease.ttl_ms=0)"
     );
 }
