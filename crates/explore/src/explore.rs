@@ -191,6 +191,17 @@ pub fn seeds_to_first_violation(
     max_seeds: u64,
     components: &Components,
 ) -> SeedSweep {
+    seeds_to_first_violation_of(scenario, max_seeds, components, None)
+}
+
+/// [`seeds_to_first_violation`] counting only violations of `target` (`None`: any
+/// invariant), the comparison for a search aimed at those invariants.
+pub fn seeds_to_first_violation_of(
+    scenario: &Scenario,
+    max_seeds: u64,
+    components: &Components,
+    target: Option<&[Invariant]>,
+) -> SeedSweep {
     let scenario = Arc::new(scenario.clone());
     let mut seeds_run = 0;
     let mut first_not_a_verdict = None;
@@ -200,7 +211,12 @@ pub fn seeds_to_first_violation(
         if first_not_a_verdict.is_none() {
             first_not_a_verdict = not_a_verdict(&outcome, &scenario).map(|what| (seed, what));
         }
-        if !outcome.checked.violations.is_empty() {
+        let violated = outcome.checked.violated();
+        let counted = match target {
+            Some(target) => violated.iter().any(|i| target.contains(i)),
+            None => !violated.is_empty(),
+        };
+        if counted {
             return SeedSweep {
                 seeds_run,
                 first_violation: Some(seed),
