@@ -76,7 +76,7 @@ pub(crate) fn shrink(
 /// `fencesim explore SCENARIO [--cases N] [-o FILE]`.
 pub(crate) fn explore(
     path: &Path,
-    cases: u32,
+    cases: Option<u32>,
     output: Option<&Path>,
     sweep_seeds: u64,
     set: &[fencesim_scenario::Override],
@@ -97,13 +97,9 @@ pub(crate) fn explore(
         fencesim::regressions::load(&regressions).map_err(InputError)?;
         fencesim::outputs::preflight_scenarios(&[], &[path], Some("--record-failures"))?;
     }
-    if cases == 0 {
-        return Err(InputError(
-            "--cases: expected a positive number, got 0".into(),
-        ));
-    }
+    let (cases, from) = flags::cases(cases)?;
     println!(
-        "fencesim explore {} ({}), scenario hash {}, seed {}, {cases} cases",
+        "fencesim explore {} ({}), scenario hash {}, seed {}, {cases} cases{from}",
         scenario.name,
         path.display(),
         scenario.hash(),
@@ -168,7 +164,7 @@ pub(crate) fn explore(
 /// Everything `fencesim explore` was given.
 pub(crate) struct ExploreCommand<'a> {
     pub(crate) path: &'a Path,
-    pub(crate) cases: u32,
+    pub(crate) cases: Option<u32>,
     pub(crate) output: Option<&'a Path>,
     pub(crate) sweep_seeds: u64,
     pub(crate) set: &'a [fencesim_scenario::Override],

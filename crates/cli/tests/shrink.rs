@@ -475,3 +475,49 @@ fn exhaustive_progress_does_not_depend_on_jobs() {
     assert!(one.len() >= 4, "{one:?}");
     assert_eq!(progress("2"), one);
 }
+
+/// proptest stays quiet: its "Aborting shrinking after ... iterations" line no longer reaches
+/// stderr (the chaos example needs proptest's shrinking), and no `PROPTEST_*` variable but
+/// `PROPTEST_CASES` is read (a malformed one printed proptest's warning). `PROPTEST_CASES` is
+/// `--cases`'s default, as in proptest's own tests; `--cases` wins; a malformed value exits 2.
+#[test]
+fn explore_keeps_proptest_quiet_and_takes_its_cases_from_proptest_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let chaos = catalogue("chaos-5-workers-max-token");
+    let explore = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec!["explore", chaos.as_str(), "--sweep-seeds", "0"];
+        args.extend(extra);
+        args.extend(["-o", "found.toml"]);
+        fencesim_env(&args, dir.path(), env)
+    };
+    let (code, stdout, stderr) = explore(
+        &["--cases", "100"],
+        &[
+            ("PROPTEST_MAX_SHRINK_ITERS", "x"),
+            ("PROPTEST_VERBOSE", "2"),
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("first violation after"), "{stdout}");
+    assert!(stderr.is_empty(), "{stderr}");
+
+    let (code, stdout, stderr) = explore(&[], &[("PROPTEST_CASES", "3")]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains(", 3 cases (PROPTEST_CASES)"), "{stdout}");
+    assert!(stdout.contains("no violation in 3 cases"), "{stdout}");
+    let (_, stdout, _) = explore(&["--cases", "2"], &[("PROPTEST_CASES", "3")]);
+    assert!(stdout.contains(", 2 cases\n"), "{stdout}");
+    for (value, expected) in [
+        (
+            "x",
+            "PROPTEST_CASES (the default of --cases): expected a number of cases",
+        ),
+        ("0", "PROPTEST_CASES: expected a positive number, got 0"),
+        ("+3", "PROPTEST_CASES (the default of --cases)"),
+    ] {
+        let (code, stdout, stderr) = explore(&[], &[("PROPTEST_CASES", value)]);
+        assert_eq!(code, 2, "{value}: {stdout}{stderr}");
+        assert!(stderr.contains(expected), "{value}: {stderr}");
+        assert!(stdout.is_empty(), "{value}: {stdout}");
+    }
+}

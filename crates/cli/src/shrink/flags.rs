@@ -208,3 +208,36 @@ fn parse_invariants(text: &str) -> Result<Vec<Invariant>, InputError> {
     invariants.sort();
     Ok(invariants)
 }
+
+/// `--cases` when not given.
+const DEFAULT_CASES: u32 = 100;
+
+/// The proptest cases: `--cases`, else `PROPTEST_CASES` as proptest's own tests read it, else
+/// [`DEFAULT_CASES`]; and where they came from, for the header (` (PROPTEST_CASES)` or empty).
+/// A variable that is not a positive number (or not UTF-8) is refused, never taken as unset.
+pub(super) fn cases(given: Option<u32>) -> Result<(u32, &'static str), InputError> {
+    let (cases, from, name) = match (given, std::env::var_os("PROPTEST_CASES")) {
+        (Some(cases), _) => (cases, "", "--cases"),
+        (None, None) => (DEFAULT_CASES, "", "--cases"),
+        (None, Some(value)) => {
+            let parsed = value
+                .to_str()
+                .filter(|text| text.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|text| text.parse::<u32>().ok());
+            let Some(cases) = parsed else {
+                return Err(InputError(format!(
+                    "PROPTEST_CASES (the default of --cases): expected a number of cases from 1 \
+                     to {}, got {value:?}",
+                    u32::MAX
+                )));
+            };
+            (cases, " (PROPTEST_CASES)", "PROPTEST_CASES")
+        }
+    };
+    if cases == 0 {
+        return Err(InputError(format!(
+            "{name}: expected a positive number, got 0"
+        )));
+    }
+    Ok((cases, from))
+}

@@ -25,7 +25,7 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
     ("crates/cli/src/replay.rs: replay", 93),
     ("crates/cli/src/run.rs: run", 86),
     ("crates/cli/src/shrink.rs: exhaustive", 80),
-    ("crates/cli/src/shrink.rs: explore", 80),
+    ("crates/cli/src/shrink.rs: explore", 76),
     ("crates/cli/src/shrink.rs: guided", 89),
     ("crates/tune/src/lib.rs: prepare", 88),
     ("crates/tune/src/plot/metrics.rs: draw_metric_panel", 72),
