@@ -1,13 +1,14 @@
 //! State-space coverage of the catalogue (`reports/coverage.md` and `.json`): per scenario,
 //! the abstract protocol states ([`fencesim_check::abstract_state`]) and transitions its seeds
-//! reached, whether they had saturated (states new in the last 10 % of the seeds), and every
+//! reached, whether they had saturated (no state new in the last 10 % of the seeds), and every
 //! rare state with a seed that reaches it; over the catalogue, the union of the scenarios'
 //! states and transitions (each counted once) and the states only one scenario reaches.
 //!
 //! It owns only the rendering: the counting is the summaries' ([`StateSpaceAcc`], kept per
 //! scenario in the report's `state` and merged exactly across shards), so both files are pure
 //! functions of a check report, byte-deterministic (no timestamps, no wall times) and the
-//! same whatever `--jobs` or sharding made the report. CI regenerates them with the matrix.
+//! same whatever `--jobs` or sharding made the report. CI regenerates the catalogue's
+//! (`reports/`) with the matrix; the header says so of that copy only.
 
 use std::collections::BTreeMap;
 
@@ -278,8 +279,9 @@ pub fn coverage_markdown(report: &CheckReport) -> String {
 fn header_and_totals(out: &mut String, totals: &Totals) {
     let at_least = if totals.truncated { "at least " } else { "" };
     out.push_str(&format!(
-        "Generated from the scenario catalogue by `{COVERAGE_COMMAND}`; do not edit it by \
-         hand: CI regenerates it and fails if it differs. An abstract state is what of a run \
+        "Written by `fencesim check --coverage` from the scenarios below. The catalogue's \
+         copy, `reports/coverage.md`, is made by `{COVERAGE_COMMAND}` and CI fails if it \
+         differs: do not edit that one by hand. An abstract state is what of a run \
          matters to a lease + fencing protocol, names and numbers forgotten: per lease scope, \
          the service's lease (free, held, double), each resource's high-water token against \
          the newest grant, the writes in flight, and each worker believing it holds the scope \
@@ -314,10 +316,12 @@ fn header_and_totals(out: &mut String, totals: &Totals) {
         count(totals.scenarios_with_rare_states, "scenario")
     ));
     out.push_str(&format!(
-        "- {} of {} found a new state in the last {LAST_SHARE_PERCENT} % of their seeds \
-         (not saturated)\n",
-        totals.unsaturated_scenarios,
-        count(totals.scenarios, "scenario")
+        "- saturated: {} of {} (no new state in the last {LAST_SHARE_PERCENT} % of the \
+         seeds); not saturated: {} (a new state in the last {LAST_SHARE_PERCENT} %: more seeds \
+         may reach more)\n",
+        totals.scenarios - totals.unsaturated_scenarios,
+        count(totals.scenarios, "scenario"),
+        totals.unsaturated_scenarios
     ));
     if totals.truncated {
         out.push_str(

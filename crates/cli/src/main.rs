@@ -192,9 +192,10 @@ enum Command {
     Explore {
         /// The scenario file (its `[[faults.random]]` profile is searched).
         scenario: PathBuf,
-        /// Fault schedules proptest draws before giving up (1 or more).
-        #[arg(long, default_value_t = 100)]
-        cases: u32,
+        /// Fault schedules proptest draws before giving up (1 or more). Default:
+        /// PROPTEST_CASES when set, else 100.
+        #[arg(long)]
+        cases: Option<u32>,
         /// Where to write the first violation's shrunk scenario. Default:
         /// ./<name>-shrunk-seed-<N>.toml.
         #[arg(short = 'o', long)]

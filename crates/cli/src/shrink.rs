@@ -12,15 +12,18 @@ use std::{
     sync::Arc,
 };
 
-use clap::Args;
 use fencesim_explore::{
-    exhaustive::{self as search, ExhaustiveError, ExhaustiveOptions},
+    exhaustive::{self as search, ExhaustiveError},
     ExploreOptions, ShrinkError, ShrinkOptions, Shrunk,
 };
 use fencesim_model::Invariant;
 use fencesim_scenario::Outcome;
 
 use crate::common::InputError;
+
+mod flags;
+
+pub(crate) use flags::{ExhaustiveArgs, GuidedFlags, SearchFlags};
 
 /// `fencesim shrink SCENARIO --seed N [-o FILE]`.
 pub(crate) fn shrink(
@@ -73,7 +76,7 @@ pub(crate) fn shrink(
 /// `fencesim explore SCENARIO [--cases N] [-o FILE]`.
 pub(crate) fn explore(
     path: &Path,
-    cases: u32,
+    cases: Option<u32>,
     output: Option<&Path>,
     sweep_seeds: u64,
     set: &[fencesim_scenario::Override],
@@ -94,13 +97,9 @@ pub(crate) fn explore(
         fencesim::regressions::load(&regressions).map_err(InputError)?;
         fencesim::outputs::preflight_scenarios(&[], &[path], Some("--record-failures"))?;
     }
-    if cases == 0 {
-        return Err(InputError(
-            "--cases: expected a positive number, got 0".into(),
-        ));
-    }
+    let (cases, from) = flags::cases(cases)?;
     println!(
-        "fencesim explore {} ({}), scenario hash {}, seed {}, {cases} cases",
+        "fencesim explore {} ({}), scenario hash {}, seed {}, {cases} cases{from}",
         scenario.name,
         path.display(),
         scenario.hash(),
@@ -162,65 +161,10 @@ pub(crate) fn explore(
     save(&shrunk, output)
 }
 
-/// `explore --guided`'s flags.
-#[derive(Args, Clone, Debug)]
-pub(crate) struct GuidedFlags {
-    /// Coverage-guided search instead of proptest: keep a corpus of fault plans whose runs
-    /// reached new abstract states or transitions, mutate them (rare states first), add
-    /// lineage-driven proposals, stop at the first violation and shrink it.
-    #[arg(long, conflicts_with_all = ["cases", "record_failures"])]
-    pub(crate) guided: bool,
-    /// --guided: runs the search may spend (1 to 1,000,000).
-    #[arg(long, value_name = "N", default_value_t = 1_000, requires = "guided")]
-    runs: u64,
-    /// --guided: seed of the search's own choices (same seed, same search).
-    #[arg(long, value_name = "S", default_value_t = 0, requires = "guided")]
-    search_seed: u64,
-    /// --guided: no lineage-driven proposals (mutations and fresh seeds only).
-    #[arg(long, requires = "guided")]
-    no_lineage: bool,
-}
-
-/// The flags `--guided` and `--exhaustive` share.
-#[derive(Args, Clone, Debug)]
-pub(crate) struct SearchFlags {
-    /// --guided, --exhaustive: only violations of these invariants count (comma-separated, I1
-    /// to I5). Default: any invariant.
-    #[arg(long, value_name = "I3,I4")]
-    invariants: Option<String>,
-    /// --guided, --exhaustive: simulations at once (each on a fresh thread and runtime), 1 to
-    /// 1024; the result does not depend on it. Default: every core.
-    #[arg(long)]
-    jobs: Option<usize>,
-}
-
-impl SearchFlags {
-    /// The jobs (checked) and the target invariants.
-    fn values(&self) -> Result<(usize, Option<Vec<Invariant>>), InputError> {
-        let invariants = self
-            .invariants
-            .as_deref()
-            .map(parse_invariants)
-            .transpose()?;
-        let jobs = self.jobs.unwrap_or_else(fencesim::default_jobs);
-        let jobs = fencesim::check_jobs(jobs).map_err(|e| InputError(format!("--jobs: {e}")))?;
-        Ok((jobs, invariants))
-    }
-
-    /// The first flag given, for the error when neither search is asked for.
-    fn given(&self) -> Option<&'static str> {
-        if self.invariants.is_some() {
-            Some("--invariants")
-        } else {
-            self.jobs.map(|_| "--jobs")
-        }
-    }
-}
-
 /// Everything `fencesim explore` was given.
 pub(crate) struct ExploreCommand<'a> {
     pub(crate) path: &'a Path,
-    pub(crate) cases: u32,
+    pub(crate) cases: Option<u32>,
     pub(crate) output: Option<&'a Path>,
     pub(crate) sweep_seeds: u64,
     pub(crate) set: &'a [fencesim_scenario::Override],
@@ -232,6 +176,7 @@ pub(crate) struct ExploreCommand<'a> {
 
 /// `fencesim explore`: proptest, `--guided` or `--exhaustive`.
 pub(crate) fn explore_command(command: &ExploreCommand) -> Result<bool, InputError> {
+    flags::check_modes(command.guided, command.exhaustive)?;
     if command.exhaustive.exhaustive {
         return exhaustive(
             command.path,
@@ -257,51 +202,6 @@ pub(crate) fn explore_command(command: &ExploreCommand) -> Result<bool, InputErr
         command.set,
         command.record_failures,
     )
-}
-
-/// `explore --exhaustive` and its bound.
-#[derive(Args, Clone, Debug)]
-pub(crate) struct ExhaustiveArgs {
-    /// Run every schedule of at most --max-faults faults from the scenario's fault alphabet
-    /// (its explicit schedule's faults, its outage, and each random entry's targets x sizes:
-    /// a const size, else the p50 and p99) at start times 0, R, 2R, ... below the horizon,
-    /// on its first seed; stop at the first violation (shrunk and saved like explore's) or
-    /// state what was covered.
-    #[arg(long, conflicts_with_all = ["cases", "sweep_seeds", "record_failures", "guided"])]
-    pub(crate) exhaustive: bool,
-    /// --exhaustive: start times are multiples of this (ms).
-    #[arg(long, value_name = "MS", default_value_t = search::DEFAULT_RESOLUTION_MS, requires = "exhaustive")]
-    resolution_ms: u64,
-    /// --exhaustive: faults per schedule at most (0, 1 or 2).
-    #[arg(long, value_name = "N", default_value_t = search::MAX_FAULTS, requires = "exhaustive")]
-    max_faults: usize,
-    /// --exhaustive: start times are below this (ms). Default: the scenario's duration_ms.
-    #[arg(long, value_name = "MS", requires = "exhaustive")]
-    horizon_ms: Option<u64>,
-    /// --exhaustive: refuse a bound of more schedules than this.
-    #[arg(long, value_name = "N", default_value_t = search::DEFAULT_MAX_SCHEDULES, requires = "exhaustive")]
-    max_schedules: u64,
-    /// --exhaustive: run every schedule and count every violating one (else stop at the
-    /// first violation).
-    #[arg(long, requires = "exhaustive")]
-    all: bool,
-}
-
-/// `--invariants I3,I4`.
-fn parse_invariants(text: &str) -> Result<Vec<Invariant>, InputError> {
-    let mut invariants = Vec::new();
-    for name in text.split(',').map(str::trim) {
-        let invariant = Invariant::parse(name).ok_or_else(|| {
-            InputError(format!(
-                "--invariants: expected a comma-separated list of I1, I2, I3, I4, I5, got {text:?}"
-            ))
-        })?;
-        if !invariants.contains(&invariant) {
-            invariants.push(invariant);
-        }
-    }
-    invariants.sort();
-    Ok(invariants)
 }
 
 /// A refused bound, naming the flag.
@@ -336,21 +236,7 @@ pub(crate) fn exhaustive(
     let seed = scenario.seeds.start;
     check_output(path, &scenario, seed, output)?;
     let (jobs, invariants) = search.values()?;
-    if args.max_schedules == 0 {
-        return Err(InputError(
-            "--max-schedules: expected a positive number, got 0".into(),
-        ));
-    }
-    let options = ExhaustiveOptions {
-        resolution_ms: args.resolution_ms,
-        max_faults: args.max_faults,
-        horizon_ms: args.horizon_ms,
-        invariants,
-        max_schedules: args.max_schedules,
-        jobs,
-        all: args.all,
-        ..ExhaustiveOptions::default()
-    };
+    let options = args.options(jobs, invariants)?;
     let bound = search::enumeration(&scenario, &options)
         .map_err(|error| exhaustive_input_error(error, path))?;
     let total = bound.total();
@@ -552,7 +438,17 @@ fn save(shrunk: &Shrunk, output: Option<&Path>) -> Result<bool, InputError> {
         .map_err(|e| InputError(format!("{}: cannot write: {e}", file.display())))?;
     println!("written to {}", file.display());
 
-    let written = fencesim_scenario::load(&file)?;
+    // A device or FIFO (`-o /dev/null`, accepted by the preflight) is written in place and
+    // cannot be read back: the text written is confirmed instead.
+    let in_place = matches!(
+        fencesim::fs::destination(&file),
+        Ok(fencesim::fs::Destination::InPlace(_))
+    );
+    let written = if in_place {
+        fencesim_scenario::parse_str(&text, &file.display().to_string())?
+    } else {
+        fencesim_scenario::load(&file)?
+    };
     let again = fencesim_sim::run_seed(
         &Arc::new(written.clone()),
         shrunk.seed,
@@ -564,10 +460,17 @@ fn save(shrunk: &Shrunk, output: Option<&Path>) -> Result<bool, InputError> {
         "confirmed by a fresh run of the written file: {confirmed} (violates {})",
         names(&violated)
     );
-    println!(
-        "replay: {}",
-        shrunk.replay_command(&file.display().to_string())
-    );
+    if in_place {
+        println!(
+            "replay: not a file ({} is written in place); save it with -o FILE.toml to replay",
+            file.display()
+        );
+    } else {
+        println!(
+            "replay: {}",
+            shrunk.replay_command(&file.display().to_string())
+        );
+    }
     Ok(confirmed)
 }
 
@@ -587,13 +490,8 @@ fn guided(command: &ExploreCommand) -> Result<bool, InputError> {
         scenario.seeds.start,
         command.output,
     )?;
-    if flags.runs == 0 || flags.runs > fencesim_explore::guided::MAX_RUNS {
-        return Err(InputError(format!(
-            "--runs: expected a number of runs from 1 to {}, got {}",
-            fencesim_explore::guided::MAX_RUNS,
-            flags.runs
-        )));
-    }
+    let runs = flags.runs()?;
+    let search_seed = flags.search_seed.unwrap_or(0);
     let (jobs, invariants) = command.search.values()?;
     let target = invariants
         .as_ref()
@@ -604,13 +502,13 @@ fn guided(command: &ExploreCommand) -> Result<bool, InputError> {
         scenario.name,
         command.path.display(),
         scenario.hash(),
-        flags.search_seed,
-        flags.runs,
+        search_seed,
+        runs,
         if flags.no_lineage { "off" } else { "on" }
     );
     let options = fencesim_explore::GuidedOptions {
-        runs: flags.runs,
-        rng_seed: flags.search_seed,
+        runs,
+        rng_seed: search_seed,
         jobs,
         target: invariants,
         lineage: !flags.no_lineage,
@@ -619,7 +517,7 @@ fn guided(command: &ExploreCommand) -> Result<bool, InputError> {
     let mut last_states = 0;
     let mut last_printed = 0;
     let guided = fencesim_explore::guided(&scenario, &options, &mut |p| {
-        if p.states != last_states || p.runs >= last_printed + 100 || p.runs == flags.runs {
+        if p.states != last_states || p.runs >= last_printed + 100 || p.runs == runs {
             println!(
                 "  runs {:>6}: {} states, {} transitions, corpus {}, {} lineage proposals queued",
                 p.runs, p.states, p.transitions, p.corpus, p.queued
@@ -644,7 +542,7 @@ fn guided(command: &ExploreCommand) -> Result<bool, InputError> {
             guided.not_verdicts
         );
     }
-    let sweep = sweep_comparison(&scenario, command.sweep_seeds);
+    let sweep = sweep_comparison(&scenario, command.sweep_seeds, options.target.as_deref());
     let Some(found) = guided.found else {
         println!("no violation in {} runs; {sweep}", guided.runs);
         return Ok(false);
@@ -675,26 +573,33 @@ fn guided(command: &ExploreCommand) -> Result<bool, InputError> {
     }
 }
 
-/// How many seeds a plain sweep needed, for comparison (`--sweep-seeds`, 0: none).
-fn sweep_comparison(scenario: &fencesim_scenario::Scenario, sweep_seeds: u64) -> String {
+/// How many seeds a plain sweep needed to violate `target` (`None`: any invariant), for
+/// comparison (`--sweep-seeds`, 0: none).
+fn sweep_comparison(
+    scenario: &fencesim_scenario::Scenario,
+    sweep_seeds: u64,
+    target: Option<&[Invariant]>,
+) -> String {
     let sweep = (sweep_seeds > 0).then(|| {
-        fencesim_explore::seeds_to_first_violation(
+        fencesim_explore::seeds_to_first_violation_of(
             scenario,
             sweep_seeds,
             &fencesim::Components::default(),
+            target,
         )
     });
+    let of = target.map_or(String::new(), |target| format!(" of {}", names(target)));
     match sweep {
         Some(fencesim_explore::SeedSweep {
             first_violation: Some(seed),
             seeds_run,
             ..
         }) => format!(
-            "a plain run of seeds {} needed {seeds_run} seeds (first violation: seed {seed})",
+            "a plain run of seeds {} needed {seeds_run} seeds (first violation{of}: seed {seed})",
             scenario.seeds
         ),
         Some(sweep) => format!(
-            "a plain run of seeds {} found none in {} seeds",
+            "a plain run of seeds {} found no violation{of} in {} seeds",
             scenario.seeds, sweep.seeds_run
         ),
         None => "no plain run for comparison".into(),

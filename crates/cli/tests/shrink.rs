@@ -158,7 +158,7 @@ fn explore_guided_finds_shrinks_and_writes_or_exits_1_and_refuses_bad_budgets() 
     assert!(stdout.contains("first violation at run"), "{stdout}");
     assert!(stdout.contains("lineage of run"), "{stdout}");
     assert!(
-        stdout.contains("a plain run of seeds 0..1000 found none in 30 seeds"),
+        stdout.contains("a plain run of seeds 0..1000 found no violation of [I4] in 30 seeds"),
         "{stdout}"
     );
     assert!(stdout.contains("abstract states"), "{stdout}");
@@ -290,5 +290,234 @@ fn exhaustive_exit_codes_statement_and_refusals() {
         assert!(stderr.contains(expected), "{all:?}: {stderr}");
         assert!(stdout.is_empty(), "{all:?}: {stdout}");
         assert!(!dir.path().join("refused.toml").exists());
+    }
+}
+
+/// `-o /dev/null` (accepted by the preflight, as for every command) is written in place and the
+/// written text confirmed: exit 0, not a shrink followed by exit 2 when the file is read back.
+#[test]
+fn shrink_and_explore_to_dev_null_confirm_the_text_and_exit_as_usual() {
+    let dir = tempfile::tempdir().unwrap();
+    let unsafe_ = catalogue("gc-pause-textbook-none");
+    let (code, stdout, stderr) = fencesim(
+        &["shrink", &unsafe_, "--seed", "0", "-o", "/dev/null"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    assert!(stdout.contains("written to /dev/null"), "{stdout}");
+    assert!(
+        stdout.contains("confirmed by a fresh run of the written file: true"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("replay: not a file"), "{stdout}");
+    let search = catalogue("search/textbook-none");
+    let (code, stdout, stderr) = fencesim(
+        &[
+            "explore",
+            &search,
+            "--exhaustive",
+            "--resolution-ms",
+            "1000",
+            "-o",
+            "/dev/null",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    assert!(
+        stdout.contains("confirmed by a fresh run of the written file: true"),
+        "{stdout}"
+    );
+    assert_eq!(
+        fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+}
+
+/// An option of `--guided` or `--exhaustive` given with the other mode (or with neither) is
+/// refused naming the option and its mode, before any run, writing nothing.
+#[test]
+fn each_search_modes_options_are_refused_with_the_other_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let unsafe_ = catalogue("search/textbook-none");
+    for (args, expected) in [
+        (
+            vec!["--exhaustive", "--runs", "5"],
+            "--runs: an option of --guided, got it with --exhaustive",
+        ),
+        (
+            vec!["--exhaustive", "--search-seed", "1"],
+            "--search-seed: an option of --guided",
+        ),
+        (
+            vec!["--exhaustive", "--no-lineage"],
+            "--no-lineage: an option of --guided",
+        ),
+        (
+            vec!["--guided", "--resolution-ms", "5"],
+            "--resolution-ms: an option of --exhaustive, got it with --guided",
+        ),
+        (
+            vec!["--guided", "--max-faults", "1"],
+            "--max-faults: an option of --exhaustive",
+        ),
+        (
+            vec!["--guided", "--horizon-ms", "1000"],
+            "--horizon-ms: an option of --exhaustive",
+        ),
+        (
+            vec!["--guided", "--max-schedules", "9"],
+            "--max-schedules: an option of --exhaustive",
+        ),
+        (
+            vec!["--guided", "--all"],
+            "--all: an option of --exhaustive",
+        ),
+        (
+            vec!["--cases", "1", "--runs", "5"],
+            "--runs: an option of --guided, got it with proptest",
+        ),
+        (
+            vec!["--cases", "1", "--all"],
+            "--all: an option of --exhaustive, got it with proptest",
+        ),
+    ] {
+        let mut all = vec!["explore", unsafe_.as_str()];
+        all.extend(args.iter().copied());
+        all.extend(["-o", "bad.toml"]);
+        let (code, stdout, stderr) = fencesim(&all, dir.path());
+        assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+    }
+    assert_eq!(
+        fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+}
+
+/// `--guided --invariants I5` compares with a sweep counting only I5: the textbook seeds
+/// violate I3 and I4 from seed 0, never I5.
+#[test]
+fn the_guided_comparison_sweep_counts_only_the_target_invariants() {
+    let dir = tempfile::tempdir().unwrap();
+    let unsafe_ = catalogue("search/textbook-none");
+    let run = |invariants: &str| {
+        let (code, stdout, stderr) = fencesim(
+            &[
+                "explore",
+                &unsafe_,
+                "--guided",
+                "--runs",
+                "1",
+                "--invariants",
+                invariants,
+                "--sweep-seeds",
+                "3",
+                "-o",
+                "found.toml",
+            ],
+            dir.path(),
+        );
+        assert!(stderr.is_empty(), "{stderr}");
+        (code, stdout)
+    };
+    let (code, stdout) = run("I5");
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("a plain run of seeds 0..10 found no violation of [I5] in 3 seeds"),
+        "{stdout}"
+    );
+    let (_, stdout) = run("I3");
+    assert!(
+        stdout.contains("needed 1 seeds (first violation of [I3]: seed 0)"),
+        "{stdout}"
+    );
+}
+
+/// `--exhaustive` prints the same progress lines with 1 and 2 jobs (it reported after each
+/// chunk, 32 schedules per job).
+#[test]
+fn exhaustive_progress_does_not_depend_on_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let safe = catalogue("search/textbook-max-token");
+    let progress = |jobs: &str| {
+        let (code, stdout, stderr) = fencesim(
+            &[
+                "explore",
+                &safe,
+                "--exhaustive",
+                "--max-faults",
+                "1",
+                "--resolution-ms",
+                "250",
+                "--horizon-ms",
+                "10000",
+                "--invariants",
+                "I3",
+                "--jobs",
+                jobs,
+            ],
+            dir.path(),
+        );
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        stdout
+            .lines()
+            .filter(|line| line.contains("schedules run"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let one = progress("1");
+    assert!(one.len() >= 4, "{one:?}");
+    assert_eq!(progress("2"), one);
+}
+
+/// proptest stays quiet: its "Aborting shrinking after ... iterations" line no longer reaches
+/// stderr (the chaos example needs proptest's shrinking), and no `PROPTEST_*` variable but
+/// `PROPTEST_CASES` is read (a malformed one printed proptest's warning). `PROPTEST_CASES` is
+/// `--cases`'s default, as in proptest's own tests; `--cases` wins; a malformed value exits 2.
+#[test]
+fn explore_keeps_proptest_quiet_and_takes_its_cases_from_proptest_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let chaos = catalogue("chaos-5-workers-max-token");
+    let explore = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec!["explore", chaos.as_str(), "--sweep-seeds", "0"];
+        args.extend(extra);
+        args.extend(["-o", "found.toml"]);
+        fencesim_env(&args, dir.path(), env)
+    };
+    let (code, stdout, stderr) = explore(
+        &["--cases", "100"],
+        &[
+            ("PROPTEST_MAX_SHRINK_ITERS", "x"),
+            ("PROPTEST_VERBOSE", "2"),
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("first violation after"), "{stdout}");
+    assert!(stderr.is_empty(), "{stderr}");
+
+    let (code, stdout, stderr) = explore(&[], &[("PROPTEST_CASES", "3")]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains(", 3 cases (PROPTEST_CASES)"), "{stdout}");
+    assert!(stdout.contains("no violation in 3 cases"), "{stdout}");
+    let (_, stdout, _) = explore(&["--cases", "2"], &[("PROPTEST_CASES", "3")]);
+    assert!(stdout.contains(", 2 cases\n"), "{stdout}");
+    for (value, expected) in [
+        (
+            "x",
+            "PROPTEST_CASES (the default of --cases): expected a number of cases",
+        ),
+        ("0", "PROPTEST_CASES: expected a positive number, got 0"),
+        ("+3", "PROPTEST_CASES (the default of --cases)"),
+    ] {
+        let (code, stdout, stderr) = explore(&[], &[("PROPTEST_CASES", value)]);
+        assert_eq!(code, 2, "{value}: {stdout}{stderr}");
+        assert!(stderr.contains(expected), "{value}: {stderr}");
+        assert!(stdout.is_empty(), "{value}: {stdout}");
     }
 }

@@ -42,9 +42,13 @@ pub const DEFAULT_RESOLUTION_MS: u64 = 100;
 /// Default bound on the number of schedules.
 pub const DEFAULT_MAX_SCHEDULES: u64 = 200_000;
 
-/// Schedules per chunk and per job: progress is reported after every chunk, and the search
-/// stops after the chunk holding the first violation.
+/// Schedules per chunk and per job: the search stops after the chunk holding the first
+/// violation (counting stops at the violation itself).
 const CHUNK_PER_JOB: usize = 32;
+
+/// Progress is reported after every this many schedules counted (and at the end), whatever
+/// the number of jobs: the same search prints the same progress on 1 and 2 jobs.
+pub const PROGRESS_EVERY: u64 = 32;
 
 /// How to search.
 #[derive(Clone)]
@@ -210,7 +214,7 @@ pub struct NotAVerdict {
     pub what: String,
 }
 
-/// Progress, after every chunk.
+/// Progress, after every [`PROGRESS_EVERY`] schedules and at the end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
     /// Schedules run so far (in enumeration order).
@@ -605,7 +609,7 @@ enum RunOutcome {
 }
 
 /// Searches every schedule of the bound on `scenario`'s first seed; `on_progress` sees the
-/// progress after every chunk.
+/// progress after every [`PROGRESS_EVERY`] schedules and at the end.
 pub fn exhaustive(
     scenario: &Scenario,
     options: &ExhaustiveOptions,
@@ -636,6 +640,7 @@ pub fn exhaustive(
     };
     let mut schedules = enumeration.schedules();
     let mut index = 0u64;
+    let mut reported = 0u64;
     let stop_after = options.stop_after.unwrap_or(u64::MAX);
     loop {
         let room = usize::try_from(stop_after - result.run).unwrap_or(usize::MAX);
@@ -650,20 +655,31 @@ pub fn exhaustive(
             if result.first_violation.is_some() && !options.all {
                 break;
             }
+            if result.run.is_multiple_of(PROGRESS_EVERY) {
+                on_progress(&result.progress());
+                reported = result.run;
+            }
         }
-        on_progress(&Progress {
-            run: result.run,
-            total,
-            violating: result.violating,
-        });
         if result.first_violation.is_some() && !options.all {
             break;
         }
+    }
+    if result.run != reported {
+        on_progress(&result.progress());
     }
     Ok(result)
 }
 
 impl Exhausted {
+    /// How far the search is.
+    fn progress(&self) -> Progress {
+        Progress {
+            run: self.run,
+            total: self.total,
+            violating: self.violating,
+        }
+    }
+
     /// Counts the outcome of schedule `index`, keeping the first violation and the first run
     /// that is not a verdict.
     fn count(&mut self, index: u64, schedule: Vec<TimedFault>, outcome: RunOutcome) {

@@ -23,7 +23,8 @@ use fencesim_scenario::{Dist, Fault, RandomFault, Scenario, TimedFault};
 use fencesim_sim::runner::{run_seed, Components};
 use proptest::{
     prelude::*,
-    test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner},
+    strategy::ValueTree,
+    test_runner::{Config, RngAlgorithm, TestRng, TestRunner},
 };
 
 use crate::shrink::{
@@ -38,8 +39,6 @@ pub const MAX_OCCURRENCES_PER_ENTRY: usize = 64;
 pub struct ExploreOptions {
     /// Cases proptest runs before concluding nothing violates.
     pub cases: u32,
-    /// Shrink iterations proptest may spend on a violating schedule.
-    pub max_shrink_iters: u32,
     /// Seeds the plain sweep may run for the comparison (0: no comparison).
     pub sweep_seeds: u64,
     /// Options of the shrinker run on proptest's result (its components are used throughout).
@@ -52,7 +51,6 @@ impl Default for ExploreOptions {
     fn default() -> Self {
         ExploreOptions {
             cases: 100,
-            max_shrink_iters: 64,
             sweep_seeds: 0,
             shrink: ShrinkOptions::default(),
             rng_seed: 0,
@@ -95,25 +93,76 @@ pub struct Explored {
 }
 
 /// Proptest's runner for `options`: a fixed ChaCha seed, no persistence files, no forks or
-/// timeouts, so a search depends only on its options.
+/// timeouts, and no `PROPTEST_*` variable read (`Config::default()` reads them and prints
+/// warnings), so a search depends only on its options. [`find`] runs the cases and shrinks.
 fn runner(options: &ExploreOptions) -> TestRunner {
     let config = Config {
         cases: options.cases,
-        max_shrink_iters: options.max_shrink_iters,
-        max_shrink_time: 0,
-        failure_persistence: None,
-        fork: false,
-        timeout: 0,
         max_local_rejects: 0,
         max_global_rejects: 0,
+        max_flat_map_regens: 1_000_000,
+        failure_persistence: None,
+        source_file: None,
+        test_name: None,
+        fork: false,
+        timeout: 0,
+        max_shrink_time: 0,
+        max_shrink_iters: 0,
+        max_default_size_range: 100,
+        result_cache: proptest::test_runner::noop_result_cache,
         verbose: 0,
-        ..Config::default()
+        rng_algorithm: RngAlgorithm::ChaCha,
+        rng_seed: proptest::test_runner::RngSeed::Random,
+        _non_exhaustive: (),
     };
     let mut key = [0u8; 32];
     key[..8].copy_from_slice(&options.rng_seed.to_le_bytes());
     key[8..16].copy_from_slice(b"explore!");
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &key);
     TestRunner::new_with_rng(config, rng)
+}
+
+/// Proptest's shrink tries on the first violating schedule before the shrinker takes over.
+pub const PROPTEST_SHRINK_ITERS: u32 = 64;
+
+/// Draws up to `cases` schedules from `strategy` until one `fails`, then simplifies it as
+/// proptest's runner does (at most [`PROPTEST_SHRINK_ITERS`] tries, then back to the last
+/// failing one), without the runner's "Aborting shrinking" line on stderr: the simplest
+/// failing schedule found, if any.
+fn find(
+    runner: &mut TestRunner,
+    strategy: &impl Strategy<Value = Vec<TimedFault>>,
+    cases: u32,
+    fails: &mut dyn FnMut(Vec<TimedFault>) -> bool,
+) -> Option<Vec<TimedFault>> {
+    for _ in 0..cases {
+        let mut tree = strategy
+            .new_tree(runner)
+            .expect("the schedule strategy rejects nothing");
+        if !fails(tree.current()) {
+            continue;
+        }
+        let mut tries = 0;
+        if tree.simplify() {
+            loop {
+                if tries >= PROPTEST_SHRINK_ITERS {
+                    while tree.complicate() {}
+                    break;
+                }
+                tries += 1;
+                let more = if fails(tree.current()) {
+                    tree.simplify()
+                } else {
+                    tree.complicate()
+                };
+                if !more {
+                    break;
+                }
+            }
+        }
+        return Some(tree.current());
+    }
+    None
 }
 
 /// Explores `scenario`'s fault profile; `on_step` sees the shrinker's steps.
@@ -133,7 +182,7 @@ pub fn explore(
     let first = Cell::new(None::<u32>);
     let target = RefCell::new(None::<Vec<Invariant>>);
     let components = options.shrink.components.clone();
-    let result = runner.run(&strategy, |schedule| {
+    let found = find(&mut runner, &strategy, options.cases, &mut |schedule| {
         runs.set(runs.get() + 1);
         let mut candidate = base.clone();
         candidate.faults.schedule = schedule;
@@ -150,30 +199,23 @@ pub fn explore(
                 Some(target) => target.iter().all(|i| violated.contains(i)),
                 None => !violated.is_empty(),
             };
-        if !fails {
-            return Ok(());
-        }
-        if first.get().is_none() {
+        if fails && first.get().is_none() {
             first.set(Some(runs.get()));
-            *target.borrow_mut() = Some(violated.clone());
+            *target.borrow_mut() = Some(violated);
         }
-        Err(TestCaseError::fail(format!("violates {violated:?}")))
+        fails
     });
     let sweep = (options.sweep_seeds > 0)
         .then(|| seeds_to_first_violation(scenario, options.sweep_seeds, &components));
-    let found = match result {
-        Err(TestError::Fail(_, schedule)) => {
-            let mut candidate = base.clone();
-            candidate.faults.schedule = schedule.clone();
-            let mut shrink_options = options.shrink.clone();
-            shrink_options.target = target.borrow().clone();
-            let shrunk = shrink(&candidate, seed, &shrink_options, on_step)
-                .expect("proptest's shrunk schedule fails on the same seed");
-            Some((schedule, shrunk))
-        }
-        Err(TestError::Abort(reason)) => panic!("proptest aborted: {reason}"),
-        Ok(()) => None,
-    };
+    let found = found.map(|schedule| {
+        let mut candidate = base.clone();
+        candidate.faults.schedule = schedule.clone();
+        let mut shrink_options = options.shrink.clone();
+        shrink_options.target = target.borrow().clone();
+        let shrunk = shrink(&candidate, seed, &shrink_options, on_step)
+            .expect("proptest's shrunk schedule fails on the same seed");
+        (schedule, shrunk)
+    });
     Explored {
         seed,
         cases_to_first_violation: first.get().unwrap_or(runs.get()),
@@ -191,6 +233,17 @@ pub fn seeds_to_first_violation(
     max_seeds: u64,
     components: &Components,
 ) -> SeedSweep {
+    seeds_to_first_violation_of(scenario, max_seeds, components, None)
+}
+
+/// [`seeds_to_first_violation`] counting only violations of `target` (`None`: any
+/// invariant), the comparison for a search aimed at those invariants.
+pub fn seeds_to_first_violation_of(
+    scenario: &Scenario,
+    max_seeds: u64,
+    components: &Components,
+    target: Option<&[Invariant]>,
+) -> SeedSweep {
     let scenario = Arc::new(scenario.clone());
     let mut seeds_run = 0;
     let mut first_not_a_verdict = None;
@@ -200,7 +253,12 @@ pub fn seeds_to_first_violation(
         if first_not_a_verdict.is_none() {
             first_not_a_verdict = not_a_verdict(&outcome, &scenario).map(|what| (seed, what));
         }
-        if !outcome.checked.violations.is_empty() {
+        let violated = outcome.checked.violated();
+        let counted = match target {
+            Some(target) => violated.iter().any(|i| target.contains(i)),
+            None => !violated.is_empty(),
+        };
+        if counted {
             return SeedSweep {
                 seeds_run,
                 first_violation: Some(seed),

@@ -24,7 +24,10 @@ pub mod shrink;
 pub use exhaustive::{
     exhaustive, Exhausted, ExhaustiveError, ExhaustiveOptions, NotAVerdict, Progress, Violating,
 };
-pub use explore::{explore, seeds_to_first_violation, ExploreOptions, Explored, SeedSweep};
+pub use explore::{
+    explore, seeds_to_first_violation, seeds_to_first_violation_of, ExploreOptions, Explored,
+    SeedSweep,
+};
 pub use guided::{guided, Guided, GuidedOptions};
 pub use shrink::{
     shrink, Change, Minimality, MinimalityCheck, ShrinkError, ShrinkOptions, Shrunk, Step,

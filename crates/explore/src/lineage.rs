@@ -535,6 +535,32 @@ mod tests {
         assert_ne!(proposals[0].schedule, proposals[1].schedule);
     }
 
+    /// The stretch is sized from the renewal before the write (4 s), not one after it (8 s):
+    /// each pause lasts exactly to the expiry 14 s, 9,001 ms after it begins, plus its
+    /// overshoot of the TTL.
+    #[test]
+    fn a_stretch_is_sized_from_the_renewal_before_the_write() {
+        let mut history = one_accepted_write();
+        history.push(
+            8_000 * NS_PER_MS,
+            "coordinator",
+            EventKind::Renewed {
+                scope: "job-1".into(),
+                holder: "worker-0".into(),
+                token: 1,
+            },
+        );
+        let profile = profile(&[(FaultKind::GcPause, 20_000.0)]);
+        let durations: Vec<f64> = proposals(&profile, 10_000.0, &[], &history)
+            .iter()
+            .map(|proposal| proposal.schedule[0].fault.duration_ms())
+            .collect();
+        let expected: Vec<f64> = (0..OVERSHOOTS)
+            .map(|k| 9_001.0 + spread(k) * 10_000.0)
+            .collect();
+        assert_eq!(durations, expected);
+    }
+
     #[test]
     fn only_the_profiles_kinds_and_sizes_are_proposed() {
         // No fault of the profile can outlast the lease: nothing to propose.

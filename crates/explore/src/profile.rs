@@ -45,7 +45,7 @@ impl Profile {
             let kind = timed.fault.kind();
             kinds.insert(kind);
             if let Some(size) = timed.fault.size_ms() {
-                grow(kind, size.abs());
+                grow(kind, size); // `size_ms` is a clock step's |delta|
             }
         }
         Profile {
@@ -60,5 +60,31 @@ impl Profile {
     pub fn clamp(&self, kind: FaultKind, size: f64) -> f64 {
         let max = self.max_size.get(&kind).copied().unwrap_or(size);
         size.min(max).max(MIN_DURATION_MS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fencesim_scenario::{Fault, TimedFault};
+
+    use super::*;
+
+    /// An explicit clock step back of 30 s makes the profile's largest clock step 30 s (its
+    /// size, not its signed delta), and the largest of two is kept.
+    #[test]
+    fn an_explicit_negative_clock_step_counts_by_its_size() {
+        let mut scenario = fencesim_testkit::catalogue("gc-pause-textbook-none");
+        scenario.faults.random.clear();
+        let step = |delta_ms: f64| TimedFault {
+            at_ms: 1_000.0,
+            fault: Fault::ClockStep {
+                node: "worker-0".into(),
+                delta_ms,
+            },
+        };
+        scenario.faults.schedule = vec![step(-30_000.0), step(5_000.0)];
+        let profile = Profile::of(&scenario);
+        assert_eq!(profile.max_size.get(&FaultKind::ClockStep), Some(&30_000.0));
+        assert_eq!(profile.clamp(FaultKind::ClockStep, 40_000.0), 30_000.0);
     }
 }

@@ -1,13 +1,17 @@
 //! Exhaustive search over the search inputs in `scenarios/search/`, at coarse resolutions: the
 //! unsafe configurations' violations are found, the safe one is covered to the last schedule,
-//! and the result does not depend on the number of jobs.
+//! and the result (and its progress) does not depend on the number of jobs.
 
-use fencesim_explore::{exhaustive, Exhausted, ExhaustiveOptions};
+use fencesim_explore::{exhaustive, Exhausted, ExhaustiveOptions, Progress};
 use fencesim_model::Invariant;
 use fencesim_scenario::FaultKind;
 use fencesim_testkit::catalogue;
 
 fn search(name: &str, options: ExhaustiveOptions) -> Exhausted {
+    search_with_progress(name, options).0
+}
+
+fn search_with_progress(name: &str, options: ExhaustiveOptions) -> (Exhausted, Vec<Progress>) {
     let mut progress = Vec::new();
     let exhausted = exhaustive(&catalogue(name), &options, &mut |p| progress.push(*p))
         .unwrap_or_else(|error| panic!("{name}: {error}"));
@@ -15,7 +19,7 @@ fn search(name: &str, options: ExhaustiveOptions) -> Exhausted {
     // Progress is monotone and ends where the search ended.
     assert!(progress.windows(2).all(|w| w[0].run < w[1].run));
     assert_eq!(progress.last().map(|p| p.run), Some(exhausted.run));
-    exhausted
+    (exhausted, progress)
 }
 
 fn coarse(resolution_ms: u64, horizon_ms: u64, jobs: usize) -> ExhaustiveOptions {
@@ -80,7 +84,7 @@ fn finds_the_fence_on_acquire_window_with_any_number_of_jobs() {
         invariants: Some(vec![Invariant::I4]),
         ..coarse(500, 10_000, jobs)
     };
-    let one = search("search/fence-on-acquire", options(1));
+    let (one, progress_one) = search_with_progress("search/fence-on-acquire", options(1));
     let violation = one.first_violation.as_ref().expect("a violation");
     assert_eq!(violation.schedule.len(), 2, "{}", one.statement());
     assert!(violation.violated.contains(&Invariant::I4));
@@ -88,8 +92,10 @@ fn finds_the_fence_on_acquire_window_with_any_number_of_jobs() {
         .schedule
         .iter()
         .any(|timed| timed.fault.kind() == FaultKind::HoldRelease));
-    let two = search("search/fence-on-acquire", options(2));
+    let (two, progress_two) = search_with_progress("search/fence-on-acquire", options(2));
     assert_eq!(one, two);
+    // Progress, too, is reported at the same schedules (not after each job-sized chunk).
+    assert_eq!(progress_one, progress_two);
 }
 
 /// A budget stops the search short, and the statement then says the bound was not covered.

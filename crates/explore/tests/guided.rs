@@ -88,3 +88,21 @@ fn guided_search_reaches_a_rare_violation_the_sweep_does_not_reach_in_as_many_ru
     );
     assert!(plain.found.is_none() || plain.found.unwrap().run > found.run);
 }
+
+/// A run violating the target and another invariant counts: the textbook seed 0 violates I3
+/// and I4, and a search aimed at I3 alone stops at it.
+#[test]
+fn a_run_violating_the_target_and_another_invariant_is_found() {
+    let scenario = catalogue("gc-pause-textbook-none");
+    let options = GuidedOptions {
+        runs: 2,
+        jobs: 1,
+        target: Some(vec![Invariant::I3]),
+        ..GuidedOptions::default()
+    };
+    let result = guided(&scenario, &options, &mut |_| {});
+    let found = result.found.expect("seed 0 violates I3 (and I4)");
+    assert_eq!(found.run, 1);
+    assert!(found.violated.contains(&Invariant::I3));
+    assert!(found.violated.contains(&Invariant::I4));
+}

@@ -118,7 +118,8 @@ fn markdown_lists_totals_rows_and_every_rare_state_counting_the_union_once() {
             "- 3 states reached by only one scenario (each scenario's count is its `only here` \
              below; the states are listed in `coverage.json`, `only_in_one_scenario`)",
             "- 2 rare states in 1 scenario (a state rare in two scenarios counts twice)",
-            "- 1 of 3 scenarios found a new state in the last 10 % of their seeds (not saturated)",
+            "- saturated: 2 of 3 scenarios (no new state in the last 10 % of the seeds); not \
+             saturated: 1 (a new state in the last 10 %: more seeds may reach more)",
             "",
         ]
     );
@@ -226,4 +227,55 @@ fn the_last_tenth_rounds_up_and_stays_in_the_range() {
     assert_eq!(share(100, 105), (104, 105));
     assert_eq!(share(7, 7), (7, 7));
     assert_eq!(share(0, 1), (0, 1));
+}
+
+/// The header says CI checks the catalogue's copy, not that CI made this one (an ad-hoc
+/// `check --coverage` writes the same header).
+#[test]
+fn the_header_claims_ci_only_of_the_catalogues_copy() {
+    let markdown = coverage_markdown(&report());
+    let header = markdown.lines().nth(2).unwrap();
+    assert!(
+        header.starts_with("Written by `fencesim check --coverage` from the scenarios below."),
+        "{header}"
+    );
+    assert!(
+        header.contains("The catalogue's copy, `reports/coverage.md`, is made by"),
+        "{header}"
+    );
+    assert!(
+        !header.contains("Generated from the scenario catalogue"),
+        "{header}"
+    );
+    assert!(!header.contains("CI regenerates it"), "{header}");
+}
+
+/// A state first reached by the first seed of the last tenth is new in it; one first reached
+/// by the seed before is not. Seeds 0..20: the last tenth is 18..20.
+#[test]
+fn a_state_first_reached_at_the_buckets_first_seed_is_new_in_it() {
+    let new_states = |first: u64| {
+        let edge = scenario(Spec {
+            name: "edge",
+            seeds: "0..20",
+            ..Spec::default()
+        });
+        let runs = (0..20)
+            .map(|seed| {
+                if seed == first {
+                    visiting(seed, &["late"])
+                } else {
+                    visiting(seed, &[])
+                }
+            })
+            .collect();
+        let report = check_report(None, vec![scenario_result("s/edge.toml", &edge, runs)]);
+        let value: Value = serde_json::from_str(&coverage_json(&report)).unwrap();
+        let row = &value["scenarios"][0]["last_10_percent"];
+        assert_eq!(row["seeds"], json!({"start": 18, "end": 20}), "{row}");
+        (row["new_states"].clone(), row["new_transitions"].clone())
+    };
+    assert_eq!(new_states(18), (json!(1), json!(1)));
+    assert_eq!(new_states(19), (json!(1), json!(1)));
+    assert_eq!(new_states(17), (json!(0), json!(0)));
 }

@@ -166,6 +166,33 @@ fn a_high_water_mark_above_the_newest_grant_and_a_belief_never_granted() {
     );
 }
 
+/// A high-water mark equal to the newest grant's token is `equal` (not `below`), whatever the
+/// token; the next grant makes it `below`.
+#[test]
+fn a_high_water_mark_at_the_newest_grant_is_equal_and_below_after_the_next_grant() {
+    for token in [1, 7] {
+        let seen = texts(
+            h().at(0)
+                .grant("job", "w0", token)
+                .sent("w0", 1, "job", token)
+                .accept(1, "job", "w0", token)
+                .expire("job", "w0", token)
+                .grant("job", "w1", token + 1),
+        );
+        assert_eq!(
+            seen,
+            [
+                "[lease=held store=empty inflight=none]",
+                "[lease=held store=empty inflight=current]",
+                "[lease=held store=equal inflight=none]",
+                "[lease=free store=equal inflight=none]",
+                "[lease=held store=below inflight=none]",
+            ],
+            "token {token}"
+        );
+    }
+}
+
 #[test]
 fn nothing_is_visited_by_an_empty_history_and_one_state_before_any_grant() {
     assert!(visited(&h().build()).is_empty());

@@ -10,11 +10,17 @@ pub fn fencesim(args: &[&str], dir: &Path) -> (i32, String, String) {
 }
 
 /// Runs `fencesim ARGS` in `dir` with the variables `env` set and the seed variables the
-/// commands read (`FENCESIM_SEED`, `FENCESIM_SEEDS`, `MADSIM_TEST_SEED`) cleared otherwise,
-/// so a developer's exported seed cannot change a test: (exit code, stdout, stderr).
+/// commands read (`FENCESIM_SEED`, `FENCESIM_SEEDS`, `MADSIM_TEST_SEED`, and `PROPTEST_CASES`,
+/// `explore`'s default `--cases`) cleared otherwise, so a developer's exported seed or case
+/// count cannot change a test: (exit code, stdout, stderr).
 pub fn fencesim_env(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_fencesim"));
-    for name in ["FENCESIM_SEED", "FENCESIM_SEEDS", "MADSIM_TEST_SEED"] {
+    for name in [
+        "FENCESIM_SEED",
+        "FENCESIM_SEEDS",
+        "MADSIM_TEST_SEED",
+        "PROPTEST_CASES",
+    ] {
         command.env_remove(name);
     }
     let output = command
