@@ -267,15 +267,17 @@ fn a_closed_or_full_stdout_ends_every_command_without_a_panic() {
         &["replay", &scenario, "--seed", "0"],
     ];
     for args in commands {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fencesim"))
+        // The reader is gone before the command starts: its first write fails (a reader
+        // dropped after the spawn races a script that fits the pipe's 64 KiB buffer).
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_fencesim"))
             .args(args)
             .current_dir(dir.path())
-            .stdout(Stdio::piped())
+            .stdout(writer)
             .stderr(Stdio::piped())
-            .spawn()
+            .output()
             .unwrap();
-        drop(child.stdout.take()); // the reader is gone before the first line
-        let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(141), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
