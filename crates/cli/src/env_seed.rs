@@ -27,36 +27,14 @@ fn set_variables(var: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
 pub(crate) fn from_env(
     var: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Option<EnvSeeds>, InputError> {
-    // The library's parser (FENCESIM_SEED / FENCESIM_SEEDS); FENCESIM_JOBS is the library's
+    // The library's parser (FENCESIM_SEED / FENCESIM_SEEDS / MADSIM_TEST_SEED); FENCESIM_JOBS is the library's
     // alone (the command line has --jobs), so it is hidden from it here.
     let fencesim = fencesim::EnvSeeds::from_env(&|name| {
         (name != "FENCESIM_JOBS").then(|| var(name)).flatten()
     })
     .map_err(|e| InputError(e.to_string()))?;
-    let madsim = match var("MADSIM_TEST_SEED") {
-        None => None,
-        Some(text) => {
-            let seed: u64 = text.trim().parse().map_err(|_| {
-                InputError(format!(
-                    "MADSIM_TEST_SEED: expected a seed (an unsigned integer), got `{text}`"
-                ))
-            })?;
-            let end = seed.checked_add(1).ok_or_else(|| {
-                InputError(format!(
-                    "MADSIM_TEST_SEED: expected a seed below 18446744073709551615, got `{text}`"
-                ))
-            })?;
-            Some(SeedRange { start: seed, end })
-        }
-    };
     let source = set_variables(var).join(" ");
-    match (fencesim.seeds, madsim) {
-        (None, None) => Ok(None),
-        (Some(a), Some(b)) if a != b => Err(InputError(format!(
-            "{source}: the variables name different seeds; expected one of them (or the same seed)"
-        ))),
-        (Some(seeds), _) | (None, Some(seeds)) => Ok(Some(EnvSeeds { seeds, source })),
-    }
+    Ok(fencesim.seeds.map(|seeds| EnvSeeds { seeds, source }))
 }
 
 /// The environment's seeds from the process environment.

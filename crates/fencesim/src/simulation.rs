@@ -2,8 +2,8 @@
 //! from TOML text, or from a [`Scenario`] value), overrides fields, plugs in the user's
 //! store, worker policy and token source, runs a seed range and asserts the expectation.
 //!
-//! Seeds come from the code, unless the environment says otherwise (as `MADSIM_TEST_SEED`
-//! does for madsim): `FENCESIM_SEED=N` runs seed N only, `FENCESIM_SEEDS=A..B` runs A..B
+//! Seeds come from the code, unless the environment says otherwise: `MADSIM_TEST_SEED=N` (as
+//! for madsim) or `FENCESIM_SEED=N` runs seed N only, `FENCESIM_SEEDS=A..B` runs A..B
 //! (half-open, at most `fencesim_scenario::limits::MAX_SEEDS` seeds), `FENCESIM_JOBS=N` runs N
 //! seeds at a time (1 to [`MAX_JOBS`]). A failed assertion panics with the failing seed, its
 //! trace hash, the first violation with the events that prove it, and the one line that
@@ -452,10 +452,11 @@ pub fn default_jobs() -> usize {
         .min(MAX_JOBS)
 }
 
-/// What `FENCESIM_SEED`, `FENCESIM_SEEDS` and `FENCESIM_JOBS` say.
+/// What `FENCESIM_SEED`, `FENCESIM_SEEDS`, madsim's `MADSIM_TEST_SEED` and `FENCESIM_JOBS`
+/// say.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EnvSeeds {
-    /// `FENCESIM_SEED=N` (as `N..N+1`) or `FENCESIM_SEEDS=A..B`.
+    /// `FENCESIM_SEED=N` or `MADSIM_TEST_SEED=N` (as `N..N+1`) or `FENCESIM_SEEDS=A..B`.
     pub seeds: Option<SeedRange>,
     /// `FENCESIM_JOBS=N`.
     pub jobs: Option<usize>,
@@ -472,6 +473,8 @@ impl EnvSeeds {
     /// assert_eq!(env.seeds.unwrap().iter(), 10..20);
     /// let bad = |name: &str| (name == "FENCESIM_SEED").then(|| "seven".to_string());
     /// assert!(EnvSeeds::from_env(&bad).unwrap_err().to_string().contains("FENCESIM_SEED"));
+    /// let madsim = |name: &str| (name == "MADSIM_TEST_SEED").then(|| "7".to_string());
+    /// assert_eq!(EnvSeeds::from_env(&madsim).unwrap().seeds.unwrap().iter(), 7..8);
     /// ```
     pub fn from_env(var: &dyn Fn(&str) -> Option<String>) -> Result<EnvSeeds, SimulationError> {
         let bad = |name: &str, value: &str, expected: &str| {
@@ -500,6 +503,35 @@ impl EnvSeeds {
                     .map_err(|e| SimulationError::Input(format!("FENCESIM_SEEDS: {e}")))?,
             ),
             (None, None) => None,
+        };
+        // madsim's own variable: a fencesim seed is the madsim runtime's seed, so a user who
+        // exported it for madsim gets that seed here too (the same seed twice is fine).
+        let madsim = match var("MADSIM_TEST_SEED") {
+            None => None,
+            Some(text) => {
+                let n: u64 = text
+                    .trim()
+                    .parse()
+                    .map_err(|_| bad("MADSIM_TEST_SEED", &text, "a seed (an unsigned integer)"))?;
+                let end = n.checked_add(1).ok_or_else(|| {
+                    bad(
+                        "MADSIM_TEST_SEED",
+                        &text,
+                        "a seed below 18446744073709551615",
+                    )
+                })?;
+                Some(SeedRange { start: n, end })
+            }
+        };
+        let seeds = match (seeds, madsim) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(SimulationError::Input(format!(
+                    "MADSIM_TEST_SEED={} and FENCESIM_SEED(S)={a}: the variables name different \
+                     seeds; expected one of them (or the same seed)",
+                    b.start
+                )))
+            }
+            (seeds, madsim) => seeds.or(madsim),
         };
         let jobs = match var("FENCESIM_JOBS") {
             None => None,
