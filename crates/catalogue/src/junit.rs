@@ -31,6 +31,27 @@ const FAILING_SEEDS_LISTED_MAX: usize = 20;
 /// its replay command. The scenario description and the console summary go in
 /// `<system-out>`.
 pub fn junit_xml(report: &CheckReport, wall_seconds: &BTreeMap<String, f64>) -> String {
+    junit_xml_skipping(report, wall_seconds, &[])
+}
+
+/// A scenario a `check` did not run, and why (`--fail-fast` stopped before it).
+#[derive(Clone, Debug)]
+pub struct Skipped {
+    /// Its scenario name.
+    pub name: String,
+    /// Its file as given.
+    pub file: String,
+    /// Why it was not run.
+    pub reason: String,
+}
+
+/// [`junit_xml`] with a `<skipped/>` testcase for each scenario the run left out, so a CI's
+/// test count stays the catalogue's and the report says which were not run.
+pub fn junit_xml_skipping(
+    report: &CheckReport,
+    wall_seconds: &BTreeMap<String, f64>,
+    skipped: &[Skipped],
+) -> String {
     let seconds = |result: &ScenarioResult| seconds_of(wall_seconds, result);
     let sharded = report.shard.is_some();
     // A scenario's own testcase fails by its sweep; each recorded seed by itself.
@@ -49,14 +70,16 @@ pub fn junit_xml(report: &CheckReport, wall_seconds: &BTreeMap<String, f64>) -> 
         .scenarios
         .iter()
         .map(|result| 1 + result.recorded.len())
-        .sum();
+        .sum::<usize>()
+        + skipped.len();
     let total_seconds: f64 = report.scenarios.iter().map(seconds).sum();
 
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(
         "<testsuite name=\"fencesim\" tests=\"{tests}\" failures=\"{}\" errors=\"0\" \
-         skipped=\"0\" time=\"{total_seconds:.3}\">\n",
-        failed_sweeps + failed_recorded
+         skipped=\"{}\" time=\"{total_seconds:.3}\">\n",
+        failed_sweeps + failed_recorded,
+        skipped.len()
     ));
     if let Some(shard) = &report.shard {
         out.push_str(&format!(
@@ -91,8 +114,20 @@ pub fn junit_xml(report: &CheckReport, wall_seconds: &BTreeMap<String, f64>) -> 
             out.push_str(&recorded_case(result, run));
         }
     }
+    out.extend(skipped.iter().map(skipped_case));
     out.push_str("</testsuite>\n");
     out
+}
+
+/// The testcase of a scenario not run: `<skipped message="why"/>`.
+fn skipped_case(case: &Skipped) -> String {
+    format!(
+        "  <testcase classname=\"fencesim.scenarios\" name=\"{}\" file=\"{}\" \
+         time=\"0.000\">\n    <skipped message=\"{}\"/>\n  </testcase>\n",
+        escape(&case.name),
+        escape(&case.file),
+        escape(&case.reason)
+    )
 }
 
 /// A scenario's wall time in seconds, by file or else by name (0 when unknown or not a

@@ -14,5 +14,5 @@ pub mod junit;
 pub mod matrix;
 
 pub use coverage::{coverage_json, coverage_markdown};
-pub use junit::junit_xml;
+pub use junit::{junit_xml, junit_xml_skipping, Skipped};
 pub use matrix::{matrix_json, matrix_markdown};

@@ -279,7 +279,7 @@ pub(crate) fn check(
     });
     let mut results = Vec::with_capacity(scenarios.len());
     let mut wall_seconds = BTreeMap::new();
-    let mut not_run = 0;
+    let mut not_run = Vec::new();
     for (position, ((file, scenario), recorded)) in scenarios.iter().zip(&recorded).enumerate() {
         let (result, wall) =
             check_one(&run, (position, scenarios.len()), file, scenario, recorded)?;
@@ -290,14 +290,23 @@ pub(crate) fn check(
         let failed = result.verdict(shard.is_some()).failed();
         results.push(result);
         if select.fail_fast && failed {
-            not_run = scenarios.len() - position - 1;
-            if not_run > 0 {
-                println!("--fail-fast: stopped at the first failure; {not_run} scenarios not run");
+            let reason = "not run: --fail-fast stopped at the first failure";
+            not_run = scenarios[position + 1..]
+                .iter()
+                .map(|(file, scenario)| fencesim_catalogue::Skipped {
+                    name: scenario.name.clone(),
+                    file: file.display().to_string(),
+                    reason: reason.to_string(),
+                })
+                .collect();
+            if !not_run.is_empty() {
+                let n = not_run.len();
+                println!("--fail-fast: stopped at the first failure; {n} scenarios not run");
             }
             break;
         }
     }
-    conclude(shard, results, &wall_seconds, outputs, not_run)
+    conclude(shard, results, &wall_seconds, outputs, &not_run)
 }
 
 /// What every scenario of one `check` shares.
@@ -369,11 +378,11 @@ fn conclude(
     results: Vec<ScenarioResult>,
     wall_seconds: &BTreeMap<String, f64>,
     outputs: &Outputs,
-    not_run: usize,
+    not_run: &[fencesim_catalogue::Skipped],
 ) -> Result<bool, InputError> {
     let shard_label = shard.map(|shard| shard.to_string());
     let report = fencesim_verdict::check_report(shard_label.clone(), results);
-    write_outputs(&report, wall_seconds, outputs)?;
+    write_outputs(&report, wall_seconds, not_run, outputs)?;
     let failed = report.failed();
     print_failures(&failed, shard.is_some());
     let still_failing: usize = report
@@ -397,8 +406,8 @@ fn conclude(
             "{} scenarios, {} failed{}",
             report.scenarios.len(),
             failed.len(),
-            if not_run > 0 {
-                format!(", {not_run} not run (--fail-fast)")
+            if !not_run.is_empty() {
+                format!(", {} not run (--fail-fast)", not_run.len())
             } else {
                 String::new()
             }
@@ -465,17 +474,27 @@ fn load_catalogue(
         &inputs,
         select.record_failures.then_some("--record-failures"),
     )?;
+    let selected = |file: &Path, scenario: &Scenario| {
+        select.filter.is_none_or(|pattern| {
+            scenario.name.contains(pattern) || file.display().to_string().contains(pattern)
+        })
+    };
     let mut scenarios: Vec<(PathBuf, Arc<Scenario>)> = Vec::with_capacity(files.len());
     for file in &files {
-        let scenario = fencesim_scenario::load_with(file, set)?;
-        crate::common::warn_presets(file, &scenario);
+        let scenario = match fencesim_scenario::load_with(file, set) {
+            Ok(scenario) => scenario,
+            // `--set` is validated against the scenarios `-k` selects: a file it does not
+            // fit (its name, read without the overrides, not selected) is left out.
+            Err(error) => match fencesim_scenario::load_with(file, &[]) {
+                Ok(plain) if !set.is_empty() && !selected(file, &plain) => continue,
+                _ => return Err(error.into()),
+            },
+        };
         scenarios.push((file.clone(), Arc::new(scenario)));
     }
     if let Some(pattern) = select.filter {
-        let total = scenarios.len();
-        scenarios.retain(|(file, scenario)| {
-            scenario.name.contains(pattern) || file.display().to_string().contains(pattern)
-        });
+        let total = files.len();
+        scenarios.retain(|(file, scenario)| selected(file, scenario));
         if scenarios.is_empty() {
             return Err(InputError(format!(
                 "-k {pattern}: expected a pattern some scenario's name or file path contains; \
@@ -486,6 +505,9 @@ fn load_catalogue(
             "-k {pattern}: {} of {total} scenarios selected",
             scenarios.len()
         );
+    }
+    for (file, scenario) in &scenarios {
+        crate::common::warn_presets(file, scenario);
     }
     Ok(scenarios)
 }

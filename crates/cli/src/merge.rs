@@ -43,7 +43,7 @@ pub(crate) fn merge(files: &[PathBuf], outputs: &Outputs) -> Result<bool, InputE
         let line = row(result, verdict.label(), None, colour::enabled(), columns);
         println!("{line}");
     }
-    write_outputs(&report, &BTreeMap::new(), outputs)?;
+    write_outputs(&report, &BTreeMap::new(), &[], outputs)?;
     let failed = report.failed();
     print_failures(&failed, false);
     println!(

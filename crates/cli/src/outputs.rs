@@ -81,6 +81,7 @@ pub(crate) fn refuse_outputs_in_catalogue(
 pub(crate) fn write_outputs(
     report: &CheckReport,
     wall_seconds: &BTreeMap<String, f64>,
+    skipped: &[fencesim_catalogue::Skipped],
     outputs: &Outputs,
 ) -> Result<(), InputError> {
     let mut files: Vec<(PathBuf, String)> = Vec::new();
@@ -90,7 +91,7 @@ pub(crate) fn write_outputs(
     if let Some(path) = &outputs.junit {
         files.push((
             path.clone(),
-            fencesim_catalogue::junit_xml(report, wall_seconds),
+            fencesim_catalogue::junit_xml_skipping(report, wall_seconds, skipped),
         ));
     }
     if let Some(dir) = &outputs.matrix {

@@ -350,6 +350,8 @@ fn k_selects_scenarios_and_fail_fast_stops_at_the_first_failure() {
         "--set",
         "storage.fencing=none",
         "--fail-fast",
+        "--junit",
+        "ff.xml",
     ];
     let (code, stdout, stderr) = fencesim(&args, dir.path());
     assert_eq!(code, 1, "{stdout}{stderr}");
@@ -360,6 +362,19 @@ fn k_selects_scenarios_and_fail_fast_stops_at_the_first_failure() {
         stdout.contains("2 scenarios, 1 failed, 1 not run (--fail-fast)"),
         "{stdout}"
     );
+    // JUnit counts the scenario not run as skipped, by name, so CI's test count stays 3.
+    let xml = fs::read_to_string(dir.path().join("ff.xml")).unwrap();
+    assert!(
+        xml.contains("tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\""),
+        "{xml}"
+    );
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let skipped: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("skipped"))
+        .map(|n| n.parent().unwrap().attribute("name").unwrap())
+        .collect();
+    assert_eq!(skipped, ["c-none"], "{xml}");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -672,4 +687,39 @@ fn the_kubernetes_image_recipe_holds_what_the_jobs_run() {
         .unwrap()
         .lines()
         .any(|l| l == "target"));
+}
+
+/// `--set` is validated against the scenarios `-k` selects: a client-go file that a short
+/// `lease.ttl_ms` does not fit (RenewDeadline above it) stops a check of the textbook pause
+/// only when it is selected.
+#[test]
+fn k_validates_set_only_against_the_scenarios_it_selects() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = dir.path().join("cat");
+    fs::create_dir(&cat).unwrap();
+    for name in [
+        "gc-pause-textbook-none",
+        "k8s-client-go-clock-skew-within-ratio",
+    ] {
+        let text = fs::read_to_string(util::catalogue(name)).unwrap();
+        fs::write(cat.join(format!("{name}.toml")), text).unwrap();
+    }
+    let set = ["--set", "lease.ttl_ms=2000"];
+    let args = |k: &'static str| -> Vec<&str> { [&["check", "cat", "-k", k][..], &set].concat() };
+    let (code, stdout, stderr) = fencesim(&args("textbook"), dir.path());
+    assert!(code <= 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("-k textbook: 1 of 2 scenarios selected"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = fencesim(&args("k8s"), dir.path());
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("k8s-client-go-clock-skew-within-ratio.toml")
+            && stderr.contains("RenewDeadline"),
+        "{stderr}"
+    );
+    // Without -k every file must take the overrides.
+    let (code, _, stderr) = fencesim(&["check", "cat", "--set", "lease.ttl_ms=2000"], dir.path());
+    assert_eq!(code, 2, "{stderr}");
 }
